@@ -1,0 +1,65 @@
+"""``c4book``: the command line.  Each subcommand lives in its own module;
+this one parses arguments and turns every project error into one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from solver.errors import C4Error
+
+DESCRIPTION = """\
+Connect 4 (7x6) perfect play and opening books.
+
+Moves are strings of column digits 1-7 played from the empty board, e.g. 4453.
+Scores follow Pascal Pons' convention: positive means the player to move wins,
+the value is 22 minus the winner's stone count; 0 is a draw."""
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default="book.db",
+                        help="book file or SQLAlchemy URL (default: %(default)s)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="c4book", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = commands.add_parser(
+        "solve", help="solve move strings read from stdin (Pons-compatible)",
+        description="Read one move string per line on stdin (anything after the first "
+                    "space is ignored, so Pons' test files work as they are) and print "
+                    "'<moves> <score>'. Bad lines are reported on stderr with their line "
+                    "number; the exit status is then 1.")
+    p.add_argument("--weak", action="store_true", help="print only the sign: -1 loss, 0 draw, 1 win")
+    p.add_argument("--analyze", action="store_true",
+                   help="print the score of each of the 7 moves ('x' for a full column)")
+    p.add_argument("--table-log2", type=int, default=24,
+                   help="transposition table size as a power of two (default: %(default)s, 128 MiB)")
+    p.set_defaults(run=_run_solve)
+    return parser
+
+
+def _run_solve(args: argparse.Namespace) -> int:
+    from .solve_stdin import solve_lines
+
+    return solve_lines(sys.stdin, sys.stdout, sys.stderr, weak=args.weak,
+                       analyze=args.analyze, table_log2=args.table_log2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args) or 0
+    except C4Error as error:
+        print(f"c4book {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"c4book {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""``c4book solve``: Pons-compatible batch solving of move strings on stdin."""
+
+from __future__ import annotations
+
+from typing import IO
+
+from solver import Position, Solver
+from solver.errors import C4Error
+
+
+def format_scores(scores: list[int | None]) -> str:
+    return " ".join("x" if s is None else str(s) for s in scores)
+
+
+def solve_lines(lines: IO[str], out: IO[str], err: IO[str], *, weak: bool = False,
+                analyze: bool = False, table_log2: int = 24) -> int:
+    """Solve each line's first token; report bad lines and carry on.
+
+    Returns the exit status: 0 when every line was solved, 1 otherwise.
+    Blank lines are skipped.
+    """
+    solver = Solver(table_log2=table_log2)
+    status = 0
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        moves = fields[0]
+        try:
+            position = Position.from_moves(moves)
+            if analyze:
+                scores = solver.analyze(position)
+                if weak:
+                    scores = [None if s is None else (s > 0) - (s < 0) for s in scores]
+                out.write(f"{moves} {format_scores(scores)}\n")
+            else:
+                out.write(f"{moves} {solver.solve(position, weak=weak)}\n")
+        except C4Error as error:
+            err.write(f"line {number}: {error}\n")
+            status = 1
+        out.flush()
+    return status

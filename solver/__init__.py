@@ -1,0 +1,20 @@
+"""Connect 4 (7x6) game logic and perfect-play search.
+
+``Position`` and the errors are pure Python; ``Solver`` pulls in numba only
+when first used, so that reading positions stays light.
+"""
+
+from .bitboard import HEIGHT, WIDTH
+from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError
+from .position import Position
+
+__all__ = ["Position", "Solver", "C4Error", "IllegalMoveError", "GameOverError",
+           "BoardSizeError", "WIDTH", "HEIGHT", "win_score"]
+
+
+def __getattr__(name):
+    if name in ("Solver", "win_score"):
+        from . import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module 'solver' has no attribute {name!r}")

@@ -1,0 +1,64 @@
+"""Bit layout of the 7x6 board and pure-Python helpers over it.
+
+A position is two integers of 49 useful bits, after Pascal Pons' solver:
+``current`` holds the stones of the player to move, ``mask`` holds every stone.
+Each column takes HEIGHT + 1 = 7 bits: six cells, bottom first, and one
+sentinel bit on top that is always empty, so that shifts never carry a line
+of four from one column into the next::
+
+      .  .  .  .  .  .  .      <- sentinel row: 6 13 20 27 34 41 48
+      5 12 19 26 33 40 47      <- top row
+      4 11 18 25 32 39 46
+      3 10 17 24 31 38 45
+      2  9 16 23 30 37 44
+      1  8 15 22 29 36 43
+      0  7 14 21 28 35 42      <- bottom row
+      1  2  3  4  5  6  7      <- column, as written in move strings
+
+``key = current + mask`` is unique per position: adding ``mask`` turns each
+column's stones into a single bit above its top stone, so the sum says both
+where the stones are and whose they are.
+
+These helpers work on Python ints; the numba kernels in ``_bits`` use the
+same layout over uint64.
+"""
+
+WIDTH = 7
+HEIGHT = 6
+H1 = HEIGHT + 1
+CELLS = WIDTH * HEIGHT
+
+# The widest scores possible: no one can win before placing four stones.
+MIN_SCORE = -(CELLS // 2) + 3
+MAX_SCORE = (CELLS + 1) // 2 - 3
+
+BOTTOM = sum(1 << (col * H1) for col in range(WIDTH))
+BOARD = BOTTOM * ((1 << HEIGHT) - 1)
+COLUMN_MASKS = tuple(((1 << HEIGHT) - 1) << (col * H1) for col in range(WIDTH))
+TOP_CELLS = tuple(1 << (HEIGHT - 1 + col * H1) for col in range(WIDTH))
+BOTTOM_CELLS = tuple(1 << (col * H1) for col in range(WIDTH))
+
+# Centre columns first: they take part in the most lines of four.
+COLUMN_ORDER = (3, 2, 4, 1, 5, 0, 6)
+
+
+def has_four(stones: int) -> bool:
+    """True when ``stones`` contains four in a row in any direction."""
+    for shift in (1, H1 - 1, H1, H1 + 1):  # vertical, both diagonals, horizontal
+        pairs = stones & (stones >> shift)
+        if pairs & (pairs >> (2 * shift)):
+            return True
+    return False
+
+
+def mirror_bits(bits: int) -> int:
+    """The same stones with columns reversed (column 1 <-> 7)."""
+    full = (1 << H1) - 1
+    out = 0
+    for col in range(WIDTH):
+        out |= ((bits >> (col * H1)) & full) << ((WIDTH - 1 - col) * H1)
+    return out
+
+
+def popcount(bits: int) -> int:
+    return bin(bits).count("1")

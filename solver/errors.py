@@ -1,0 +1,31 @@
+"""The project's exception hierarchy.
+
+Every error the project raises on purpose derives from ``C4Error``, so that
+the command line can turn any of them into one readable line.  Each also
+derives from the built-in exception a caller would naturally catch.
+"""
+
+
+class C4Error(Exception):
+    """Base of every c4book error."""
+
+
+class IllegalMoveError(C4Error, ValueError):
+    """A move string or column that cannot be played.
+
+    ``moves`` is the whole input, ``index`` the 0-based offset of the bad
+    character in it (``None`` when the input as a whole is wrong).
+    """
+
+    def __init__(self, message: str, moves: str = "", index: "int | None" = None):
+        super().__init__(message)
+        self.moves = moves
+        self.index = index
+
+
+class GameOverError(IllegalMoveError):
+    """A move played after the game was already won or drawn."""
+
+
+class BoardSizeError(C4Error, ValueError):
+    """Something built for another board than 7x6."""
