@@ -38,7 +38,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table-log2", type=int, default=24,
                    help="transposition table size as a power of two (default: %(default)s, 128 MiB)")
     p.set_defaults(run=_run_solve)
+
+    p = commands.add_parser(
+        "build", help="build or resume a book of every position up to a ply",
+        description="Solve every position reachable from --root up to --ply (mirror images "
+                    "once, finished games left out) and store exact scores and best moves. "
+                    "Only the last ply is searched, on Ray workers; shallower plies follow "
+                    "from their children. Rerunning the same command resumes; Ctrl-C stops "
+                    "cleanly, keeping every finished batch.")
+    p.add_argument("--ply", type=int, required=True, help="last ply (stones on the board) to cover")
+    p.add_argument("--root", default="", help="moves of the starting position (default: empty board)")
+    _add_db(p)
+    p.add_argument("--address", default=None,
+                   help="Ray cluster to join: 'auto', HOST:PORT or ray://HOST:PORT "
+                        "(default: start a local Ray on this machine's cores)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="positions solved at once (default: every CPU of the Ray cluster)")
+    p.add_argument("--table-log2", type=int, default=24,
+                   help="each worker's transposition table, as a power of two of 8-byte slots "
+                        "(default: %(default)s, 128 MiB)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_build)
     return parser
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    from .build import build
+
+    summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
+                    table_log2=args.table_log2, progress=not args.no_progress)
+    return 130 if summary.interrupted else 0
 
 
 def _run_solve(args: argparse.Namespace) -> int:

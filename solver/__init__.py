@@ -4,7 +4,7 @@
 when first used, so that reading positions stays light.
 """
 
-from .bitboard import HEIGHT, WIDTH
+from .bitboard import HEIGHT, WIDTH, win_score
 from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError
 from .position import Position
 
@@ -13,7 +13,7 @@ __all__ = ["Position", "Solver", "C4Error", "IllegalMoveError", "GameOverError",
 
 
 def __getattr__(name):
-    if name in ("Solver", "win_score"):
+    if name == "Solver":
         from . import engine
 
         return getattr(engine, name)

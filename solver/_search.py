@@ -61,7 +61,7 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
     key = position + mask
     slot = (key * GOLDEN) >> shift
     entry = table[slot]
-    if entry >> U8 == key:
+    if entry != ZERO and entry >> U8 == key:  # key 0 (empty board) must not match an empty slot
         value = np.int64(entry & VALUE_BITS)
         if value > UPPER_TOP:
             low = value - LOWER_OFFSET

@@ -42,6 +42,11 @@ BOTTOM_CELLS = tuple(1 << (col * H1) for col in range(WIDTH))
 COLUMN_ORDER = (3, 2, 4, 1, 5, 0, 6)
 
 
+def win_score(ply: int) -> int:
+    """Score of the player to move at ``ply`` who wins with this very move."""
+    return (CELLS + 1 - ply) // 2
+
+
 def has_four(stones: int) -> bool:
     """True when ``stones`` contains four in a row in any direction."""
     for shift in (1, H1 - 1, H1, H1 + 1):  # vertical, both diagonals, horizontal

@@ -5,16 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import _search
-from .bitboard import CELLS, WIDTH
+from .bitboard import CELLS, WIDTH, win_score
 from .errors import GameOverError, IllegalMoveError
 from .position import Position
 
 DEFAULT_TABLE_LOG2 = 24  # 16M slots, 128 MiB
-
-
-def win_score(ply: int) -> int:
-    """Score of the player to move at ``ply`` who wins with this very move."""
-    return (CELLS + 1 - ply) // 2
 
 
 class Solver:

@@ -1,0 +1,191 @@
+"""``c4book build``: the driver that turns a root and a ply into a book.
+
+Frontier first: only the positions at the last ply are searched, on Ray
+workers.  Every shallower position then follows by one ply of negamax over
+its children's entries (``derive``), which is exact and nearly free.
+
+The driver is the only writer.  Each finished batch is committed in its own
+transaction, so a crash or Ctrl-C loses at most the batches in flight, and
+rerunning the same command solves only what is missing.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import IO
+
+from tqdm import tqdm
+
+from solver import Position
+from solver.bitboard import CELLS
+from solver.errors import C4Error
+
+from .derive import best_of, move_scores_from_children, sign
+from .enumerate import positions_by_ply
+from .schema import pack_scores
+from .store import BookStore, iter_chunks
+
+DEFAULT_TABLE_LOG2 = 24
+TARGET_BATCH_SECONDS = 3.0
+FIRST_BATCH = 4
+MAX_BATCH = 20_000
+
+
+class BuildArgumentError(C4Error, ValueError):
+    """A ``--root`` or ``--ply`` that cannot be built."""
+
+
+@dataclass
+class BuildSummary:
+    root: str
+    ply: int
+    db: str
+    positions_per_ply: dict[int, int] = field(default_factory=dict)
+    searched: int = 0          # frontier positions solved by this run
+    already_stored: int = 0    # frontier positions found in the book
+    derived: int = 0           # shallower positions scored from their children
+    nodes: int = 0
+    core_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    batches: int = 0
+    interrupted: bool = False
+
+    def report(self) -> str:
+        lines = [f"book {self.db}: root {self.root or '(empty board)'}, up to ply {self.ply}"]
+        lines.append("  ply  positions")
+        for ply, count in self.positions_per_ply.items():
+            lines.append(f"  {ply:>3}  {count:>9,}")
+        lines.append(f"  total {sum(self.positions_per_ply.values()):,} positions")
+        lines.append(f"searched {self.searched:,} frontier positions in {self.batches:,} batches "
+                     f"({self.already_stored:,} already stored), derived {self.derived:,}")
+        lines.append(f"nodes {self.nodes:,}; wall {self.wall_seconds:.1f} s; "
+                     f"core {self.core_seconds:.1f} s")
+        if self.interrupted:
+            lines.append("stopped early: every finished batch is saved; "
+                         "run the same command again to resume")
+        return "\n".join(lines)
+
+
+def check_request(root: str, ply: int) -> Position:
+    position = Position.from_moves(root)
+    if position.is_game_over:
+        raise BuildArgumentError(f"--root {root!r} is a finished game: nothing to build")
+    if not position.ply <= ply <= CELLS:
+        raise BuildArgumentError(
+            f"--ply {ply} must be between the root's ply ({position.ply}) and {CELLS}")
+    return position
+
+
+def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | None = None,
+          workers: int | None = None, table_log2: int = DEFAULT_TABLE_LOG2,
+          progress: bool = True, out: IO[str] | None = None) -> BuildSummary:
+    """Build (or extend, or resume) the book in ``db``; see the module docstring."""
+    from . import cluster
+
+    out = out or sys.stderr
+    root_position = check_request(root, ply)
+    if address is not None:
+        cluster.check_address(address)
+    if workers is not None and workers < 1:
+        raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
+    started = time.perf_counter()
+    store = BookStore(db, root, root_position.canonical_key)
+    summary = BuildSummary(root=root, ply=ply, db=db)
+    try:
+        levels = positions_by_ply(root_position, ply)
+        frontier = levels[ply]
+        stored = store.keys_at(ply)
+        missing = [p.moves for p in frontier if p.key not in stored]
+        summary.already_stored = len(frontier) - len(missing)
+        if missing:
+            owned = cluster.connect(address, workers)
+            try:
+                _solve_frontier(store, missing, summary, workers or cluster.cluster_cpus(),
+                                table_log2, progress)
+            finally:
+                if owned:
+                    import ray
+                    ray.shutdown()
+        store.mark_complete(ply)
+        _derive_shallower(store, levels, ply, summary, progress)
+        store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
+        summary.wall_seconds = time.perf_counter() - started
+        store.close()
+    print(summary.report(), file=out)
+    return summary
+
+
+def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
+                    workers: int, table_log2: int, progress: bool) -> None:
+    import ray
+
+    from . import cluster
+    from .worker import solve_batch
+
+    pending = deque(missing)  # sorted by moves: siblings share subtrees
+    # One extra batch queued when we fill the cluster, so no core waits on the driver.
+    limit = workers + 1 if workers >= cluster.cluster_cpus() else workers
+    in_flight: dict = {}
+    per_position = None  # running estimate of seconds per position
+    bar = tqdm(total=len(missing), desc=f"ply {summary.ply} frontier", unit="pos",
+               disable=not progress, smoothing=0.05)
+    try:
+        while pending or in_flight:
+            while pending and len(in_flight) < limit:
+                size = FIRST_BATCH if per_position is None else \
+                    int(min(MAX_BATCH, max(1, TARGET_BATCH_SECONDS / max(per_position, 1e-7))))
+                batch = [pending.popleft() for _ in range(min(size, len(pending)))]
+                in_flight[solve_batch.remote(batch, table_log2)] = batch
+            done, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in done:
+                in_flight.pop(ref)
+                rows, seconds, _pid = ray.get(ref)
+                store.insert_new(rows)
+                summary.searched += len(rows)
+                summary.batches += 1
+                summary.nodes += sum(r["nodes"] for r in rows)
+                summary.core_seconds += seconds
+                rate = seconds / len(rows)
+                per_position = rate if per_position is None else 0.7 * per_position + 0.3 * rate
+                bar.update(len(rows))
+    except KeyboardInterrupt:
+        for ref in in_flight:
+            ray.cancel(ref, force=True)
+        raise
+    finally:
+        bar.close()
+
+
+def _derive_shallower(store: BookStore, levels: dict[int, list[Position]], ply: int,
+                      summary: BuildSummary, progress: bool) -> None:
+    """Score plies ply-1 .. root from their children, deepest first."""
+    plies = range(ply - 1, min(levels) - 1, -1)
+    total = sum(len(levels[p]) for p in plies)
+    bar = tqdm(total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0)
+    try:
+        for p in plies:
+            child_scores = store.scores_at(p + 1)
+            finished = store.finished_keys_at(p)
+            rows = []
+            for position in levels[p]:
+                if position.key in finished:
+                    continue
+                scores = move_scores_from_children(position, child_scores.get)
+                score, best = best_of(scores)
+                rows.append({"key": position.key, "ply": p, "moves": position.moves,
+                             "score": score, "wdl": sign(score), "best_moves": best,
+                             "move_scores": pack_scores(scores), "nodes": 0})
+            for chunk in iter_chunks(rows, 5000):
+                store.upsert(chunk)
+            summary.derived += len(rows)
+            store.mark_complete(p)
+            bar.update(len(levels[p]))
+    finally:
+        bar.close()

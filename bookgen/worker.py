@@ -1,0 +1,56 @@
+"""What a Ray worker does: solve batches of frontier positions.
+
+Ray reuses worker processes between tasks, so each process keeps one
+``Solver`` (and its transposition table, warm from the previous batch of
+neighbouring positions) in a module global.  Tasks rather than actors: when
+a worker or a whole node dies, Ray reruns the lost task wherever there is a
+free core, with no actor to restart or re-home.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import ray
+
+from solver import Position, Solver
+from solver.bitboard import CELLS
+
+TASK_RETRIES = 20  # a batch whose worker dies (killed, node lost) is rerun
+
+_solver: Solver | None = None
+
+
+def worker_solver(table_log2: int) -> Solver:
+    global _solver
+    if _solver is None or _solver.table_log2 != table_log2:
+        _solver = Solver(table_log2=table_log2)
+    return _solver
+
+
+def solve_frontier(solver: Solver, moves: str) -> dict:
+    """One frontier row: weak search for the sign, then strong within it."""
+    position = Position.from_moves(moves)
+    before = solver.nodes
+    wdl = solver.solve(position, weak=True)
+    if wdl > 0:
+        score = solver.solve_window(position, 1, CELLS)
+    elif wdl < 0:
+        score = solver.solve_window(position, -CELLS, -1)
+    else:
+        score = 0  # a draw needs no strong search
+    best = "".join(str(col) for col in position.legal_moves()
+                   if solver.is_best_move(position, col, score))
+    return {"key": position.key, "ply": position.ply, "moves": moves, "score": score,
+            "wdl": wdl, "best_moves": best, "move_scores": None,
+            "nodes": solver.nodes - before}
+
+
+@ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
+def solve_batch(moves_list: list[str], table_log2: int) -> tuple[list[dict], float, int]:
+    """Rows for a batch, the seconds spent solving it, and this worker's pid."""
+    solver = worker_solver(table_log2)
+    start = time.perf_counter()
+    rows = [solve_frontier(solver, moves) for moves in moves_list]
+    return rows, time.perf_counter() - start, os.getpid()

@@ -1,0 +1,435 @@
+"""Tests for ``solver.engine.Solver`` against Pascal Pons' benchmark sets and a brute force.
+
+The default run checks three whole sets and samples of two more (well under a
+minute); ``-m slow`` runs all 6000 lines strong and weak plus the empty board.
+"""
+
+import random
+from pathlib import Path
+
+import pytest
+
+from solver import GameOverError, IllegalMoveError, Position, Solver
+
+DATA = Path(__file__).parent / "data"
+SETS = {
+    "Test_L3_R1": "End-Easy",
+    "Test_L2_R1": "Middle-Easy",
+    "Test_L2_R2": "Middle-Medium",
+    "Test_L1_R1": "Begin-Easy",
+    "Test_L1_R2": "Begin-Medium",
+    "Test_L1_R3": "Begin-Hard",
+}
+DRAWN_GAME = "547125662261271266215743771576315353334444"  # full board, no four
+
+
+def load(name):
+    """The ``(moves, score)`` pairs of one benchmark set, in file order."""
+    pairs = []
+    for line in (DATA / name).read_text().splitlines():
+        moves, score = line.split()
+        pairs.append((moves, int(score)))
+    assert len(pairs) == 1000
+    return pairs
+
+
+def sign(x):
+    return (x > 0) - (x < 0)
+
+
+def win_now(ply):
+    """Score of a player who wins with the stone they are about to play."""
+    return (43 - ply) // 2
+
+
+def mismatches(solver, pairs, weak=False):
+    """Lines whose answer differs from the file, as ``(moves, expected, got)``."""
+    bad = []
+    for moves, score in pairs:
+        expected = sign(score) if weak else score
+        got = solver.solve(Position.from_moves(moves), weak=weak)
+        if got != expected:
+            bad.append((moves, expected, got))
+    return bad
+
+
+@pytest.fixture(scope="module")
+def solver():
+    # One table for the whole module, as in Pons' benchmark: later lines reuse it.
+    return Solver(table_log2=22)
+
+
+@pytest.fixture(scope="module")
+def end_easy():
+    return load("Test_L3_R1")
+
+
+@pytest.fixture(scope="module")
+def middle_easy():
+    return load("Test_L2_R1")
+
+
+@pytest.fixture(scope="module")
+def begin_easy():
+    return load("Test_L1_R1")
+
+
+@pytest.fixture(scope="module")
+def sample(end_easy, middle_easy, begin_easy):
+    """A mixed handful of positions with known scores, all quick to solve."""
+    return end_easy[::50] + middle_easy[::50] + begin_easy[::100]
+
+
+# -- exactness on the benchmark sets ------------------------------------------------
+
+@pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L1_R1"])
+def test_strong_whole_easy_sets(solver, name):
+    assert mismatches(solver, load(name)) == []
+
+
+@pytest.mark.parametrize("name", ["Test_L2_R2", "Test_L1_R2"])
+def test_strong_every_tenth_line_of_medium_sets(solver, name):
+    pairs = load(name)[::10]
+    assert len(pairs) == 100
+    assert mismatches(solver, pairs) == []
+
+
+def test_weak_signs_begin_easy(solver, begin_easy):
+    assert mismatches(solver, begin_easy, weak=True) == []
+
+
+def test_small_table_still_exact(end_easy, middle_easy):
+    # 1024 slots: constant replacement must cost time, never correctness.
+    tiny = Solver(table_log2=10)
+    assert mismatches(tiny, end_easy[::5] + middle_easy[::10]) == []
+
+
+@pytest.fixture(scope="module")
+def big_solver():
+    return Solver(table_log2=24)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SETS))
+def test_strong_all_sets(big_solver, name):
+    assert mismatches(big_solver, load(name)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SETS))
+def test_weak_all_sets(big_solver, name):
+    assert mismatches(big_solver, load(name), weak=True) == []
+
+
+@pytest.mark.slow
+def test_empty_board(big_solver):
+    # Known since Allis (1988): the first player wins, only by starting in the centre.
+    empty = Position()
+    assert big_solver.analyze(empty) == [-2, -1, 0, 1, 0, -1, -2]
+    assert big_solver.solve(empty) == 1
+    assert big_solver.solve(empty, weak=True) == 1
+
+
+# -- a brute force to compare with --------------------------------------------------
+
+_MINIMAX = {}
+
+
+def minimax(p):
+    """Exact score by plain full-width minimax, no alpha-beta and no heuristics.
+
+    Results are remembered per position key: that only saves repeating the
+    same subtree reached by another move order, it prunes nothing.
+    """
+    key = p.key
+    if key not in _MINIMAX:
+        moves = p.legal_moves()
+        if any(p.is_winning_move(c) for c in moves):
+            score = win_now(p.ply)
+        elif p.is_full:
+            score = 0
+        else:
+            score = max(-minimax(p.play(c)) for c in moves)
+        _MINIMAX[key] = score
+    return _MINIMAX[key]
+
+
+def minimax_analyze(p):
+    scores = []
+    for col in range(1, 8):
+        if not p.can_play(col):
+            scores.append(None)
+        elif p.is_winning_move(col):
+            scores.append(win_now(p.ply))
+        else:
+            child = p.play(col)
+            scores.append(0 if child.is_full else -minimax(child))
+    return scores
+
+
+def random_endgames(count, seed, min_empty=4, max_empty=12):
+    """Unfinished positions from random play, stopped 4-12 cells before the end."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        stop = 42 - rng.randint(min_empty, max_empty)
+        p = Position()
+        while p.ply < stop and not p.is_game_over:
+            p = p.play(rng.choice(p.legal_moves()))
+        if not p.is_game_over:
+            found.append(p)
+    return found
+
+
+@pytest.fixture(scope="module")
+def endgames(end_easy):
+    """End-Easy lines with at most 12 empty cells plus random play-outs."""
+    from_file = [Position.from_moves(m) for m, _ in end_easy[::5] if len(m) >= 30]
+    return from_file + random_endgames(200, seed=2024)
+
+
+def test_minimax_agrees_with_file(end_easy):
+    # The brute force itself must reproduce Pons' scores before it can judge the solver.
+    pairs = [(m, s) for m, s in end_easy[::5] if len(m) >= 30]
+    assert len(pairs) > 100
+    assert [minimax(Position.from_moves(m)) for m, _ in pairs] == [s for _, s in pairs]
+
+
+def test_solve_matches_minimax(solver, endgames):
+    expected = [minimax(p) for p in endgames]
+    assert [solver.solve(p) for p in endgames] == expected
+    assert [solver.solve(p, weak=True) for p in endgames] == [sign(s) for s in expected]
+    # The random positions cover wins, draws and losses.
+    assert {sign(s) for s in expected} == {-1, 0, 1}
+
+
+def test_solve_matches_minimax_with_fresh_table(endgames):
+    fresh = Solver(table_log2=12)
+    assert [fresh.solve(p) for p in endgames[::3]] == [minimax(p) for p in endgames[::3]]
+
+
+def test_analyze_matches_minimax(solver, endgames):
+    for p in endgames[::4]:
+        assert solver.analyze(p) == minimax_analyze(p), p.moves
+
+
+# -- analyze and self-consistency ---------------------------------------------------
+
+def test_analyze_is_children_scores(solver, sample):
+    for moves, score in sample:
+        p = Position.from_moves(moves)
+        expected = []
+        for col in range(1, 8):
+            if not p.can_play(col):
+                expected.append(None)
+            elif p.is_winning_move(col):
+                expected.append(win_now(p.ply))
+            else:
+                child = p.play(col)
+                expected.append(0 if child.is_full else -solver.solve(child))
+        scores = solver.analyze(p)
+        assert scores == expected, moves
+        # score(P) = max over moves of -score(child)
+        assert max(s for s in scores if s is not None) == score == solver.solve(p), moves
+
+
+def test_analyze_marks_full_columns(solver):
+    # An End-Easy line whose columns 4 and 6 are full; its file score is 2.
+    p = Position.from_moves("427566236745127177115664464254")
+    assert solver.analyze(p) == [2, 2, 1, None, 2, None, 2]
+    assert solver.solve(p) == 2
+
+
+def test_analyze_accepts_move_string(solver):
+    p = "427566236745127177115664464254"
+    assert solver.analyze(p) == solver.analyze(Position.from_moves(p))
+
+
+# -- symmetry --------------------------------------------------------------------------
+
+def test_mirror_symmetry(solver, end_easy, middle_easy, begin_easy):
+    for moves, score in end_easy[::50] + middle_easy[::25] + begin_easy[::10]:
+        p = Position.from_moves(moves)
+        assert solver.solve(p.mirror()) == score, moves
+    # analyze of Begin-Easy lines explores bad moves with long games: keep to later plies.
+    for moves, _ in end_easy[::50] + middle_easy[::25]:
+        p = Position.from_moves(moves)
+        assert solver.analyze(p.mirror()) == solver.analyze(p)[::-1], moves
+
+
+# -- windows, negamax, best moves ------------------------------------------------------
+
+def clamp(x, low, high):
+    return min(max(x, low), high)
+
+
+def test_solve_window_clamps(solver, sample):
+    for moves, score in sample:
+        p = Position.from_moves(moves)
+        windows = [(-42, 42), (-1, 1), (0, 0), (score, score), (score - 1, score + 1),
+                   (score + 1, score + 5), (score - 5, score - 1), (-30, -25), (25, 30),
+                   (-3, 2), (3, 3), (-18, -18), (18, 18)]
+        for low, high in windows:
+            assert solver.solve_window(p, low, high) == clamp(score, low, high), (moves, low, high)
+
+
+def test_solve_window_on_immediate_win(solver):
+    p = Position.from_moves("121212")  # the first player wins at once in column 1
+    assert solver.solve(p) == 18
+    assert solver.solve_window(p, -5, 5) == 5
+    assert solver.solve_window(p, 19, 30) == 19
+    assert solver.solve(p, weak=True) == 1
+
+
+def test_solve_window_rejects_empty_window(solver):
+    with pytest.raises(ValueError, match=r"empty window \[2; 1\]"):
+        solver.solve_window("4453", 2, 1)
+
+
+def check_fail_soft(r, score, alpha, beta):
+    """What ``negamax``'s docstring promises about its result ``r``."""
+    if r <= alpha:
+        return score <= r
+    if r >= beta:
+        return score >= r
+    return score == r
+
+
+def test_negamax_fail_soft(solver, sample):
+    for moves, score in sample:
+        p = Position.from_moves(moves)
+        windows = [(a, a + 1) for a in range(-8, 8)]
+        windows += [(-42, 42), (-3, 3), (score - 2, score + 2), (score, score + 1),
+                    (score - 1, score), (score + 3, score + 9), (score - 9, score - 3)]
+        for alpha, beta in windows:
+            r = solver.negamax(p, alpha, beta)
+            assert check_fail_soft(r, score, alpha, beta), (moves, alpha, beta, r)
+        # A window wide open on both sides leaves no room to fail: the exact score.
+        assert solver.negamax(p, -42, 42) == score
+
+
+def test_negamax_fail_soft_fresh_table(endgames):
+    fresh = Solver(table_log2=12)
+    for p in endgames[::5]:
+        score = minimax(p)
+        for alpha in range(-6, 6):
+            fresh.clear()
+            r = fresh.negamax(p, alpha, alpha + 1)
+            assert check_fail_soft(r, score, alpha, alpha + 1), (p.moves, alpha, r)
+
+
+def test_negamax_immediate_win_and_bad_window(solver):
+    assert solver.negamax("121212", -1, 1) == 18
+    with pytest.raises(ValueError, match="empty window"):
+        solver.negamax("4453", 1, 1)
+
+
+def test_is_best_move_agrees_with_analyze(solver, sample):
+    for moves, score in sample:
+        p = Position.from_moves(moves)
+        scores = solver.analyze(p)
+        assert [solver.is_best_move(p, c, score) for c in range(1, 8)] == \
+            [s == score for s in scores], moves
+        # Each move reaches its own score and no more.
+        for col, s in enumerate(scores, start=1):
+            if s is not None:
+                assert solver.is_best_move(p, col, s), (moves, col)
+                assert not solver.is_best_move(p, col, s + 1), (moves, col)
+
+
+def test_is_best_move_edge_cases(solver):
+    assert solver.is_best_move("121212", 1, 18)      # winning now
+    assert not solver.is_best_move("121212", 2, 18)
+    assert not solver.is_best_move("444444", 4, -42)  # full column
+    assert not solver.is_best_move("444444", 8, -42)  # off the board
+    last = Position.from_moves(DRAWN_GAME[:-1])      # the last move fills the board
+    assert solver.solve(last) == 0
+    assert solver.is_best_move(last, 4, 0)
+    assert not solver.is_best_move(last, 4, 1)
+    assert solver.analyze(last) == [None, None, None, 0, None, None, None]
+
+
+# -- regression: the empty board's key is 0 ----------------------------------------------
+
+def test_empty_board_not_confused_with_empty_slot():
+    # key = current + mask is 0 for the empty board, the same as an unused
+    # table slot; reading that slot as an entry gave an upper bound of -19.
+    fresh = Solver(table_log2=16)
+    assert fresh.solve_window(Position(), -19, -18) == -18
+    fresh.clear()
+    assert fresh.negamax(Position(), -10, -9) >= -9
+
+
+# -- node counter and table ----------------------------------------------------------------
+
+def test_node_counter(solver, middle_easy):
+    solver.reset_nodes()
+    assert solver.nodes == 0
+    solver.solve(middle_easy[0][0])
+    first = solver.nodes
+    assert first > 0
+    solver.solve(middle_easy[1][0])
+    assert solver.nodes > first
+    solver.reset_nodes()
+    assert solver.nodes == 0
+
+
+def test_node_counts_exact(solver):
+    solver.reset_nodes()
+    # The player to move wins at once: no search at all.
+    assert solver.solve("121212") == 18
+    assert solver.nodes == 0
+    # The opponent threatens columns 1 and 5: one node proves the loss.
+    assert solver.solve("627364") == -18
+    assert solver.nodes == 1
+
+
+def test_clear_empties_table():
+    s = Solver(table_log2=18)
+    moves, expected = load("Test_L2_R2")[0]
+    p = Position.from_moves(moves)
+    assert s.solve(p) == expected
+    cold = s.nodes
+    s.reset_nodes()
+    assert s.solve(p) == expected
+    warm = s.nodes
+    assert warm < cold  # the table remembered the first search
+    s.clear()
+    s.reset_nodes()
+    assert s.solve(p) == expected
+    assert s.nodes == cold  # same search as from a new table, node for node
+
+
+def test_repr_and_table_size():
+    assert repr(Solver(table_log2=10)) == "Solver(table_log2=10)"
+    for bad in (9, 33):
+        with pytest.raises(ValueError, match="table_log2"):
+            Solver(table_log2=bad)
+
+
+# -- errors --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("moves", ["1212121", DRAWN_GAME])
+def test_finished_game_raises(solver, moves):
+    p = Position.from_moves(moves)
+    for call in (lambda: solver.solve(p), lambda: solver.solve(p, weak=True),
+                 lambda: solver.solve_window(p, -1, 1), lambda: solver.negamax(p, -1, 1),
+                 lambda: solver.analyze(p), lambda: solver.is_best_move(p, 4, 0),
+                 lambda: solver.solve(moves)):
+        with pytest.raises(GameOverError, match="game is over"):
+            call()
+
+
+@pytest.mark.parametrize("bad", [42, None, 4.5, b"4453", ["4", "4"]])
+def test_bad_type_raises(solver, bad):
+    with pytest.raises(IllegalMoveError, match="expected a Position or a move string"):
+        solver.solve(bad)
+    with pytest.raises(IllegalMoveError):
+        solver.analyze(bad)
+
+
+def test_bad_move_string_raises(solver):
+    with pytest.raises(IllegalMoveError, match=r"illegal move '8' at position 2 of '48'"):
+        solver.solve("48")
+    with pytest.raises(GameOverError):
+        solver.solve("12121212")
