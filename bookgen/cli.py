@@ -59,7 +59,77 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: %(default)s, 128 MiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_build)
+
+    p = commands.add_parser(
+        "query", help="score, best moves and every move's score of a position",
+        description="Look a position up in the book (searching what the book lacks) and show "
+                    "the board, its score in words, the best move(s) and each move's score. "
+                    "MOVES may be empty (\"\") for the best opening move.")
+    p.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
+    _add_book_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead")
+    p.set_defaults(run=lambda a: _commands().run_query(a.moves, _db(a), a.json, sys.stdout))
+
+    p = commands.add_parser("move", help="the AI's move for a position",
+                            description="Print the column (1-7) the AI plays, and how it "
+                                        "found it: book or search, score and time.")
+    p.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
+    _add_book_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead")
+    p.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                   help="answer within about this long, unproven if need be (default: no limit)")
+    p.set_defaults(run=lambda a: _commands().run_move(a.moves, _db(a), a.json, a.time, sys.stdout))
+
+    p = commands.add_parser("play", help="play a game against the AI in the terminal")
+    _add_book_options(p)
+    p.add_argument("--first", choices=("human", "ai"), default="human",
+                   help="who plays first (default: %(default)s)")
+    p.set_defaults(run=_run_play)
+
+    p = commands.add_parser("stats", help="what a book holds: positions per ply, outcomes, size")
+    _add_db(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead")
+    p.set_defaults(run=lambda a: _commands().run_stats(a.db, a.json, sys.stdout))
+
+    p = commands.add_parser(
+        "verify", help="check a whole book for consistency",
+        description="Check every entry against its children's entries, re-solve a fixed-seed "
+                    "sample of the frontier, and count each complete ply against the "
+                    "enumeration. Exits 1 and lists the first bad entries if anything disagrees.")
+    _add_db(p)
+    p.add_argument("--sample", type=int, default=100,
+                   help="frontier entries to re-solve (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=2026, help="sample seed (default: %(default)s)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(run=_run_verify)
     return parser
+
+
+def _add_book_options(parser: argparse.ArgumentParser) -> None:
+    _add_db(parser)
+    parser.add_argument("--no-book", action="store_true", help="use no book: search everything")
+
+
+def _db(args: argparse.Namespace) -> str | None:
+    return None if args.no_book else args.db
+
+
+def _commands():
+    from . import commands
+
+    return commands
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    from .game import run_play
+
+    return run_play(_db(args), args.first, sys.stdin, sys.stdout)
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from .verify import run_verify
+
+    return run_verify(args.db, args.sample, args.seed, sys.stdout, not args.no_progress)
 
 
 def _run_build(args: argparse.Namespace) -> int:

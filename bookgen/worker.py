@@ -14,8 +14,9 @@ import time
 
 import ray
 
-from solver import Position, Solver
-from solver.bitboard import CELLS
+from solver import Solver
+
+from .frontier import solve_frontier
 
 TASK_RETRIES = 20  # a batch whose worker dies (killed, node lost) is rerun
 
@@ -27,24 +28,6 @@ def worker_solver(table_log2: int) -> Solver:
     if _solver is None or _solver.table_log2 != table_log2:
         _solver = Solver(table_log2=table_log2)
     return _solver
-
-
-def solve_frontier(solver: Solver, moves: str) -> dict:
-    """One frontier row: weak search for the sign, then strong within it."""
-    position = Position.from_moves(moves)
-    before = solver.nodes
-    wdl = solver.solve(position, weak=True)
-    if wdl > 0:
-        score = solver.solve_window(position, 1, CELLS)
-    elif wdl < 0:
-        score = solver.solve_window(position, -CELLS, -1)
-    else:
-        score = 0  # a draw needs no strong search
-    best = "".join(str(col) for col in position.legal_moves()
-                   if solver.is_best_move(position, col, score))
-    return {"key": position.key, "ply": position.ply, "moves": moves, "score": score,
-            "wdl": wdl, "best_moves": best, "move_scores": None,
-            "nodes": solver.nodes - before}
 
 
 @ray.remote(num_cpus=1, max_retries=TASK_RETRIES)

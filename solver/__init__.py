@@ -5,11 +5,11 @@ when first used, so that reading positions stays light.
 """
 
 from .bitboard import HEIGHT, WIDTH, win_score
-from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError
+from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
 __all__ = ["Position", "Solver", "C4Error", "IllegalMoveError", "GameOverError",
-           "BoardSizeError", "WIDTH", "HEIGHT", "win_score"]
+           "BoardSizeError", "SearchLimitError", "WIDTH", "HEIGHT", "win_score"]
 
 
 def __getattr__(name):

@@ -6,8 +6,10 @@ State lives in two arrays the caller owns, so that it survives across calls:
   ``key << 8 | value``.  A key has 49 bits, so the whole key is kept and a
   hit is never a false match.  ``value`` 0 means empty; values up to
   ``UPPER_TOP`` are upper bounds, values above it are lower bounds.
-* ``scratch``: ``scratch[0]`` counts nodes; the rest holds one move-ordering
-  buffer of 8 slots per ply, so the recursion allocates nothing.
+* ``scratch``: ``scratch[0]`` counts nodes; ``scratch[1]`` is a node limit
+  (0: none) and ``scratch[2]`` is set when a search stopped at that limit;
+  from ``SORT_BASE`` on, one move-ordering buffer of 8 slots per ply, so the
+  recursion allocates nothing.
 """
 
 import numpy as np
@@ -17,8 +19,10 @@ from . import bitboard as bb
 from ._bits import can_win_next, column_mask, move_score, non_losing_moves
 
 CELLS = bb.CELLS
-MIN_SCORE = bb.MIN_SCORE
-MAX_SCORE = bb.MAX_SCORE
+# The table's value range covers every score from ply 0 on (Pons' tighter
+# range drops some bounds at plies 0-1); values still fit in 8 bits.
+MIN_SCORE = -(CELLS // 2)
+MAX_SCORE = (CELLS + 1) // 2
 UPPER_TOP = MAX_SCORE - MIN_SCORE + 1
 LOWER_OFFSET = MAX_SCORE - 2 * MIN_SCORE + 2
 COLUMN_ORDER = bb.COLUMN_ORDER
@@ -41,6 +45,9 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
     The player to move must not be able to win at once, and ``ply < 42``.
     """
     scratch[0] += np.uint64(1)
+    if scratch[1] != ZERO and scratch[0] > scratch[1]:
+        scratch[2] = np.uint64(1)
+        return 0
     moves = non_losing_moves(position, mask)
     if moves == ZERO:
         return -((CELLS - ply) // 2)
@@ -93,6 +100,8 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
     for i in range(count):
         move = scratch[base + i] & MOVE_BITS
         score = -negamax(position ^ mask, mask | move, ply + 1, -beta, -alpha, table, scratch, shift)
+        if scratch[2] != ZERO:
+            return 0  # stopped: nothing here is proven, so nothing is stored
         if score >= beta:
             table[slot] = (key << U8) | np.uint64(score + LOWER_OFFSET)
             return score
@@ -126,6 +135,8 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
         elif med >= 0 and _half_toward_zero(hi) > med:
             med = _half_toward_zero(hi)
         r = negamax(position, mask, ply, med, med + 1, table, scratch, shift)
+        if scratch[2] != ZERO:
+            return 0
         if r <= med:
             hi = r
         else:

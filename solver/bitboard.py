@@ -28,10 +28,6 @@ HEIGHT = 6
 H1 = HEIGHT + 1
 CELLS = WIDTH * HEIGHT
 
-# The widest scores possible: no one can win before placing four stones.
-MIN_SCORE = -(CELLS // 2) + 3
-MAX_SCORE = (CELLS + 1) // 2 - 3
-
 BOTTOM = sum(1 << (col * H1) for col in range(WIDTH))
 BOARD = BOTTOM * ((1 << HEIGHT) - 1)
 COLUMN_MASKS = tuple(((1 << HEIGHT) - 1) << (col * H1) for col in range(WIDTH))

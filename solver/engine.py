@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _search
 from .bitboard import CELLS, WIDTH, win_score
-from .errors import GameOverError, IllegalMoveError
+from .errors import GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
 DEFAULT_TABLE_LOG2 = 24  # 16M slots, 128 MiB
@@ -43,6 +43,20 @@ class Solver:
         """Empty the transposition table."""
         self._table.fill(0)
 
+    def set_node_limit(self, nodes: int | None) -> None:
+        """Stop any search after ``nodes`` more nodes (``None``: no limit).
+
+        A search that hits the limit raises ``SearchLimitError``; what the
+        table learnt before that stays valid.
+        """
+        self._scratch[1] = 0 if nodes is None else self._scratch[0] + max(1, int(nodes))
+
+    def _checked(self, result) -> int:
+        if self._scratch[2]:
+            self._scratch[2] = 0
+            raise SearchLimitError("search stopped at its node limit")
+        return int(result)
+
     # -- search ------------------------------------------------------------
     def solve(self, position: Position | str, weak: bool = False) -> int:
         """Exact score (Pons' convention), or with ``weak`` only its sign."""
@@ -55,8 +69,8 @@ class Solver:
         position = _playable(position)
         if low > high:
             raise ValueError(f"empty window [{low}; {high}]")
-        return int(_search.solve_window(*self._args(position), int(low), int(high),
-                                        self._table, self._scratch, self._shift))
+        return self._checked(_search.solve_window(*self._args(position), int(low), int(high),
+                                                  self._table, self._scratch, self._shift))
 
     def negamax(self, position: Position | str, alpha: int, beta: int) -> int:
         """One fail-soft alpha-beta search within ``(alpha, beta)``.
@@ -69,8 +83,8 @@ class Solver:
             raise ValueError(f"empty window ({alpha}; {beta})")
         if any(position.is_winning_move(col) for col in range(1, WIDTH + 1)):
             return win_score(position.ply)
-        return int(_search.negamax(*self._args(position), int(alpha), int(beta),
-                                   self._table, self._scratch, self._shift))
+        return self._checked(_search.negamax(*self._args(position), int(alpha), int(beta),
+                                             self._table, self._scratch, self._shift))
 
     def analyze(self, position: Position | str) -> list[int | None]:
         """Exact score of each column 1-7 for the player to move; ``None`` if full."""

@@ -29,3 +29,7 @@ class GameOverError(IllegalMoveError):
 
 class BoardSizeError(C4Error, ValueError):
     """Something built for another board than 7x6."""
+
+
+class SearchLimitError(C4Error, RuntimeError):
+    """A search stopped at the node limit its caller set, before it was proven."""

@@ -59,7 +59,9 @@ class Position:
     # -- playing -----------------------------------------------------------
     def can_play(self, col: int) -> bool:
         """True when column ``col`` (1-7) is on the board and not full."""
-        return 1 <= col <= WIDTH and not self._mask & TOP_CELLS[col - 1]
+        if isinstance(col, bool) or not isinstance(col, int) or not 1 <= col <= WIDTH:
+            return False
+        return not self._mask & TOP_CELLS[col - 1]
 
     def legal_moves(self) -> list[int]:
         """Columns (1-7) that can be played; empty once the game is over."""
@@ -101,6 +103,13 @@ class Position:
             return False
         stone = (self._mask + BOTTOM_CELLS[col - 1]) & COLUMN_MASKS[col - 1]
         return has_four(self._current | stone)
+
+    def is_opponent_winning_move(self, col: int) -> bool:
+        """True when the opponent would make four by playing ``col``, were it their turn."""
+        if self.is_game_over or not self.can_play(col):
+            return False
+        stone = (self._mask + BOTTOM_CELLS[col - 1]) & COLUMN_MASKS[col - 1]
+        return has_four((self._current ^ self._mask) | stone)
 
     # -- state -------------------------------------------------------------
     @property

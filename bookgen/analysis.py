@@ -1,0 +1,90 @@
+"""Book first, search for the rest: a position's score and every move's score."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from solver import Position, win_score
+from solver.bitboard import WIDTH
+from solver.errors import GameOverError
+
+from .book import Book, as_position
+from .derive import best_of, sign
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A position's exact score and per-move scores, and where they came from.
+
+    ``source`` is ``"book"`` (no search), ``"book+search"`` (the position or
+    some children from the book, the rest searched) or ``"search"``.
+    """
+
+    moves: str
+    ply: int
+    score: int
+    wdl: int
+    best_moves: tuple[int, ...]
+    move_scores: tuple[int | None, ...]
+    source: str
+
+    def to_json(self) -> dict:
+        return {"moves": self.moves, "score": self.score, "wdl": self.wdl,
+                "best_moves": list(self.best_moves), "move_scores": list(self.move_scores),
+                "source": self.source}
+
+
+def new_solver():
+    from solver import Solver  # numba loads only when a search is needed
+
+    return Solver()
+
+
+def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Analysis:
+    """Exact analysis of a position: from the book where it can, by search otherwise."""
+    position = as_position(moves)
+    if position.is_game_over:
+        raise GameOverError(f"the game is over after {position.moves!r}: nothing to analyze",
+                            position.moves)
+    entry = book.get(position) if book is not None else None
+    if entry is not None and entry.move_scores is not None:
+        return Analysis(position.moves, position.ply, entry.score, entry.wdl, entry.best_moves,
+                        entry.move_scores, "book")
+    searched, used_book = False, entry is not None
+    scores: list[int | None] = []
+    for col in range(1, WIDTH + 1):
+        if not position.can_play(col):
+            scores.append(None)
+        elif position.is_winning_move(col):
+            scores.append(win_score(position.ply))
+        else:
+            child = position.play(col)
+            child_entry = book.get(child) if book is not None and not child.is_full else None
+            if child.is_full:
+                scores.append(0)
+            elif child_entry is not None:
+                scores.append(-child_entry.score)
+                used_book = True
+            else:
+                solver = solver or new_solver()
+                scores.append(-solver.solve(child))
+                searched = True
+    score, best = best_of(scores)
+    source = "book" if not searched else "book+search" if used_book else "search"
+    return Analysis(position.moves, position.ply, score, sign(score),
+                    tuple(int(c) for c in best), tuple(scores), source)
+
+
+def describe_score(score: int, ply: int) -> str:
+    """A score in words, for the first or second player: "draw", "... wins with the 21st stone"."""
+    if score == 0:
+        return "draw"
+    mover = "first" if ply % 2 == 0 else "second"
+    other = "second" if mover == "first" else "first"
+    winner, stones = (mover, 22 - score) if score > 0 else (other, 22 + score)
+    return f"{winner} player wins with the {ordinal(stones)} stone"
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -1,0 +1,105 @@
+"""``c4book query``, ``move`` and ``stats``: what users ask of a book."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import IO
+
+from solver import Position
+
+from .analysis import analyze, describe_score
+from .book import Book, as_position
+from .player import Player
+from .store import sqlite_path
+
+
+def open_book(db: str | None) -> Book | None:
+    """``None`` for no book (``--no-book``), else the checked book."""
+    return None if db is None else Book.open(db)
+
+
+def _signed(score: int | None) -> str:
+    return "x" if score is None else f"{score:+d}" if score else "0"
+
+
+def run_query(moves: str, db: str | None, as_json: bool, out: IO[str]) -> int:
+    position = as_position(moves)
+    book = open_book(db)
+    try:
+        result = analyze(position, book)
+    finally:
+        if book is not None:
+            book.close()
+    if as_json:
+        out.write(json.dumps(result.to_json()) + "\n")
+        return 0
+    mover = "x" if position.ply % 2 == 0 else "o"
+    source = {"book": "from the book", "search": "not in the book: searched",
+              "book+search": "partly from the book, the rest searched"}[result.source]
+    out.write(f"{position}\n\n")
+    out.write(f"moves  {position.moves or '(empty board)'}  (ply {position.ply}, {mover} to play)\n")
+    out.write(f"score  {_signed(result.score)}: {describe_score(result.score, position.ply)}"
+              f"  [{source}]\n")
+    out.write(f"best   {' '.join(map(str, result.best_moves))}\n")
+    out.write("moves  " + "  ".join(f"{col}:{_signed(s)}"
+                                   for col, s in enumerate(result.move_scores, start=1)) + "\n")
+    return 0
+
+
+def run_move(moves: str, db: str | None, as_json: bool, time_budget: float | None,
+             out: IO[str]) -> int:
+    book = open_book(db)
+    try:
+        decision = Player(book, time_budget=time_budget).choose(moves)
+    finally:
+        if book is not None:
+            book.close()
+    if as_json:
+        out.write(json.dumps({"moves": Position.from_moves(moves).moves,
+                              **decision.to_json()}) + "\n")
+    else:
+        proof = "" if decision.proven else ", not proven: time ran out"
+        score = "" if decision.score is None else f", score {_signed(decision.score)}"
+        out.write(f"{decision.column}  ({decision.source}{score}, "
+                  f"{decision.seconds * 1000:.1f} ms{proof})\n")
+    return 0
+
+
+def book_stats(db: str) -> dict:
+    with Book.open(db) as book:
+        counts = book.count_by_ply()
+        outcomes = book.score_counts()
+        info = book.info
+    path = sqlite_path(db)
+    size = os.path.getsize(path) if path is not None else None
+    total = sum(counts.values())
+    return {
+        "db": db, "root": info.root, "max_ply": info.max_ply,
+        "plies_complete": list(info.plies_complete), "positions": total,
+        "positions_per_ply": {str(p): n for p, n in counts.items()},
+        "outcomes_per_ply": {str(p): {"win": o.get(1, 0), "draw": o.get(0, 0), "loss": o.get(-1, 0)}
+                             for p, o in outcomes.items()},
+        "file_bytes": size,
+        "bytes_per_position": round(size / total, 1) if size and total else None,
+    }
+
+
+def run_stats(db: str, as_json: bool, out: IO[str]) -> int:
+    stats = book_stats(db)
+    if as_json:
+        out.write(json.dumps(stats) + "\n")
+        return 0
+    complete = set(stats["plies_complete"])
+    out.write(f"book {db}: root {stats['root'] or '(empty board)'}, "
+              f"{stats['positions']:,} positions\n")
+    out.write("  ply  positions  complete     win    draw    loss   (for the player to move)\n")
+    for ply, count in stats["positions_per_ply"].items():
+        o = stats["outcomes_per_ply"][ply]
+        mark = "yes" if int(ply) in complete else "no"
+        out.write(f"  {ply:>3}  {count:>9,}  {mark:>8}  {o['win']:>6,}  {o['draw']:>6,}  "
+                  f"{o['loss']:>6,}\n")
+    if stats["file_bytes"] is not None:
+        out.write(f"file {stats['file_bytes']:,} bytes, "
+                  f"{stats['bytes_per_position']} bytes per position\n")
+    return 0
