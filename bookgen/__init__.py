@@ -1,0 +1,16 @@
+"""Opening books for Connect 4: building them on Ray, reading them, playing from them."""
+
+from .book import Book, BookEntry, BookInfo
+from .player import Decision, Player
+from .schema import (
+    BookError,
+    BookNotFoundError,
+    CorruptBookError,
+    IncompatibleBookError,
+    NotABookError,
+    SchemaMismatchError,
+)
+
+__all__ = ["Book", "BookEntry", "BookInfo", "Player", "Decision", "BookError",
+           "BookNotFoundError", "CorruptBookError", "IncompatibleBookError", "NotABookError",
+           "SchemaMismatchError"]

@@ -1,0 +1,97 @@
+import sqlite3
+
+import pytest
+
+from bookgen.build import BuildArgumentError, build
+from bookgen.cluster import AddressError
+from bookgen.enumerate import positions_by_ply
+from solver import Position, Solver
+
+from conftest import SMALL_PLY, SMALL_ROOT
+
+
+def rows(path: str) -> list[tuple]:
+    """Every entry except the node count, which depends on table history."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT key, ply, moves, score, wdl, best_moves, move_scores "
+                            "FROM positions ORDER BY key").fetchall()
+
+
+def test_counts_per_ply_equal_the_enumeration(small_book_path):
+    levels = positions_by_ply(Position.from_moves(SMALL_ROOT), SMALL_PLY)
+    with sqlite3.connect(small_book_path) as conn:
+        counts = dict(conn.execute("SELECT ply, count(*) FROM positions GROUP BY ply"))
+        keys = {ply: {k for (k,) in conn.execute("SELECT key FROM positions WHERE ply=?", (ply,))}
+                for ply in levels}
+    assert counts == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
+    assert all(keys[ply] == {p.key for p in levels[ply]} for ply in levels)
+
+
+def test_every_score_equals_a_direct_solve_and_best_moves_match_children(small_book_path):
+    solver = Solver(table_log2=20)
+    for key, ply, moves, score, wdl, best, _ in rows(small_book_path):
+        position = Position.from_moves(moves)
+        assert position.key == key and position.ply == ply
+        scores = solver.analyze(position)
+        assert score == max(s for s in scores if s is not None) == solver.solve(position)
+        assert wdl == (score > 0) - (score < 0)
+        assert best == "".join(str(c) for c, s in enumerate(scores, 1) if s == score)
+
+
+def test_rerun_is_a_no_op(small_book_copy, ray_session):
+    before = rows(small_book_copy)
+    summary = build(small_book_copy, SMALL_PLY, SMALL_ROOT, progress=False)
+    assert (summary.searched, summary.derived, summary.already_stored) == (0, 0, 574)
+    assert rows(small_book_copy) == before
+
+
+def test_one_worker_gives_the_same_book_as_two(small_book_path, tmp_path, ray_session):
+    one = str(tmp_path / "one.db")
+    summary = build(one, SMALL_PLY, SMALL_ROOT, workers=1, progress=False, table_log2=18)
+    assert summary.searched == 574 and summary.derived == 1 + 6 + 36 + 136
+    assert rows(one) == rows(small_book_path)
+
+
+def test_extending_a_book_adds_plies_and_fills_the_old_frontier(small_book_path, tmp_path,
+                                                                ray_session):
+    shallow = str(tmp_path / "shallow.db")
+    build(shallow, 10, SMALL_ROOT, progress=False, table_log2=18)
+    summary = build(shallow, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=18)
+    assert summary.searched == 574 and summary.already_stored == 0
+    assert rows(shallow) == rows(small_book_path)
+
+
+@pytest.mark.parametrize("root, ply, message", [
+    ("4489", 10, "illegal move '8'"),
+    ("44444444", 10, "column 4 is full"),
+    ("1212121", 10, "finished game"),
+    ("4453", 3, "between the root's ply (4) and 42"),
+    ("4453", 43, "between the root's ply (4) and 42"),
+])
+def test_bad_requests_fail_before_writing(tmp_path, root, ply, message):
+    path = tmp_path / "never.db"
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        build(str(path), ply, root, progress=False)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("address", ["nonsense", "host:", "host:99999", "http://x:1", ""])
+def test_malformed_address_is_rejected_before_writing(tmp_path, address):
+    path = tmp_path / "never.db"
+    with pytest.raises(AddressError, match="malformed --address"):
+        build(str(path), 10, SMALL_ROOT, address=address, progress=False)
+    assert not path.exists()
+
+
+def test_a_book_for_another_root_is_refused(small_book_copy):
+    from bookgen import IncompatibleBookError
+
+    before = rows(small_book_copy)
+    with pytest.raises(IncompatibleBookError, match="root '44444433'"):
+        build(small_book_copy, 12, "4444443", progress=False)
+    assert rows(small_book_copy) == before
+
+
+def test_bad_worker_count(tmp_path):
+    with pytest.raises(BuildArgumentError, match="--workers"):
+        build(str(tmp_path / "x.db"), 10, SMALL_ROOT, workers=0, progress=False)
