@@ -11,9 +11,12 @@ rerunning the same command solves only what is missing.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -69,6 +72,31 @@ class BuildSummary:
         return "\n".join(lines)
 
 
+@contextmanager
+def _graceful_interrupts():
+    """Turn the first Ctrl-C into a request the driver honours between batches.
+
+    A KeyboardInterrupt raised at an arbitrary point could land inside Ray or
+    in the middle of a database write; the flag is checked only at safe
+    points.  A second Ctrl-C interrupts at once.
+    """
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def on_sigint(signum, frame):
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def check_request(root: str, ply: int) -> Position:
     position = Position.from_moves(root)
     if position.is_game_over:
@@ -94,6 +122,18 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
     started = time.perf_counter()
     store = BookStore(db, root, root_position.canonical_key)
     summary = BuildSummary(root=root, ply=ply, db=db)
+    with _graceful_interrupts() as stop:
+        _build(store, root_position, ply, summary, address, workers, table_log2, progress, stop)
+    summary.wall_seconds = time.perf_counter() - started
+    print(summary.report(), file=out)
+    return summary
+
+
+def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSummary,
+           address: str | None, workers: int | None, table_log2: int, progress: bool,
+           stop: threading.Event) -> None:
+    from . import cluster
+
     try:
         levels = positions_by_ply(root_position, ply)
         frontier = levels[ply]
@@ -104,26 +144,23 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
             owned = cluster.connect(address, workers)
             try:
                 _solve_frontier(store, missing, summary, workers or cluster.cluster_cpus(),
-                                table_log2, progress)
+                                table_log2, progress, stop)
             finally:
                 if owned:
                     import ray
                     ray.shutdown()
         store.mark_complete(ply)
-        _derive_shallower(store, levels, ply, summary, progress)
+        _derive_shallower(store, levels, ply, summary, progress, stop)
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
         summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
-        summary.wall_seconds = time.perf_counter() - started
         store.close()
-    print(summary.report(), file=out)
-    return summary
 
 
 def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
-                    workers: int, table_log2: int, progress: bool) -> None:
+                    workers: int, table_log2: int, progress: bool, stop: threading.Event) -> None:
     import ray
 
     from . import cluster
@@ -143,10 +180,18 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
                     int(min(MAX_BATCH, max(1, TARGET_BATCH_SECONDS / max(per_position, 1e-7))))
                 batch = [pending.popleft() for _ in range(min(size, len(pending)))]
                 in_flight[solve_batch.remote(batch, table_log2)] = batch
-            done, _ = ray.wait(list(in_flight), num_returns=1)
+            done, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
             for ref in done:
                 in_flight.pop(ref)
-                rows, seconds, _pid = ray.get(ref)
+                try:
+                    rows, seconds, _pid = ray.get(ref)
+                except Exception:
+                    # A terminal's Ctrl-C also reaches local workers; their death
+                    # is then part of the stop, not an error.
+                    time.sleep(0.2)
+                    if stop.is_set():
+                        raise KeyboardInterrupt from None
+                    raise
                 store.insert_new(rows)
                 summary.searched += len(rows)
                 summary.batches += 1
@@ -155,6 +200,8 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
                 rate = seconds / len(rows)
                 per_position = rate if per_position is None else 0.7 * per_position + 0.3 * rate
                 bar.update(len(rows))
+            if stop.is_set():
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         for ref in in_flight:
             ray.cancel(ref, force=True)
@@ -164,13 +211,15 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
 
 
 def _derive_shallower(store: BookStore, levels: dict[int, list[Position]], ply: int,
-                      summary: BuildSummary, progress: bool) -> None:
+                      summary: BuildSummary, progress: bool, stop: threading.Event) -> None:
     """Score plies ply-1 .. root from their children, deepest first."""
     plies = range(ply - 1, min(levels) - 1, -1)
     total = sum(len(levels[p]) for p in plies)
     bar = tqdm(total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0)
     try:
         for p in plies:
+            if stop.is_set():
+                raise KeyboardInterrupt
             child_scores = store.scores_at(p + 1)
             finished = store.finished_keys_at(p)
             rows = []

@@ -1,0 +1,207 @@
+"""Fault injection against real Ray and real SQLite: every failure ends in the clean book."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from bookgen import Book, BookError
+from bookgen.build import build
+from conftest import SMALL_ROOT
+
+PLY = 13  # 1,762 frontier positions from SMALL_ROOT: long enough to hit mid-build
+C4BOOK = str(Path(sys.executable).with_name("c4book"))
+
+
+def entries(path: str) -> list[tuple]:
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute("SELECT key, ply, moves, score, wdl, best_moves, move_scores "
+                            "FROM positions ORDER BY key").fetchall()
+
+
+def frontier_rows(path: str) -> int:
+    try:
+        # closing(): an idle connection left open would keep the book in WAL mode.
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as conn:
+            return conn.execute("SELECT count(*) FROM positions WHERE ply=?", (PLY,)).fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def wait_for_rows(path: str, at_least: int = 1, timeout: float = 120) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        count = frontier_rows(path)
+        if count >= at_least:
+            return count
+        time.sleep(0.2)
+    raise AssertionError(f"no progress in {path} after {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def clean_book(tmp_path_factory, ray_session) -> str:
+    path = str(tmp_path_factory.mktemp("clean") / "clean.db")
+    build(path, PLY, SMALL_ROOT, progress=False, table_log2=20)
+    return path
+
+
+def solving_workers() -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if (proc / "cmdline").read_bytes().startswith(b"ray::solve_batch"):
+                    pids.append(int(proc.name))
+            except OSError:
+                pass
+    return pids
+
+
+def test_worker_killed_mid_batch_is_retried(clean_book, tmp_path, ray_session):
+    path = str(tmp_path / "killed.db")
+    killed = []
+
+    def killer():
+        wait_for_rows(path)
+        while not killed:
+            for pid in solving_workers():
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    summary = build(path, PLY, SMALL_ROOT, progress=False, table_log2=20)
+    thread.join(timeout=5)
+    assert killed, "no worker was caught mid-batch"
+    assert summary.searched == 1762 and not summary.interrupted
+    assert entries(path) == entries(clean_book)
+
+
+def test_driver_killed_leaves_a_sound_book_and_resumes_without_resolving(clean_book, tmp_path):
+    path = str(tmp_path / "driver.db")
+    args = [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
+            "--workers", "2", "--table-log2", "20", "--no-progress"]
+    driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for_rows(path, at_least=100)
+    driver.send_signal(signal.SIGKILL)
+    driver.wait(timeout=30)
+    stored = frontier_rows(path)
+    assert 100 <= stored < 1762
+
+    with Book.open(path) as book:  # quick_check passes and the metadata reads back
+        assert PLY not in book.info.plies_complete
+
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"searched {1762 - stored:,} frontier positions" in rerun.stderr
+    assert f"({stored:,} already stored)" in rerun.stderr
+    assert entries(path) == entries(clean_book)
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(clean_book, tmp_path):
+    path = str(tmp_path / "sigint.db")
+    args = [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
+            "--workers", "2", "--table-log2", "20", "--no-progress"]
+    driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_rows(path, at_least=50)
+    driver.send_signal(signal.SIGINT)
+    _, err = driver.communicate(timeout=60)
+    assert driver.returncode == 130
+    assert "stopped early" in err and "run the same command again to resume" in err
+    assert "Traceback" not in err
+    assert not Path(path + "-wal").exists()  # the log was folded back: one file
+
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    assert entries(path) == entries(clean_book)
+
+
+def test_a_reader_holding_a_lock_makes_the_build_wait(clean_book, tmp_path, ray_session):
+    path = str(tmp_path / "locked.db")
+    held = threading.Event()
+
+    def hold_lock():
+        wait_for_rows(path)
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("BEGIN EXCLUSIVE")
+        held.set()
+        time.sleep(3)
+        conn.execute("COMMIT")
+        conn.close()
+
+    thread = threading.Thread(target=hold_lock, daemon=True)
+    thread.start()
+    summary = build(path, PLY, SMALL_ROOT, progress=False, table_log2=20)
+    thread.join(timeout=10)
+    assert held.is_set()
+    assert summary.searched == 1762
+    assert entries(path) == entries(clean_book)
+
+
+def test_an_unwritable_path_is_a_clear_error(tmp_path):
+    with pytest.raises(BookError, match="cannot write a book at"):
+        build("/proc/c4book-test.db", 10, SMALL_ROOT, progress=False)
+    with pytest.raises(BookError):
+        build(str(tmp_path / "no" / "such" / "dir.db"), 10, SMALL_ROOT, progress=False)
+
+
+def test_cli_reports_bad_input_in_one_line(tmp_path):
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("not a book\n")
+    cases = [
+        (["--root", "4x", "--ply", "10"], "illegal move 'x'"),
+        (["--root", SMALL_ROOT, "--ply", "7"], "--ply 7 must be between"),
+        (["--root", SMALL_ROOT, "--ply", "43"], "--ply 43 must be between"),
+        (["--root", SMALL_ROOT, "--ply", "10", "--address", "no-port"], "malformed --address"),
+        (["--root", SMALL_ROOT, "--ply", "10", "--db", str(text_file)], "not a SQLite file"),
+    ]
+    for extra, message in cases:
+        db = [] if "--db" in extra else ["--db", str(tmp_path / "x.db")]
+        result = subprocess.run([C4BOOK, "build", *extra, *db], capture_output=True, text=True,
+                                timeout=60)
+        assert result.returncode == 1, (extra, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("c4book build: error:"), result.stderr
+        assert message in lines[0]
+    assert not (tmp_path / "x.db").exists()
+    assert text_file.read_text() == "not a book\n"
+
+
+def test_node_removed_mid_build_completes_on_the_rest(clean_book, tmp_path, ray_session):
+    import ray
+    from ray.cluster_utils import Cluster
+
+    ray.shutdown()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        worker_node = cluster.add_node(num_cpus=1)
+        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+        path = str(tmp_path / "node.db")
+        removed = threading.Event()
+
+        def remove_node():
+            wait_for_rows(path, at_least=100)
+            cluster.remove_node(worker_node)
+            removed.set()
+
+        thread = threading.Thread(target=remove_node, daemon=True)
+        thread.start()
+        summary = build(path, PLY, SMALL_ROOT, progress=False, table_log2=20)
+        thread.join(timeout=60)
+        assert removed.is_set()
+        assert summary.searched == 1762
+        assert entries(path) == entries(clean_book)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+        ray.init(address="local", num_cpus=2, include_dashboard=False,
+                 logging_level="WARNING", log_to_driver=False)
