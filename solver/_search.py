@@ -83,6 +83,23 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
                 if alpha >= beta:
                     return beta
 
+    # Enhanced transposition cutoff: if the table already bounds some child low
+    # enough for the opponent, this node fails high without searching at all.
+    # Cheap (one probe per move) and it cuts about a quarter of the nodes.
+    other = position ^ mask
+    for rank in range(7):
+        move = moves & column_mask(COLUMN_ORDER[rank])
+        if move != ZERO:
+            child_key = other + (mask | move)
+            child = table[(child_key * GOLDEN) >> shift]
+            if child != ZERO and child >> U8 == child_key:
+                value = np.int64(child & VALUE_BITS)
+                if value <= UPPER_TOP:  # an upper bound on the child's score
+                    bound = -(value + MIN_SCORE - 1)
+                    if bound >= beta:
+                        table[slot] = (key << U8) | np.uint64(bound + LOWER_OFFSET)
+                        return bound
+
     # Insertion sort, best first: more winning cells, then nearer the centre.
     base = SORT_BASE + 8 * ply
     count = 0
