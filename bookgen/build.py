@@ -55,6 +55,9 @@ class BuildSummary:
     wall_seconds: float = 0.0
     batches: int = 0
     interrupted: bool = False
+    # wall seconds per phase: listing, starting Ray, solving the frontier
+    # (of which writing batches), deriving shallower plies
+    timings: dict[str, float] = field(default_factory=dict)
 
     def report(self) -> str:
         lines = [f"book {self.db}: root {self.root or '(empty board)'}, up to ply {self.ply}"]
@@ -66,6 +69,15 @@ class BuildSummary:
                      f"({self.already_stored:,} already stored), derived {self.derived:,}")
         lines.append(f"nodes {self.nodes:,}; wall {self.wall_seconds:.1f} s; "
                      f"core {self.core_seconds:.1f} s")
+        if self.timings:
+            t = self.timings
+            phases = [f"{name} {t[name]:.1f} s" for name in ("list", "start", "frontier")
+                      if name in t]
+            if "writes" in t:
+                phases[-1] += f" (writing {t['writes']:.1f} s)"
+            if "derive" in t:
+                phases.append(f"derive {t['derive']:.1f} s")
+            lines.append("wall by phase: " + ", ".join(phases))
         if self.interrupted:
             lines.append("stopped early: every finished batch is saved; "
                          "run the same command again to resume")
@@ -95,6 +107,15 @@ def _graceful_interrupts():
         yield stop
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], name: str):
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
 
 
 def check_request(root: str, ply: int) -> Position:
@@ -134,29 +155,45 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
            stop: threading.Event) -> None:
     from . import cluster
 
+    timings = summary.timings
     try:
-        levels = positions_by_ply(root_position, ply)
-        frontier = levels[ply]
-        stored = store.keys_at(ply)
-        missing = [p.moves for p in frontier if p.key not in stored]
+        with _timed(timings, "list"):
+            levels = positions_by_ply(root_position, ply)
+            frontier = levels[ply]
+            stored = store.keys_at(ply)
+            missing = [p.moves for p in frontier if p.key not in stored]
         summary.already_stored = len(frontier) - len(missing)
         if missing:
-            owned = cluster.connect(address, workers)
+            with _timed(timings, "start"):
+                owned = cluster.connect(address, workers)
             try:
-                _solve_frontier(store, missing, summary, workers or cluster.cluster_cpus(),
-                                table_log2, progress, stop)
+                with _timed(timings, "start"):
+                    _warm_up(workers or cluster.cluster_cpus(), table_log2)
+                with _timed(timings, "frontier"):
+                    _solve_frontier(store, missing, summary, workers or cluster.cluster_cpus(),
+                                    table_log2, progress, stop)
             finally:
                 if owned:
                     import ray
                     ray.shutdown()
         store.mark_complete(ply)
-        _derive_shallower(store, levels, ply, summary, progress, stop)
+        with _timed(timings, "derive"):
+            _derive_shallower(store, levels, ply, summary, progress, stop)
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
         summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
         store.close()
+
+
+def _warm_up(workers: int, table_log2: int) -> None:
+    """Start every worker and load its kernels, so the frontier phase is all solving."""
+    import ray
+
+    from .worker import warm_up
+
+    ray.get([warm_up.remote(table_log2) for _ in range(workers)])
 
 
 def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
@@ -192,7 +229,8 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
                     if stop.is_set():
                         raise KeyboardInterrupt from None
                     raise
-                store.insert_new(rows)
+                with _timed(summary.timings, "writes"):
+                    store.insert_new(rows)
                 summary.searched += len(rows)
                 summary.batches += 1
                 summary.nodes += sum(r["nodes"] for r in rows)

@@ -31,6 +31,14 @@ def worker_solver(table_log2: int) -> Solver:
 
 
 @ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
+def warm_up(table_log2: int) -> int:
+    """Start a worker process and load the compiled kernels, before any real batch."""
+    worker_solver(table_log2).solve("4444443")
+    time.sleep(0.5)  # hold the core, so the next warm-up task lands on another process
+    return os.getpid()
+
+
+@ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
 def solve_batch(moves_list: list[str], table_log2: int) -> tuple[list[dict], float, int]:
     """Rows for a batch, the seconds spent solving it, and this worker's pid."""
     solver = worker_solver(table_log2)

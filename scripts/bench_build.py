@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Benchmark the book build on one subtree: scaling, overhead, frontier-first.
+
+1. Builds the subtree with 1 worker, then with 2 (``--workers``), each into a
+   fresh SQLite file on a fresh embedded Ray, and checks the books are equal.
+   For each: frontier positions per second, scaling efficiency against one
+   worker, and the share of the frontier phase's worker time not spent
+   solving (Ray scheduling, serialisation, the driver's database writes).
+2. Solves every shallower position of the subtree from scratch, the way the
+   frontier is solved (weak, strong in-sign, all best moves), and compares
+   its cost with the frontier-first derivation.
+
+    python scripts/bench_build.py --root 44444433 --ply 13
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+from contextlib import closing
+
+from bookgen.build import build
+from bookgen.enumerate import positions_by_ply
+from bookgen.frontier import solve_frontier
+from solver import Position, Solver
+
+
+def book_rows(path: str) -> list[tuple]:
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute("SELECT key, score, wdl, best_moves, move_scores FROM positions "
+                          "ORDER BY key").fetchall()
+
+
+def bench_workers(root: str, ply: int, workers: list[int], table_log2: int) -> dict[int, dict]:
+    results = {}
+    books = {}
+    for k in workers:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "bench.db")
+            started = time.perf_counter()
+            summary = build(path, ply, root, workers=k, table_log2=table_log2,
+                            progress=False, out=io.StringIO())
+            wall = time.perf_counter() - started
+            books[k] = book_rows(path)
+        frontier_wall = summary.timings["frontier"]
+        results[k] = {
+            "positions": summary.searched,
+            "wall": wall,
+            "frontier_wall": frontier_wall,
+            "core": summary.core_seconds,
+            "rate": summary.searched / frontier_wall,
+            "overhead": 1 - summary.core_seconds / (k * frontier_wall),
+            "start": summary.timings.get("start", 0.0),
+            "writes": summary.timings.get("writes", 0.0),
+            "derive": summary.timings.get("derive", 0.0),
+            "derived": summary.derived,
+            "batches": summary.batches,
+        }
+    first = books[workers[0]]
+    for k in workers[1:]:
+        if books[k] != first:
+            sys.exit(f"the book built with {k} workers differs from {workers[0]} worker(s)")
+    return results
+
+
+def bench_scratch(root: str, ply: int, table_log2: int) -> tuple[int, float]:
+    """Positions above the frontier, and the seconds to solve them all directly."""
+    levels = positions_by_ply(Position.from_moves(root), ply)
+    solver = Solver(table_log2=table_log2)
+    solver.solve(Position.from_moves(root))  # loads the compiled kernels outside the timing
+    solver.clear()
+    shallower = [p.moves for level in range(ply - 1, min(levels) - 1, -1) for p in levels[level]]
+    started = time.perf_counter()
+    for moves in shallower:
+        solve_frontier(solver, moves)
+    return len(shallower), time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", default="44444433", help="subtree root (default: 44444433)")
+    parser.add_argument("--ply", type=int, default=13, help="last ply (default: 13)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2],
+                        help="worker counts to compare (default: 1 2)")
+    parser.add_argument("--table-log2", type=int, default=22,
+                        help="transposition table per worker, log2 of slots (default: 22)")
+    parser.add_argument("--no-scratch", action="store_true",
+                        help="skip the from-scratch comparison")
+    args = parser.parse_args(argv)
+
+    print(f"subtree {args.root or '(empty board)'} to ply {args.ply}; "
+          f"{os.cpu_count()} CPUs on this machine")
+    results = bench_workers(args.root, args.ply, args.workers, args.table_log2)
+    base = results[args.workers[0]]
+    print(f"\n{'workers':>7} {'frontier':>9} {'pos/s':>8} {'scaling':>8} {'overhead':>9} "
+          f"{'batches':>8} {'start':>10} {'writes':>8} {'derive':>8} {'total wall':>11}")
+    for k, r in results.items():
+        scaling = r["rate"] / (base["rate"] * k / args.workers[0])
+        print(f"{k:>7} {r['positions']:>9,} {r['rate']:>8.1f} {scaling:>8.0%} "
+              f"{r['overhead']:>9.1%} {r['batches']:>8,} {r['start']:>8.1f} s "
+              f"{r['writes']:>6.2f} s {r['derive']:>6.2f} s {r['wall']:>9.1f} s")
+    print("overhead: the share of the workers' frontier wall time not spent solving")
+
+    if not args.no_scratch:
+        count, seconds = bench_scratch(args.root, args.ply, args.table_log2)
+        frontier = base["core"]
+        derive = base["derive"]
+        print(f"\nfrontier first: {base['positions']:,} frontier positions searched in "
+              f"{frontier:.1f} core-s; {base['derived']:,} shallower positions derived "
+              f"in {derive:.2f} s")
+        print(f"from scratch:   the same {count:,} shallower positions searched in "
+              f"{seconds:.1f} core-s more, {(frontier + seconds) / (frontier + derive):.2f}x "
+              f"the frontier-first cost")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
