@@ -64,12 +64,12 @@ class Player:
         return self.last
 
     def _decide(self, position: Position) -> tuple[int, int | None, str, bool]:
-        for col in CENTRE_FIRST:
-            if position.is_winning_move(col):
-                return col, win_score(position.ply), "search", True
         entry = self.book.get(position) if self.book is not None else None
         if entry is not None and entry.best_moves:
             return _centre_most(entry.best_moves), entry.score, "book", True
+        for col in CENTRE_FIRST:
+            if position.is_winning_move(col):
+                return col, win_score(position.ply), "search", True
         try:
             return (*self._search(position), "search", True)
         except SearchLimitError:

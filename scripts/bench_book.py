@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Benchmark reading a book: opening it, looking positions up, the AI's answer.
+
+Positions are sampled (fixed seed) from the book itself, half of them in
+mirrored orientation, so both lookup paths are timed.
+
+    python scripts/bench_book.py --db book.db --lookups 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import closing
+
+from bookgen import Book, Player
+
+
+def sample_moves(db: str, count: int, seed: int) -> list[str]:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        moves = [row[0] for row in conn.execute("SELECT moves FROM positions")]
+    rng = random.Random(seed)
+    picked = [rng.choice(moves) for _ in range(count)]
+    # Half in the other orientation: the lookup then goes through the mirror.
+    return [m if i % 2 else "".join(str(8 - int(c)) for c in m) for i, m in enumerate(picked)]
+
+
+def percentiles(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+    return (f"mean {statistics.fmean(samples) * 1e6:7.1f} us, median {pick(0.5) * 1e6:7.1f} us, "
+            f"p99 {pick(0.99) * 1e6:7.1f} us")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default="book.db", help="book file (default: book.db)")
+    parser.add_argument("--lookups", type=int, default=20_000, help="positions to look up")
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import bookgen.book"], check=True)
+    import_seconds = time.perf_counter() - started
+
+    started = time.perf_counter()
+    book = Book.open(args.db)
+    open_seconds = time.perf_counter() - started
+    with book:
+        positions = sample_moves(args.db, args.lookups, args.seed)
+        lookups = []
+        for moves in positions:
+            t = time.perf_counter()
+            entry = book.get(moves)
+            lookups.append(time.perf_counter() - t)
+            assert entry is not None, moves
+        player = Player(book)
+        answers = []
+        for moves in positions[:2000]:
+            t = time.perf_counter()
+            decision = player.choose(moves)
+            answers.append(time.perf_counter() - t)
+            assert decision.source == "book", (moves, decision)
+
+    print(f"book {args.db}: {len(positions):,} lookups of positions sampled from it")
+    print(f"python -c 'import bookgen.book' (a fresh process): {import_seconds * 1e3:.0f} ms")
+    print(f"Book.open:                {open_seconds * 1e3:.1f} ms")
+    print(f"Book.get:                 {percentiles(lookups)}")
+    print(f"Player.choose from book:  {percentiles(answers)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

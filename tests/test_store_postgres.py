@@ -1,0 +1,95 @@
+"""The same build, reader and verifier against a real PostgreSQL server.
+
+The server is a throwaway one started with the machine's ``initdb`` and
+``pg_ctl`` (as the ``postgres`` user when the tests run as root), listening
+only on a Unix socket.  Skipped when PostgreSQL or psycopg is not installed.
+"""
+
+import os
+import pwd
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+from contextlib import closing
+
+import pytest
+
+from bookgen import Book
+from bookgen.build import build
+from bookgen.verify import verify
+from conftest import SMALL_ROOT
+
+PLY = 11
+PORT = 55439
+
+
+def _run_as_server_user(args: list[str], user: str | None) -> None:
+    if user is not None:
+        args = ["runuser", "-u", user, "--", *args]
+    subprocess.run(args, check=True, capture_output=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    pytest.importorskip("psycopg")
+    if not (shutil.which("initdb") and shutil.which("pg_ctl")):
+        pytest.skip("PostgreSQL (initdb, pg_ctl) is not installed")
+    user = None
+    if os.geteuid() == 0:  # the server refuses to run as root
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no postgres user")
+        user = "postgres"
+    home = tempfile.mkdtemp(prefix="c4book-pg-")
+    if user is not None:
+        shutil.chown(home, user)
+    data = os.path.join(home, "data")
+    _run_as_server_user(["initdb", "-D", data, "-A", "trust", "-U", "c4"], user)
+    _run_as_server_user(["pg_ctl", "-D", data, "-w", "-l", os.path.join(home, "log"),
+                         "-o", f"-p {PORT} -k {home} -c listen_addresses=''", "start"], user)
+    try:
+        yield f"postgresql+psycopg://c4@/postgres?host={home}&port={PORT}"
+    finally:
+        _run_as_server_user(["pg_ctl", "-D", data, "-w", "-m", "immediate", "stop"], user)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def sqlite_rows(path: str) -> list[tuple]:
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute("SELECT key, ply, moves, score, wdl, best_moves, move_scores "
+                            "FROM positions ORDER BY key").fetchall()
+
+
+def postgres_rows(url: str) -> list[tuple]:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT key, ply, moves, score, wdl, best_moves, "
+                                     "move_scores FROM positions ORDER BY key")).all()
+    finally:
+        engine.dispose()
+    return [(*row[:6], None if row[6] is None else bytes(row[6])) for row in rows]
+
+
+def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_session):
+    summary = build(postgres_url, PLY, SMALL_ROOT, progress=False, table_log2=20)
+    assert summary.searched == 136 and summary.derived == 43
+    reference = str(tmp_path / "reference.db")
+    build(reference, PLY, SMALL_ROOT, progress=False, table_log2=20)
+    assert postgres_rows(postgres_url) == sqlite_rows(reference)
+
+    rerun = build(postgres_url, PLY, SMALL_ROOT, progress=False, table_log2=20)
+    assert rerun.searched == 0 and rerun.already_stored == 136
+
+    with Book.open(postgres_url) as book:
+        assert len(book) == 179
+        assert book.info.plies_complete == (8, 9, 10, 11)
+        entry = book.get("444444333")
+        assert entry.score == -2 and entry.best_moves == (2, 5)
+
+    report = verify(postgres_url, sample=20, progress=False)
+    assert report.ok, report.problems
