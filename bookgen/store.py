@@ -13,6 +13,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -87,7 +88,8 @@ def make_engine(db: str, *, readonly: bool = False) -> Engine:
     if path is None:
         return create_engine(db)
     if readonly:
-        uri = f"file:{os.path.abspath(path)}?mode=ro"
+        # Quoted: '#', '?' or '%' in a file name would otherwise end the path.
+        uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
         return create_engine("sqlite://", creator=lambda: sqlite3.connect(
             uri, uri=True, timeout=LOCK_WAIT_SECONDS, check_same_thread=False))
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": LOCK_WAIT_SECONDS})
@@ -124,6 +126,11 @@ def read_meta(engine: Engine, db: str) -> dict[str, str]:
     return meta
 
 
+def _is_empty(engine: Engine) -> bool:
+    with engine.connect() as conn:
+        return not engine.dialect.get_table_names(conn)
+
+
 class BookStore:
     """The writer's view of a book: created if absent, checked if present."""
 
@@ -131,24 +138,28 @@ class BookStore:
         self.db = db
         path = sqlite_path(db)
         exists = check_sqlite_file(path, must_exist=False) if path is not None else True
-        self.engine = make_engine(db)
+        # Check an existing file read-only first: the writer's engine switches
+        # it to WAL mode, which must not happen to a file we then refuse.
+        probe = make_engine(db, readonly=path is not None)
         try:
-            meta = read_meta(self.engine, db) if exists else None
+            meta = read_meta(probe, db) if exists else None
         except NotABookError:
-            if path is not None or not self._is_empty():
+            if path is not None or not _is_empty(probe):
                 raise
             meta = None
-        if meta is not None:
-            if int(meta["root_key"]) != root_key:
-                raise IncompatibleBookError(
-                    f"{db!r} is a book from root {meta['root']!r}, not {root_moves!r}: "
-                    "use another --db for another root")
-        else:
-            self._create(root_moves, root_key)
-
-    def _is_empty(self) -> bool:
-        with self.engine.connect() as conn:
-            return not self.engine.dialect.get_table_names(conn)
+        finally:
+            probe.dispose()
+        if meta is not None and int(meta["root_key"]) != root_key:
+            raise IncompatibleBookError(
+                f"{db!r} is a book from root {meta['root']!r}, not {root_moves!r}: "
+                "use another --db for another root")
+        self.engine = make_engine(db)
+        if meta is None:
+            try:
+                self._create(root_moves, root_key)
+            except BookError:
+                self.engine.dispose()
+                raise
 
     def _create(self, root_moves: str, root_key: int) -> None:
         try:

@@ -60,6 +60,7 @@ def bench_workers(root: str, ply: int, workers: list[int], table_log2: int) -> d
             "derive": summary.timings.get("derive", 0.0),
             "derived": summary.derived,
             "batches": summary.batches,
+            "nodes": summary.nodes,
         }
     first = books[workers[0]]
     for k in workers[1:]:
@@ -98,11 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     results = bench_workers(args.root, args.ply, args.workers, args.table_log2)
     base = results[args.workers[0]]
     print(f"\n{'workers':>7} {'frontier':>9} {'pos/s':>8} {'scaling':>8} {'overhead':>9} "
-          f"{'batches':>8} {'start':>10} {'writes':>8} {'derive':>8} {'total wall':>11}")
+          f"{'batches':>8} {'M nodes':>8} {'M nodes/s':>10} {'start':>8} {'writes':>8} "
+          f"{'derive':>8} {'total wall':>11}")
     for k, r in results.items():
         scaling = r["rate"] / (base["rate"] * k / args.workers[0])
         print(f"{k:>7} {r['positions']:>9,} {r['rate']:>8.1f} {scaling:>8.0%} "
-              f"{r['overhead']:>9.1%} {r['batches']:>8,} {r['start']:>8.1f} s "
+              f"{r['overhead']:>9.1%} {r['batches']:>8,} {r['nodes'] / 1e6:>8,.0f} "
+              f"{r['nodes'] / r['core'] / 1e6:>10.2f} {r['start']:>6.1f} s "
               f"{r['writes']:>6.2f} s {r['derive']:>6.2f} s {r['wall']:>9.1f} s")
     print("overhead: the share of the workers' frontier wall time not spent solving")
 

@@ -1,0 +1,341 @@
+"""``Book``: the read-only reader, against the real small book built by the Ray driver.
+
+Expected scores come from ``Solver`` directly, never from the book itself.
+"""
+
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from sqlalchemy.exc import ResourceClosedError
+
+from bookgen import (
+    Book,
+    BookEntry,
+    BookError,
+    BookInfo,
+    BookNotFoundError,
+    CorruptBookError,
+    IncompatibleBookError,
+    NotABookError,
+    SchemaMismatchError,
+)
+from solver import BoardSizeError, IllegalMoveError, Position, Solver
+
+from conftest import SMALL_PLY, SMALL_ROOT
+
+COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver(table_log2=20)
+
+
+@pytest.fixture(scope="module")
+def book(small_book_path):
+    with Book.open(small_book_path) as opened:
+        yield opened
+
+
+def stored_moves(path: str, where: str = "1") -> list[str]:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return [m for (m,) in conn.execute(f"SELECT moves FROM positions WHERE {where} ORDER BY key")]
+
+
+def mirrored(moves: str) -> str:
+    return "".join(str(8 - int(c)) for c in moves)
+
+
+def expected_entry(solver: Solver, moves: str, frontier: bool) -> tuple:
+    """(score, wdl, best_moves, move_scores) of ``moves`` by direct search."""
+    position = Position.from_moves(moves)
+    scores = solver.analyze(position)
+    score = solver.solve(position)
+    assert score == max(s for s in scores if s is not None)
+    best = tuple(c for c, s in enumerate(scores, 1) if s == score)
+    return score, (score > 0) - (score < 0), best, None if frontier else tuple(scores)
+
+
+def snapshot(path: str) -> tuple:
+    stat = os.stat(path)
+    return Path(path).read_bytes(), stat.st_mtime_ns, stat.st_size, sorted(os.listdir(os.path.dirname(path)))
+
+
+# -- lookups -------------------------------------------------------------------
+
+def test_open_is_a_context_manager_that_closes(small_book_path):
+    with Book.open(small_book_path) as opened:
+        assert isinstance(opened, Book)
+        assert opened.get(SMALL_ROOT) is not None
+    with pytest.raises(ResourceClosedError):  # closed on leaving the block
+        opened.get(SMALL_ROOT)
+
+
+def test_root_entry_has_known_scores(book, solver):
+    entry = book.get(SMALL_ROOT)
+    assert entry == BookEntry(moves="44444433", ply=8, score=16, wdl=1, best_moves=(2, 5),
+                              move_scores=(0, 16, 2, None, 16, 0, 2))
+    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
+        expected_entry(solver, SMALL_ROOT, frontier=False)
+
+
+@pytest.mark.parametrize("moves", ["444444331", "444444332", "444444333", "444444335",
+                                   "444444336", "444444337", "4444443311", "4444443357"])
+def test_derived_entries_equal_a_direct_solve(book, solver, moves):
+    entry = book.get(moves)
+    assert entry is not None and entry.moves == moves and entry.ply == len(moves)
+    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
+        expected_entry(solver, moves, frontier=False)
+    assert len(entry.move_scores) == 7 and entry.move_scores[3] is None  # column 4 is full
+
+
+@pytest.mark.parametrize("moves", ["444444331112", "444444331111", "444444557776",
+                                   "444444331222", "444444557655"])
+def test_frontier_entries_have_a_score_and_no_move_scores(book, solver, moves):
+    entry = book.get(moves)
+    assert entry is not None and entry.ply == SMALL_PLY == len(moves)
+    assert entry.move_scores is None
+    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
+        expected_entry(solver, moves, frontier=True)
+
+
+def test_frontier_known_scores(book):
+    assert book.get("444444331112") == BookEntry(moves="444444331112", ply=12, score=-2, wdl=-1,
+                                                 best_moves=(2,), move_scores=None)
+    # stored as 444444331233 with best moves 1 2 5 6; asked as its mirror image
+    assert book.get("444444557655") == BookEntry(moves="444444557655", ply=12, score=-2, wdl=-1,
+                                                 best_moves=(2, 3, 6, 7), move_scores=None)
+
+
+def test_mirror_image_is_found_and_mirrored_back(book, solver, small_book_path):
+    # 444444337 is stored only as its mirror image 444444551.
+    assert "444444337" not in stored_moves(small_book_path)
+    assert "444444551" in stored_moves(small_book_path)
+    stored = book.get("444444551")
+    mirror = book.get("444444337")
+    assert stored.best_moves == (3, 6)
+    assert stored.move_scores == (-15, -15, -2, None, -15, -2, -15)
+    assert mirror == BookEntry(moves="444444337", ply=9, score=-2, wdl=-1, best_moves=(2, 5),
+                               move_scores=(-15, -2, -15, None, -2, -15, -15))
+    assert mirror.best_moves == tuple(sorted(8 - c for c in stored.best_moves))
+    assert mirror.move_scores == stored.move_scores[::-1]
+    assert (mirror.score, mirror.wdl, mirror.best_moves, mirror.move_scores) == \
+        expected_entry(solver, "444444337", frontier=False)
+
+
+def test_every_entry_and_its_mirror_agree(book, small_book_path):
+    for moves in stored_moves(small_book_path):
+        entry, mirror = book.get(moves), book.get(mirrored(moves))
+        assert mirror.moves == mirrored(moves) and entry.moves == moves
+        assert (mirror.ply, mirror.score, mirror.wdl) == (entry.ply, entry.score, entry.wdl)
+        assert mirror.best_moves == tuple(sorted(8 - c for c in entry.best_moves)), moves
+        if entry.move_scores is None:
+            assert mirror.move_scores is None
+        else:
+            assert mirror.move_scores == entry.move_scores[::-1], moves
+
+
+def test_lookup_by_position_equals_lookup_by_string(book):
+    for moves in ["44444433", "444444337", "444444331112", "444444557776"]:
+        assert book.get(Position.from_moves(moves)) == book.get(moves)
+    assert book.get(Position.from_moves("444444337").mirror()) == book.get("444444551")
+
+
+def test_a_transposition_is_found_under_its_own_moves(book):
+    entry = book.get("44443344")  # the root, reached in another order
+    assert entry.moves == "44443344" and entry.score == 16 and entry.best_moves == (2, 5)
+
+
+@pytest.mark.parametrize("moves", ["", "4453", "4444443", "4444443311111", "444444331112" + "1",
+                                   "44444433552"])  # the last one is a won game
+def test_positions_outside_the_book_are_none(book, moves):
+    assert book.get(moves) is None
+    assert moves not in book
+    assert Position.from_moves(moves) not in book
+
+
+def test_contains(book):
+    for moves in ["44444433", "444444337", "444444551", "444444331112", "44443344"]:
+        assert moves in book
+        assert Position.from_moves(moves) in book
+
+
+@pytest.mark.parametrize("bad, message", [("4489", "illegal move '8'"),
+                                          ("44444444", "column 4 is full"),
+                                          (4453, "got 4453")])
+def test_bad_lookups_name_the_input(book, bad, message):
+    with pytest.raises(IllegalMoveError, match=message) as info:
+        book.get(bad)
+    assert isinstance(info.value, ValueError)
+
+
+def test_len_counts_and_info(book):
+    assert len(book) == 753 == sum(COUNTS.values())
+    assert book.count_by_ply() == COUNTS
+    counts = book.score_counts()
+    assert {ply: sum(c.values()) for ply, c in counts.items()} == COUNTS
+    assert counts[8] == {1: 1}
+    assert book.info == BookInfo(width=7, height=6, root="44444433",
+                                 plies_complete=(8, 9, 10, 11, 12), schema_version=1, max_ply=12)
+
+
+def test_best_moves_agree_with_move_scores_on_derived_entries(book, small_book_path):
+    derived = stored_moves(small_book_path, f"ply < {SMALL_PLY}")
+    assert len(derived) == 1 + 6 + 36 + 136
+    for moves in derived:
+        for asked in (moves, mirrored(moves)):
+            entry = book.get(asked)
+            position = Position.from_moves(asked)
+            assert len(entry.move_scores) == 7
+            assert [s is None for s in entry.move_scores] == \
+                [not position.can_play(c) for c in range(1, 8)], asked
+            assert entry.score == max(s for s in entry.move_scores if s is not None)
+            assert entry.best_moves == tuple(
+                c for c, s in enumerate(entry.move_scores, 1) if s == entry.score), asked
+            assert entry.wdl == (entry.score > 0) - (entry.score < 0)
+
+
+def test_a_random_sample_of_frontier_entries_equals_direct_solves(book, solver, small_book_path):
+    frontier = stored_moves(small_book_path, f"ply = {SMALL_PLY}")
+    assert len(frontier) == 574
+    for moves in random.Random(12).sample(frontier, 8):
+        asked = mirrored(moves)
+        entry = book.get(asked)
+        assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
+            expected_entry(solver, asked, frontier=True), asked
+
+
+# -- opening errors ------------------------------------------------------------
+
+def test_missing_file(tmp_path):
+    path = str(tmp_path / "nowhere.db")
+    with pytest.raises(BookNotFoundError, match="no book at") as info:
+        Book.open(path)
+    assert repr(path) in str(info.value)
+    assert isinstance(info.value, FileNotFoundError) and isinstance(info.value, BookError)
+    assert not os.path.exists(path)
+
+
+def test_text_file_is_not_a_book(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("not a book\n")
+    with pytest.raises(NotABookError, match="not a SQLite file") as info:
+        Book.open(str(path))
+    assert repr(str(path)) in str(info.value) and isinstance(info.value, ValueError)
+    assert path.read_text() == "not a book\n"
+
+
+def test_empty_file_and_directory_are_not_books(tmp_path):
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    with pytest.raises(NotABookError, match="empty file"):
+        Book.open(str(empty))
+    assert empty.read_bytes() == b""
+    with pytest.raises(NotABookError, match="is a directory"):
+        Book.open(str(tmp_path))
+
+
+def test_sqlite_file_without_book_tables(tmp_path):
+    path = str(tmp_path / "other.db")
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        conn.execute("INSERT INTO notes VALUES (1, 'hello')")
+        conn.commit()
+    before = Path(path).read_bytes()
+    with pytest.raises(NotABookError, match="no book tables") as info:
+        Book.open(path)
+    assert repr(path) in str(info.value)
+    assert Path(path).read_bytes() == before
+
+
+def test_book_tables_without_the_format_mark(small_book_copy):
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.execute("DELETE FROM meta WHERE name = 'format'")
+        conn.commit()
+    with pytest.raises(NotABookError, match="not a c4book book") as info:
+        Book.open(small_book_copy)
+    assert repr(small_book_copy) in str(info.value)
+
+
+def test_garbage_in_the_middle_is_corrupt(small_book_copy):
+    size = os.path.getsize(small_book_copy)
+    with open(small_book_copy, "r+b") as handle:
+        handle.seek(size // 2)
+        handle.write(b"\xde\xad\xbe\xef" * 64)
+    with pytest.raises(CorruptBookError, match="damaged") as info:
+        Book.open(small_book_copy)
+    assert repr(small_book_copy) in str(info.value) and isinstance(info.value, ValueError)
+
+
+def test_a_book_for_another_board_size(small_book_copy):
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.execute("UPDATE meta SET value = '8' WHERE name = 'width'")
+        conn.commit()
+    with pytest.raises(IncompatibleBookError, match=r"8x6 board, not 7x6") as info:
+        Book.open(small_book_copy)
+    assert repr(small_book_copy) in str(info.value)
+    assert isinstance(info.value, BoardSizeError)
+
+
+def test_an_unknown_schema_version(small_book_copy):
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.execute("UPDATE meta SET value = '99' WHERE name = 'schema_version'")
+        conn.commit()
+    with pytest.raises(SchemaMismatchError, match="schema version '99'") as info:
+        Book.open(small_book_copy)
+    assert repr(small_book_copy) in str(info.value) and "reads version 1" in str(info.value)
+
+
+# -- opening writes nothing ----------------------------------------------------
+
+def test_reading_never_modifies_the_file(small_book_copy):
+    os.utime(small_book_copy, ns=(1_000_000_000, 1_000_000_000))  # an mtime a write would change
+    before = snapshot(small_book_copy)
+    with Book.open(small_book_copy) as opened:
+        assert len(opened) == 753
+        assert opened.info.root == SMALL_ROOT
+        assert opened.get("444444337").score == -2
+        assert "4453" not in opened
+        opened.count_by_ply()
+        opened.score_counts()
+        assert snapshot(small_book_copy) == before  # while open: no -wal/-shm beside it
+    assert snapshot(small_book_copy) == before
+    with closing(sqlite3.connect(f"file:{small_book_copy}?mode=ro", uri=True)) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+@pytest.mark.parametrize("name", ["my#book.db", "what?.db", "a%41.db"])
+def test_a_path_with_uri_characters_opens_and_writes_nothing(small_book_path, tmp_path, name):
+    folder = tmp_path / "books"
+    folder.mkdir()
+    path = str(folder / name)
+    shutil.copy(small_book_path, path)
+    with Book.open(path) as opened:
+        assert len(opened) == 753
+    assert os.listdir(folder) == [name]
+
+
+def test_url_form_opens_too(small_book_path):
+    with Book.open(f"sqlite:///{small_book_path}") as opened:
+        assert len(opened) == 753 and opened.get(SMALL_ROOT).score == 16
+
+
+# -- light import --------------------------------------------------------------
+
+def test_importing_and_reading_a_book_loads_neither_numba_nor_ray(small_book_path):
+    code = ("import sys, bookgen.book\n"
+            "with bookgen.book.Book.open(sys.argv[1]) as book:\n"
+            "    assert book.get('444444337').score == -2\n"
+            "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"
+            " if m in sys.modules))\n")
+    result = subprocess.run([sys.executable, "-c", code, small_book_path], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -1,0 +1,385 @@
+"""``BookStore`` (the writer) and ``schema`` (tables, packing, errors) on real SQLite files.
+
+Rows are real: frontier rows come from ``solve_frontier`` and derived rows
+from ``Solver.analyze``, on positions of the small book's subtree.
+"""
+
+import json
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
+
+from bookgen import (
+    Book,
+    BookError,
+    CorruptBookError,
+    IncompatibleBookError,
+    NotABookError,
+    SchemaMismatchError,
+)
+from bookgen.frontier import solve_frontier
+from bookgen.schema import FORMAT, SCHEMA_VERSION, Entry, Meta, pack_scores, unpack_scores
+from bookgen.store import (
+    BookSizeError,
+    BookStore,
+    check_sqlite_file,
+    is_url,
+    iter_chunks,
+    make_engine,
+    read_meta,
+    sqlite_path,
+)
+from solver import BoardSizeError, Position, Solver
+
+from conftest import SMALL_PLY, SMALL_ROOT
+
+ROOT_KEY = Position.from_moves(SMALL_ROOT).canonical_key
+FRONTIER = ["444444331112", "444444331222", "444444331233"]  # canonical, ply 12
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver(table_log2=20)
+
+
+@pytest.fixture(scope="module")
+def frontier_rows(solver):
+    return [solve_frontier(solver, moves) for moves in FRONTIER]
+
+
+@pytest.fixture(scope="module")
+def derived_row(solver):
+    position = Position.from_moves("44444433111")  # ply 11, canonical
+    scores = solver.analyze(position)
+    score = max(s for s in scores if s is not None)
+    return {"key": position.key, "ply": 11, "moves": position.moves, "score": score,
+            "wdl": (score > 0) - (score < 0),
+            "best_moves": "".join(str(c) for c, s in enumerate(scores, 1) if s == score),
+            "move_scores": pack_scores(scores), "nodes": 0}
+
+
+@pytest.fixture()
+def store(tmp_path):
+    opened = BookStore(str(tmp_path / "new.db"), SMALL_ROOT, ROOT_KEY)
+    yield opened
+    opened.close()
+
+
+def table(path: str) -> list[tuple]:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return conn.execute("SELECT key, ply, moves, score, wdl, best_moves, move_scores, nodes "
+                            "FROM positions ORDER BY key").fetchall()
+
+
+def journal_mode(path: str) -> str:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return conn.execute("PRAGMA journal_mode").fetchone()[0]
+
+
+def as_tuple(row: dict) -> tuple:
+    return tuple(row[c] for c in ("key", "ply", "moves", "score", "wdl", "best_moves",
+                                  "move_scores", "nodes"))
+
+
+# -- the rows used below are real ---------------------------------------------
+
+def test_the_rows_are_real_solves(frontier_rows, derived_row):
+    assert [(r["moves"], r["ply"], r["score"], r["wdl"], r["best_moves"], r["move_scores"])
+            for r in frontier_rows] == [("444444331112", 12, -2, -1, "2", None),
+                                        ("444444331222", 12, -1, -1, "26", None),
+                                        ("444444331233", 12, -2, -1, "1256", None)]
+    assert all(r["key"] == Position.from_moves(r["moves"]).key for r in frontier_rows)
+    assert (derived_row["score"], derived_row["best_moves"]) == (2, "2")
+    assert unpack_scores(derived_row["move_scores"]) == [-15, 2, -15, None, -15, -15, -15]
+
+
+# -- creating a book -----------------------------------------------------------
+
+def test_a_new_store_writes_its_metadata(store):
+    assert store.meta() == {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
+                            "width": "7", "height": "6", "root": SMALL_ROOT,
+                            "root_key": str(ROOT_KEY), "ply": "8", "complete_plies": "[]"}
+    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 1)
+    assert store.count_by_ply() == {}
+    assert store.keys_at(SMALL_PLY) == set() and store.scores_at(SMALL_PLY) == {}
+    assert store.complete_plies() == []
+
+
+def test_an_empty_file_becomes_a_book(tmp_path):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    store = BookStore(str(path), SMALL_ROOT, ROOT_KEY)
+    store.close()
+    with Book.open(str(path)) as book:
+        assert book.info.root == SMALL_ROOT and len(book) == 0
+
+
+def test_a_url_names_the_same_file(tmp_path, frontier_rows):
+    path = str(tmp_path / "url.db")
+    assert is_url(f"sqlite:///{path}") and not is_url(path)
+    assert sqlite_path(f"sqlite:///{path}") == path and sqlite_path(path) == path
+    assert sqlite_path("postgresql+psycopg://u@h/book") is None
+    store = BookStore(f"sqlite:///{path}", SMALL_ROOT, ROOT_KEY)
+    store.insert_new(frontier_rows)
+    store.close()
+    assert len(table(path)) == 3
+
+
+# -- writing -------------------------------------------------------------------
+
+def test_insert_new_twice_keeps_one_row_with_the_first_values(store, frontier_rows):
+    assert store.insert_new(frontier_rows) == 3
+    first = table(store.db)
+    assert first == sorted(as_tuple(r) for r in frontier_rows)
+    store.insert_new(frontier_rows)
+    assert table(store.db) == first
+    changed = [dict(r, score=r["score"] + 1, wdl=1, best_moves="7", nodes=1) for r in frontier_rows]
+    store.insert_new(changed)
+    assert table(store.db) == first
+    assert store.count_by_ply() == {12: 3}
+
+
+def test_insert_new_adds_only_the_missing_keys(store, frontier_rows):
+    store.insert_new(frontier_rows[:1])
+    store.insert_new([dict(frontier_rows[0], score=99)] + frontier_rows[1:])
+    assert store.scores_at(12) == {r["key"]: r["score"] for r in frontier_rows}
+
+
+def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, derived_row):
+    store.insert_new(frontier_rows)
+    store.upsert([derived_row])
+    store.upsert([derived_row])
+    assert store.count_by_ply() == {11: 1, 12: 3}
+    assert {r[0]: r for r in table(store.db)}[derived_row["key"]] == as_tuple(derived_row)
+    # upsert replaces the four result columns of a stored key, not its identity or nodes
+    wrong = dict(derived_row, score=-7, wdl=-1, best_moves="13", moves="other", ply=3, nodes=5,
+                 move_scores=pack_scores([-7, -8, -7, None, -9, -9, -9]))
+    store.upsert([wrong])
+    store.upsert([wrong])
+    row = {r[0]: r for r in table(store.db)}[derived_row["key"]]
+    assert row == (derived_row["key"], 11, "44444433111", -7, -1, "13",
+                   pack_scores([-7, -8, -7, None, -9, -9, -9]), 0)
+    assert store.count_by_ply() == {11: 1, 12: 3}
+
+
+def test_empty_writes_are_no_ops(store):
+    assert store.insert_new([]) == 0 and store.upsert([]) == 0
+    assert store.count_by_ply() == {}
+
+
+def test_reading_back_by_ply(store, frontier_rows, derived_row):
+    store.insert_new(frontier_rows)
+    store.upsert([derived_row])
+    assert store.keys_at(12) == {Position.from_moves(m).key for m in FRONTIER}
+    assert store.scores_at(12) == {Position.from_moves("444444331112").key: -2,
+                                   Position.from_moves("444444331222").key: -1,
+                                   Position.from_moves("444444331233").key: -2}
+    assert store.scores_at(11) == {derived_row["key"]: 2}
+    assert store.finished_keys_at(11) == {derived_row["key"]}
+    assert store.finished_keys_at(12) == set()  # frontier rows have no move scores
+    assert store.keys_at(10) == set()
+    assert list(store.count_by_ply().items()) == [(11, 1), (12, 3)]
+
+
+def test_mark_complete_and_meta(store):
+    store.mark_complete(12)
+    store.mark_complete(10)
+    store.mark_complete(12)
+    assert store.complete_plies() == [10, 12]
+    assert json.loads(store.meta()["complete_plies"]) == [10, 12]
+    store.set_meta(ply="12", note="x")
+    store.set_meta(ply="13")
+    meta = store.meta()
+    assert meta["ply"] == "13" and meta["note"] == "x" and meta["root"] == SMALL_ROOT
+
+
+def test_reopening_keeps_rows_and_metadata(tmp_path, frontier_rows):
+    path = str(tmp_path / "again.db")
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    store.insert_new(frontier_rows)
+    store.mark_complete(12)
+    store.close()
+    before = table(path)
+    # the mirror image of the root has the same canonical key: the same book
+    for root in (SMALL_ROOT, "44444455"):
+        again = BookStore(path, root, Position.from_moves(root).canonical_key)
+        assert again.meta()["root"] == SMALL_ROOT and again.complete_plies() == [12]
+        assert again.keys_at(12) == {r[0] for r in before}
+        again.close()
+    assert table(path) == before
+
+
+# -- closing -------------------------------------------------------------------
+
+def test_close_leaves_one_file_in_delete_mode(tmp_path, frontier_rows, derived_row):
+    path = str(tmp_path / "closing.db")
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    store.insert_new(frontier_rows)
+    store.upsert([derived_row])
+    store.mark_complete(12)
+    assert journal_mode(path) == "wal"  # while the writer is open
+    assert os.path.exists(path + "-wal")
+    store.close()
+    assert journal_mode(path) == "delete"
+    assert not os.path.exists(path + "-wal") and not os.path.exists(path + "-shm")
+    assert sorted(os.listdir(tmp_path)) == ["closing.db"]
+    assert len(table(path)) == 4  # every committed row was folded into the file
+
+
+# -- refusing what is not this book -------------------------------------------
+
+def test_a_book_from_another_root_is_refused(small_book_copy):
+    before = table(small_book_copy)
+    other = "4444443"
+    with pytest.raises(IncompatibleBookError, match="root '44444433', not '4444443'") as info:
+        BookStore(small_book_copy, other, Position.from_moves(other).canonical_key)
+    assert repr(small_book_copy) in str(info.value) and isinstance(info.value, ValueError)
+    assert table(small_book_copy) == before
+
+
+@pytest.mark.parametrize("kind", ["book from another root", "foreign SQLite database"])
+def test_a_refused_file_is_left_byte_for_byte_unchanged(small_book_copy, tmp_path, kind):
+    if kind == "foreign SQLite database":
+        path = str(tmp_path / "someone_elses.db")
+        with closing(sqlite3.connect(path)) as conn:
+            conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+            conn.commit()
+        error = NotABookError
+    else:
+        path, error = small_book_copy, IncompatibleBookError
+    before = Path(path).read_bytes()
+    with pytest.raises(error):
+        BookStore(path, "4444443", Position.from_moves("4444443").canonical_key)
+    assert journal_mode(path) == "delete"
+    assert Path(path).read_bytes() == before
+
+
+def test_files_that_are_not_books_are_refused(tmp_path):
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("hello\n")
+    with pytest.raises(NotABookError, match="not a SQLite file") as info:
+        BookStore(str(text_file), SMALL_ROOT, ROOT_KEY)
+    assert repr(str(text_file)) in str(info.value)
+    assert text_file.read_text() == "hello\n"
+    with pytest.raises(NotABookError, match="is a directory"):
+        BookStore(str(tmp_path), SMALL_ROOT, ROOT_KEY)
+    foreign = str(tmp_path / "foreign.db")
+    with closing(sqlite3.connect(foreign)) as conn:
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY)")
+        conn.commit()
+    with pytest.raises(NotABookError, match="no book tables"):
+        BookStore(foreign, SMALL_ROOT, ROOT_KEY)
+    with closing(sqlite3.connect(foreign)) as conn:
+        assert [t for (t,) in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
+
+
+def test_schema_and_board_size_are_checked(small_book_copy):
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.execute("UPDATE meta SET value = '2' WHERE name = 'schema_version'")
+        conn.commit()
+    with pytest.raises(SchemaMismatchError, match="schema version '2'"):
+        BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.execute("UPDATE meta SET value = '1' WHERE name = 'schema_version'")
+        conn.execute("UPDATE meta SET value = '5' WHERE name = 'height'")
+        conn.commit()
+    with pytest.raises(BookSizeError, match="7x5 board, not 7x6") as info:
+        BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
+    assert isinstance(info.value, IncompatibleBookError) and isinstance(info.value, BoardSizeError)
+
+
+def test_a_damaged_file_is_refused(small_book_copy):
+    size = os.path.getsize(small_book_copy)
+    with open(small_book_copy, "r+b") as handle:
+        handle.seek(size // 2)
+        handle.write(b"\x00\xff" * 128)
+    with pytest.raises(CorruptBookError) as info:
+        BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
+    assert repr(small_book_copy) in str(info.value)
+
+
+def test_an_unwritable_place_is_a_book_error(tmp_path):
+    path = str(tmp_path / "no" / "such" / "dir.db")
+    with pytest.raises(BookError, match="cannot write a book at") as info:
+        BookStore(path, SMALL_ROOT, ROOT_KEY)
+    assert repr(path) in str(info.value)
+    assert not (tmp_path / "no").exists()
+
+
+def test_check_sqlite_file(tmp_path, small_book_path):
+    missing = str(tmp_path / "missing.db")
+    assert check_sqlite_file(missing, must_exist=False) is False
+    with pytest.raises(BookError, match="no book at"):
+        check_sqlite_file(missing, must_exist=True)
+    assert check_sqlite_file(small_book_path, must_exist=True) is True
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    assert check_sqlite_file(str(empty), must_exist=False) is False
+    with pytest.raises(NotABookError, match="empty file"):
+        check_sqlite_file(str(empty), must_exist=True)
+
+
+# -- the read-only engine ------------------------------------------------------
+
+def test_the_read_only_engine_reads_and_cannot_write(small_book_copy):
+    before = Path(small_book_copy).read_bytes()
+    engine = make_engine(small_book_copy, readonly=True)
+    try:
+        meta = read_meta(engine, small_book_copy)
+        assert meta["root"] == SMALL_ROOT and json.loads(meta["complete_plies"]) == [8, 9, 10, 11, 12]
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM positions")).scalar_one() == 753
+        for statement in ("DELETE FROM positions",
+                          "UPDATE meta SET value = 'x' WHERE name = 'root'",
+                          "INSERT INTO meta (name, value) VALUES ('x', 'y')"):
+            with pytest.raises(OperationalError, match="readonly"):
+                with engine.begin() as conn:
+                    conn.execute(text(statement))
+    finally:
+        engine.dispose()
+    assert Path(small_book_copy).read_bytes() == before
+    assert journal_mode(small_book_copy) == "delete"
+
+
+# -- schema --------------------------------------------------------------------
+
+def test_pack_matches_the_stored_bytes_of_the_root(small_book_path):
+    with closing(sqlite3.connect(f"file:{small_book_path}?mode=ro", uri=True)) as conn:
+        (packed,) = conn.execute("SELECT move_scores FROM positions WHERE moves = ?",
+                                 (SMALL_ROOT,)).fetchone()
+    assert packed == b"@PB\x00P@B" == pack_scores([0, 16, 2, None, 16, 0, 2])
+    assert unpack_scores(packed) == [0, 16, 2, None, 16, 0, 2]
+
+
+@pytest.mark.parametrize("scores", [
+    [0, 16, 2, None, 16, 0, 2],
+    [None, None, None, None, None, None, -1],
+    [-18, -15, -2, -1, 1, 15, 18],
+    [21, -21, 0, None, 0, -21, 21],
+])
+def test_pack_unpack_round_trip(scores):
+    packed = pack_scores(scores)
+    assert isinstance(packed, bytes) and len(packed) == 7
+    assert [b == 0 for b in packed] == [s is None for s in scores]
+    assert unpack_scores(packed) == scores
+
+
+def test_unpack_none_is_none():
+    assert unpack_scores(None) is None
+
+
+def test_tables_and_errors():
+    assert (Entry.__tablename__, Meta.__tablename__) == ("positions", "meta")
+    assert repr(Entry(moves="4453", ply=4, score=-2)) == "Entry(moves='4453', ply=4, score=-2)"
+    for error in (NotABookError, CorruptBookError, SchemaMismatchError, IncompatibleBookError):
+        assert issubclass(error, BookError) and issubclass(error, ValueError)
+
+
+def test_iter_chunks():
+    assert [list(c) for c in iter_chunks(list(range(7)), 3)] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert list(iter_chunks([], 3)) == []
