@@ -70,7 +70,7 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
                 scores.append(-solver.solve(child))
                 searched = True
     score, best = best_of(scores)
-    source = "book" if not searched else "book+search" if used_book else "search"
+    source = ("book+search" if searched else "book") if used_book else "search"
     return Analysis(position.moves, position.ply, score, sign(score),
                     tuple(int(c) for c in best), tuple(scores), source)
 

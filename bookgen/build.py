@@ -32,6 +32,7 @@ from .schema import pack_scores
 from .store import BookStore, iter_chunks
 
 DEFAULT_TABLE_LOG2 = 24
+MIN_TABLE_LOG2, MAX_TABLE_LOG2 = 10, 32  # what Solver accepts
 TARGET_BATCH_SECONDS = 3.0
 FIRST_BATCH = 4
 MAX_BATCH = 20_000
@@ -140,6 +141,9 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
         cluster.check_address(address)
     if workers is not None and workers < 1:
         raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
+    if not MIN_TABLE_LOG2 <= table_log2 <= MAX_TABLE_LOG2:
+        raise BuildArgumentError(f"--table-log2 must be between {MIN_TABLE_LOG2} and "
+                                 f"{MAX_TABLE_LOG2}, got {table_log2}")
     started = time.perf_counter()
     store = BookStore(db, root, root_position.canonical_key)
     summary = BuildSummary(root=root, ply=ply, db=db)

@@ -4,6 +4,7 @@ this one parses arguments and turns every project error into one line."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from solver.errors import C4Error
@@ -16,13 +17,43 @@ Scores follow Pascal Pons' convention: positive means the player to move wins,
 the value is 22 minus the winner's stone count; 0 is a draw."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, like every other error of the command."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _seconds(text: str) -> float:
+    """A time budget: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def _table_log2(text: str) -> int:
+    """A transposition table size: log2 of its slots, 10 to 32 as Solver accepts."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 10 <= value <= 32:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a table size: give 10 to 32 "
+                                         "(2**N slots of 8 bytes)")
+    return value
+
+
 def _add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", default="book.db",
                         help="book file or SQLAlchemy URL (default: %(default)s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="c4book", description=DESCRIPTION,
+    parser = _Parser(prog="c4book", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -35,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weak", action="store_true", help="print only the sign: -1 loss, 0 draw, 1 win")
     p.add_argument("--analyze", action="store_true",
                    help="print the score of each of the 7 moves ('x' for a full column)")
-    p.add_argument("--table-log2", type=int, default=24,
+    p.add_argument("--table-log2", type=_table_log2, default=24,
                    help="transposition table size as a power of two (default: %(default)s, 128 MiB)")
     p.set_defaults(run=_run_solve)
 
@@ -54,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: start a local Ray on this machine's cores)")
     p.add_argument("--workers", type=int, default=None,
                    help="positions solved at once (default: every CPU of the Ray cluster)")
-    p.add_argument("--table-log2", type=int, default=24,
+    p.add_argument("--table-log2", type=_table_log2, default=24,
                    help="each worker's transposition table, as a power of two of 8-byte slots "
                         "(default: %(default)s, 128 MiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -76,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
     _add_book_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
-    p.add_argument("--time", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time", type=_seconds, default=None, metavar="SECONDS",
                    help="answer within about this long, unproven if need be (default: no limit)")
     p.set_defaults(run=lambda a: _commands().run_move(a.moves, _db(a), a.json, a.time, sys.stdout))
 
@@ -149,6 +180,9 @@ def _run_solve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help(sys.stderr)  # a bare "c4book": show what there is
+        return 2
     args = parser.parse_args(argv)
     try:
         return args.run(args) or 0

@@ -49,7 +49,7 @@ def _ask_column(position: Position, stdin: IO[str], out: IO[str]) -> int | None:
         if not line or line.strip().lower() in ("q", "quit", "exit"):
             return None
         text = line.strip()
-        if not text.isdigit():
+        if not (text.isascii() and text.isdigit()):
             out.write(f"{text!r} is not a column: type a number from 1 to 7\n")
         elif not 1 <= int(text) <= 7:
             out.write(f"there is no column {int(text)}: columns are 1 to 7\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -39,6 +40,9 @@ class Player:
 
     def __init__(self, book: Book | None = None, time_budget: float | None = None,
                  table_log2: int = 24):
+        if time_budget is not None and not (math.isfinite(time_budget) and time_budget > 0):
+            raise ValueError(f"time_budget must be a positive number of seconds, "
+                             f"got {time_budget!r}")
         self.book = book
         self.time_budget = time_budget
         self.table_log2 = table_log2

@@ -1,0 +1,420 @@
+"""``c4book query``, ``move``, ``stats`` and the error handling of ``bookgen.cli``,
+through the installed console script, against the real small book.
+
+Expected scores come from ``Solver`` directly or from Pons' benchmark files.
+"""
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from solver import Position, Solver
+
+from conftest import SMALL_PLY, SMALL_ROOT
+
+DATA = Path(__file__).parent / "data"
+COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
+SUBCOMMANDS = ["solve", "build", "query", "move", "play", "stats", "verify"]
+
+ROOT_BOARD = """\
+. . . o . . .
+. . . x . . .
+. . . o . . .
+. . . x . . .
+. . o o . . .
+. . x x . . .
+1 2 3 4 5 6 7"""
+ROOT_SCORES = [0, 16, 2, None, 16, 0, 2]
+
+# A ply-41 End-Easy position: one cell left, filling it draws.
+LAST_CELL = "71255763773133525731261364622167124446454"
+# Illegal or finished move strings, and what the error must quote.
+BAD_MOVES = ["4a", "0", "8", "4 4", "4444444", "12121212", "1212121"]
+
+
+def c4book_command() -> list[str]:
+    """The console script installed next to this Python, else the module."""
+    script = Path(sys.executable).with_name("c4book")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("c4book")
+    return [found] if found else [sys.executable, "-m", "bookgen.cli"]
+
+
+def c4book(*args: str, stdin: str | None = None, timeout: float = 300):
+    return subprocess.run([*c4book_command(), *args], input=stdin, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def assert_one_line_error(result, command: str, *names: str) -> str:
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"c4book {command}: error: "), lines[0]
+    for name in names:
+        assert name in lines[0], (name, lines[0])
+    return lines[0]
+
+
+def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
+    lines = [line.split() for line in (DATA / name).read_text().split("\n") if line.strip()]
+    return [(moves, int(score)) for moves, score in lines[::step][:limit]]
+
+
+def book_moves(path: str, ply: int) -> list[str]:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return [m for (m,) in conn.execute(
+            "SELECT moves FROM positions WHERE ply = ? ORDER BY key", (ply,))]
+
+
+def signed(score):
+    return "x" if score is None else f"{score:+d}" if score else "0"
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver(table_log2=20)
+
+
+@pytest.fixture(scope="module")
+def db(small_book_path):
+    return small_book_path
+
+
+def expected(solver, moves):
+    scores = solver.analyze(Position.from_moves(moves))
+    score = max(s for s in scores if s is not None)
+    return score, [c for c, s in enumerate(scores, start=1) if s == score], scores
+
+
+# -- the entry point ----------------------------------------------------------
+
+def test_module_entry_point_matches_the_script(db):
+    via_module = subprocess.run([sys.executable, "-m", "bookgen.cli", "query", SMALL_ROOT,
+                                 "--db", db, "--json"], capture_output=True, text=True,
+                                timeout=120)
+    via_script = c4book("query", SMALL_ROOT, "--db", db, "--json")
+    assert via_module.returncode == via_script.returncode == 0
+    assert json.loads(via_module.stdout) == json.loads(via_script.stdout)
+
+
+def test_top_level_help():
+    result = c4book("--help")
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage: c4book")
+    for name in SUBCOMMANDS:
+        assert name in result.stdout
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_subcommand_help(command):
+    result = c4book(command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"usage: c4book {command}")
+    assert "--db" in result.stdout or command == "solve"
+    assert result.stderr == ""
+
+
+def test_no_subcommand_is_a_usage_error():
+    result = c4book()
+    assert result.returncode == 2
+    assert "usage: c4book" in result.stderr and "Traceback" not in result.stderr
+
+
+# -- query --------------------------------------------------------------------
+
+def test_query_book_position(db, solver):
+    score, best, scores = expected(solver, SMALL_ROOT)
+    assert (score, best, scores) == (16, [2, 5], ROOT_SCORES)
+    result = c4book("query", SMALL_ROOT, "--db", db)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout == (
+        f"{ROOT_BOARD}\n\n"
+        "moves  44444433  (ply 8, x to play)\n"
+        "score  +16: first player wins with the 6th stone  [from the book]\n"
+        "best   2 5\n"
+        "moves  1:0  2:+16  3:+2  4:x  5:+16  6:0  7:+2\n")
+
+
+def test_query_mirrored_book_position(db, solver):
+    moves = "44444455"
+    score, best, scores = expected(solver, moves)
+    result = c4book("query", moves, "--db", db)
+    assert result.returncode == 0
+    assert f"score  {signed(score)}: first player wins with the 6th stone  [from the book]" \
+        in result.stdout
+    assert f"best   {' '.join(map(str, best))}\n" in result.stdout
+    assert "best   3 6\n" in result.stdout
+    assert "moves  " + "  ".join(f"{c}:{signed(s)}" for c, s in enumerate(scores, 1)) \
+        in result.stdout
+
+
+def test_query_json(db, solver):
+    moves = "444444332"  # o to move, lost: x wins with its 6th stone
+    score, best, scores = expected(solver, moves)
+    result = c4book("query", moves, "--db", db, "--json")
+    assert result.returncode == 0
+    data = json.loads(result.stdout)
+    assert set(data) == {"moves", "score", "wdl", "best_moves", "move_scores", "source"}
+    assert data == {"moves": moves, "score": score, "wdl": -1, "best_moves": best,
+                    "move_scores": scores, "source": "book"}
+    assert score == -16
+
+
+def test_query_json_of_the_root(db):
+    data = json.loads(c4book("query", SMALL_ROOT, "--db", db, "--json").stdout)
+    assert data == {"moves": SMALL_ROOT, "score": 16, "wdl": 1, "best_moves": [2, 5],
+                    "move_scores": ROOT_SCORES, "source": "book"}
+
+
+def test_book_given_as_an_sqlalchemy_url(db):
+    url = f"sqlite:///{os.path.abspath(db)}"
+    data = json.loads(c4book("query", SMALL_ROOT, "--db", url, "--json").stdout)
+    assert (data["score"], data["best_moves"], data["source"]) == (16, [2, 5], "book")
+
+
+def test_query_second_player_words(db, solver):
+    result = c4book("query", "444444332", "--db", db)
+    assert "moves  444444332  (ply 9, o to play)" in result.stdout
+    assert "score  -16: first player wins with the 6th stone  [from the book]" in result.stdout
+
+
+def test_query_outside_the_book_searches(db, solver):
+    moves, score = pons_lines("Test_L3_R1", 137, 1)[0]
+    _, best, scores = expected(solver, moves)
+    text = c4book("query", moves, "--db", db)
+    assert text.returncode == 0
+    assert str(Position.from_moves(moves)) in text.stdout
+    assert f"score  {signed(score)}: " in text.stdout
+    assert "[not in the book: searched]" in text.stdout
+    data = json.loads(c4book("query", moves, "--db", db, "--json").stdout)
+    assert data == {"moves": moves, "score": score, "wdl": (score > 0) - (score < 0),
+                    "best_moves": best, "move_scores": scores, "source": "search"}
+
+
+def test_query_frontier_is_partly_searched(db, solver):
+    moves = book_moves(db, SMALL_PLY)[200]
+    score, best, scores = expected(solver, moves)
+    text = c4book("query", moves, "--db", db)
+    assert "[partly from the book, the rest searched]" in text.stdout
+    data = json.loads(c4book("query", moves, "--db", db, "--json").stdout)
+    assert (data["score"], data["best_moves"], data["move_scores"], data["source"]) == \
+        (score, best, scores, "book+search")
+
+
+def test_query_without_the_book(db):
+    data = json.loads(c4book("query", SMALL_ROOT, "--db", db, "--no-book", "--json").stdout)
+    assert data == {"moves": SMALL_ROOT, "score": 16, "wdl": 1, "best_moves": [2, 5],
+                    "move_scores": ROOT_SCORES, "source": "search"}
+
+
+def test_query_draw_words(solver):
+    result = c4book("query", LAST_CELL, "--no-book")
+    assert result.returncode == 0
+    assert "moves  " + LAST_CELL + "  (ply 41, o to play)" in result.stdout
+    assert "score  0: draw  " in result.stdout
+    assert "best   5\n" in result.stdout
+    assert "moves  1:x  2:x  3:x  4:x  5:0  6:x  7:x\n" in result.stdout
+
+
+def test_query_without_a_book_never_claims_the_book():
+    result = c4book("query", LAST_CELL, "--no-book")
+    assert "[from the book]" not in result.stdout
+
+
+# -- move ---------------------------------------------------------------------
+
+def test_move_from_the_book(db):
+    result = c4book("move", SMALL_ROOT, "--db", db)
+    assert result.returncode == 0 and result.stderr == ""
+    assert re.fullmatch(r"5  \(book, score \+16, \d+\.\d ms\)\n", result.stdout), result.stdout
+
+
+def test_move_json_from_the_book(db):
+    data = json.loads(c4book("move", "44444455", "--db", db, "--json").stdout)
+    assert set(data) == {"moves", "column", "score", "source", "proven", "seconds"}
+    assert (data["moves"], data["column"], data["score"], data["source"], data["proven"]) == \
+        ("44444455", 3, 16, "book", True)
+    assert 0 <= data["seconds"] < 5
+
+
+def test_move_searched(db, solver):
+    moves, score = pons_lines("Test_L2_R1", 211, 1)[0]
+    _, best, _ = expected(solver, moves)
+    text = c4book("move", moves, "--db", db)
+    match = re.fullmatch(r"([1-7])  \(search, score ([+-]?\d+), \d+\.\d ms\)\n", text.stdout)
+    assert match, text.stdout
+    assert int(match[1]) in best and int(match[2]) == score
+    data = json.loads(c4book("move", moves, "--db", db, "--json").stdout)
+    assert data["column"] in best
+    assert (data["moves"], data["score"], data["source"], data["proven"]) == \
+        (moves, score, "search", True)
+
+
+def test_move_with_a_time_budget(db):
+    data = json.loads(c4book("move", "4", "--db", db, "--time", "0.3", "--json").stdout)
+    assert (data["moves"], data["column"], data["score"], data["source"], data["proven"]) == \
+        ("4", 4, None, "heuristic", False)
+    assert data["seconds"] < 5
+    text = c4book("move", "4", "--db", db, "--time", "0.3")
+    assert re.fullmatch(r"4  \(heuristic, \d+\.\d ms, not proven: time ran out\)\n",
+                        text.stdout), text.stdout
+
+
+@pytest.mark.parametrize("budget", ["nan", "inf"])
+def test_move_odd_time_budget_is_handled(budget):
+    moves, _ = pons_lines("Test_L3_R1", 137, 1)[0]
+    result = c4book("move", moves, "--no-book", "--time", budget)
+    assert "Traceback" not in result.stderr
+    if result.returncode != 0:
+        assert len(result.stderr.strip().splitlines()) == 1
+    else:
+        assert re.match(r"[1-7]  \(", result.stdout)
+
+
+# -- stats --------------------------------------------------------------------
+
+def test_stats_json(db, solver):
+    result = c4book("stats", "--db", db, "--json")
+    assert result.returncode == 0
+    stats = json.loads(result.stdout)
+    assert stats["positions_per_ply"] == {str(p): n for p, n in COUNTS.items()}
+    assert stats["positions"] == sum(COUNTS.values()) == 753
+    assert stats["plies_complete"] == sorted(COUNTS)
+    assert (stats["root"], stats["max_ply"], stats["db"]) == (SMALL_ROOT, SMALL_PLY, db)
+    assert stats["file_bytes"] == os.path.getsize(db)
+    assert stats["bytes_per_position"] == round(os.path.getsize(db) / 753, 1)
+    for ply, count in COUNTS.items():
+        outcome = stats["outcomes_per_ply"][str(ply)]
+        assert outcome["win"] + outcome["draw"] + outcome["loss"] == count
+    assert stats["outcomes_per_ply"]["8"] == {"win": 1, "draw": 0, "loss": 0}
+    for ply in (9, 10):  # recount two plies by searching every position
+        signs = [solver.solve(moves, weak=True) for moves in book_moves(db, ply)]
+        assert stats["outcomes_per_ply"][str(ply)] == \
+            {"win": signs.count(1), "draw": signs.count(0), "loss": signs.count(-1)}
+
+
+def test_stats_text(db):
+    stats = json.loads(c4book("stats", "--db", db, "--json").stdout)
+    result = c4book("stats", "--db", db)
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"book {db}: root {SMALL_ROOT}, 753 positions"
+    rows = {}
+    for line in lines[2:2 + len(COUNTS)]:
+        ply, count, complete, win, draw, loss = line.split()
+        rows[int(ply)] = (int(count.replace(",", "")), complete, int(win), int(draw), int(loss))
+    assert {p: r[0] for p, r in rows.items()} == COUNTS
+    assert all(r[1] == "yes" for r in rows.values())
+    for ply, row in rows.items():
+        o = stats["outcomes_per_ply"][str(ply)]
+        assert row[2:] == (o["win"], o["draw"], o["loss"])
+    assert lines[-1] == f"file {os.path.getsize(db):,} bytes, " \
+                        f"{round(os.path.getsize(db) / 753, 1)} bytes per position"
+
+
+# -- errors -------------------------------------------------------------------
+
+@pytest.mark.parametrize("command, moves", [("query", m) for m in BAD_MOVES]
+                         + [("move", m) for m in ("4a", "0", "8", "4444444", "1212121")])
+def test_bad_moves_are_one_line(db, command, moves):
+    result = c4book(command, moves, "--db", db)
+    line = assert_one_line_error(result, command, repr(moves))
+    assert result.stdout == ""
+    if moves == "4444444":
+        assert "column 4 is full" in line
+    if moves in ("12121212", "1212121"):
+        assert "game" in line
+
+
+@pytest.mark.parametrize("command", ["query", "move", "stats", "play"])
+def test_missing_book(tmp_path, command):
+    missing = tmp_path / "missing.db"
+    args = [command, SMALL_ROOT] if command in ("query", "move") else [command]
+    result = c4book(*args, "--db", str(missing), stdin="")
+    assert_one_line_error(result, command, str(missing), "no book")
+    assert not missing.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def make_non_books(tmp_path) -> dict[str, Path]:
+    text = tmp_path / "notes.txt"
+    text.write_text("not a book\n")
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    other = tmp_path / "other.db"
+    with closing(sqlite3.connect(other)) as conn:
+        conn.execute("CREATE TABLE things (x INTEGER)")
+        conn.commit()
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    return {"text": text, "empty": empty, "other": other, "folder": folder}
+
+
+@pytest.mark.parametrize("command, kind, words", [
+    ("query", "text", "not a SQLite file"),
+    ("query", "empty", "empty file"),
+    ("query", "other", "not a c4book book"),
+    ("query", "folder", "directory"),
+    ("stats", "text", "not a SQLite file"),
+    ("stats", "other", "not a c4book book"),
+])
+def test_non_book_file(tmp_path, command, kind, words):
+    path = make_non_books(tmp_path)[kind]
+    args = [command, SMALL_ROOT] if command == "query" else [command]
+    result = c4book(*args, "--db", str(path))
+    assert_one_line_error(result, command, str(path), words)
+    if kind == "text":
+        assert path.read_text() == "not a book\n"
+
+
+# -- build: bad input ---------------------------------------------------------
+
+@pytest.mark.parametrize("args, words", [
+    (["--root", "4a", "--ply", "12"], "'4a'"),
+    (["--root", "4444444", "--ply", "12"], "column 4 is full"),
+    (["--root", "1212121", "--ply", "12"], "finished game"),
+    (["--root", SMALL_ROOT, "--ply", "7"], "--ply 7"),
+    (["--ply", "43"], "--ply 43"),
+    (["--root", SMALL_ROOT, "--ply", "12", "--address", "foo"], "'foo'"),
+    (["--root", SMALL_ROOT, "--ply", "12", "--address", "host:99999"], "'host:99999'"),
+    (["--root", SMALL_ROOT, "--ply", "12", "--workers", "0"], "--workers"),
+])
+def test_build_bad_input_creates_nothing(tmp_path, args, words):
+    target = tmp_path / "new.db"
+    result = c4book("build", *args, "--db", str(target), "--no-progress")
+    assert_one_line_error(result, "build", words)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_build_into_a_missing_directory(tmp_path):
+    target = tmp_path / "nowhere" / "new.db"
+    result = c4book("build", "--root", SMALL_ROOT, "--ply", "9", "--db", str(target))
+    assert_one_line_error(result, "build", str(target))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_build_refuses_a_non_book_file(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("keep me\n")
+    result = c4book("build", "--root", SMALL_ROOT, "--ply", "9", "--db", str(text))
+    assert_one_line_error(result, "build", str(text), "not a SQLite file")
+    assert text.read_text() == "keep me\n"
+
+
+def test_build_bad_table_size_creates_nothing(tmp_path):
+    target = tmp_path / "new.db"
+    result = c4book("build", "--root", SMALL_ROOT, "--ply", "9", "--table-log2", "5",
+                    "--db", str(target), "--no-progress", timeout=240)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert not target.exists()
