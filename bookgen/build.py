@@ -219,6 +219,9 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
             while pending and len(in_flight) < limit:
                 size = FIRST_BATCH if per_position is None else \
                     int(min(MAX_BATCH, max(1, TARGET_BATCH_SECONDS / max(per_position, 1e-7))))
+                # Near the end, smaller batches, so that the workers finish together
+                # instead of one of them solving a last big batch alone.
+                size = min(size, max(1, len(pending) // (2 * workers)))
                 batch = [pending.popleft() for _ in range(min(size, len(pending)))]
                 in_flight[solve_batch.remote(batch, table_log2)] = batch
             done, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
