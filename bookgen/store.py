@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, event, func, select, text
+from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DatabaseError, OperationalError
 

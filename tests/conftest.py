@@ -1,11 +1,49 @@
 """Shared fixtures: one real local Ray for the session, and real book files built by it."""
 
 import shutil
+import sqlite3
+import sys
+from contextlib import closing
+from pathlib import Path
 
 import pytest
 
 SMALL_ROOT = "44444433"  # column 4 full: small subtrees that still take real search
 SMALL_PLY = 12
+
+
+def run_sql(path: str, *statements: str) -> None:
+    """Change a book file behind the project's back, as a damaged or foreign file would."""
+    with closing(sqlite3.connect(path)) as conn:
+        for statement in statements:
+            conn.execute(statement)
+        conn.commit()
+
+
+def c4book_command() -> list[str]:
+    """The console script installed next to this Python, else the module."""
+    script = Path(sys.executable).with_name("c4book")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("c4book")
+    return [found] if found else [sys.executable, "-m", "bookgen.cli"]
+
+
+@pytest.fixture(scope="module")
+def solver():
+    """A small solver shared by one test module."""
+    from solver import Solver
+
+    return Solver(table_log2=20)
+
+
+@pytest.fixture(scope="module")
+def book(small_book_path):
+    """The small book, open for one test module."""
+    from bookgen import Book
+
+    with Book.open(small_book_path) as opened:
+        yield opened
 
 
 @pytest.fixture(scope="session")

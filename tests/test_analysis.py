@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from bookgen import Book
 from bookgen.analysis import Analysis, analyze, describe_score, ordinal
 from solver import C4Error, GameOverError, IllegalMoveError, Position, Solver, win_score
 
@@ -44,17 +43,6 @@ def book_moves(path: str, ply: int) -> list[str]:
 
 def mirrored(moves: str) -> str:
     return "".join(str(8 - int(c)) for c in moves)
-
-
-@pytest.fixture(scope="module")
-def solver():
-    return Solver(table_log2=20)
-
-
-@pytest.fixture(scope="module")
-def book(small_book_path):
-    with Book.open(small_book_path) as opened:
-        yield opened
 
 
 def expected(solver: Solver, moves: str) -> tuple[int, tuple[int, ...], tuple]:

@@ -28,20 +28,9 @@ from bookgen import (
 )
 from solver import BoardSizeError, IllegalMoveError, Position, Solver
 
-from conftest import SMALL_PLY, SMALL_ROOT
+from conftest import SMALL_PLY, SMALL_ROOT, run_sql
 
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
-
-
-@pytest.fixture(scope="module")
-def solver():
-    return Solver(table_log2=20)
-
-
-@pytest.fixture(scope="module")
-def book(small_book_path):
-    with Book.open(small_book_path) as opened:
-        yield opened
 
 
 def stored_moves(path: str, where: str = "1") -> list[str]:
@@ -244,10 +233,8 @@ def test_empty_file_and_directory_are_not_books(tmp_path):
 
 def test_sqlite_file_without_book_tables(tmp_path):
     path = str(tmp_path / "other.db")
-    with closing(sqlite3.connect(path)) as conn:
-        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
-        conn.execute("INSERT INTO notes VALUES (1, 'hello')")
-        conn.commit()
+    run_sql(path, "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)",
+            "INSERT INTO notes VALUES (1, 'hello')")
     before = Path(path).read_bytes()
     with pytest.raises(NotABookError, match="no book tables") as info:
         Book.open(path)
@@ -256,9 +243,7 @@ def test_sqlite_file_without_book_tables(tmp_path):
 
 
 def test_book_tables_without_the_format_mark(small_book_copy):
-    with closing(sqlite3.connect(small_book_copy)) as conn:
-        conn.execute("DELETE FROM meta WHERE name = 'format'")
-        conn.commit()
+    run_sql(small_book_copy, "DELETE FROM meta WHERE name = 'format'")
     with pytest.raises(NotABookError, match="not a c4book book") as info:
         Book.open(small_book_copy)
     assert repr(small_book_copy) in str(info.value)
@@ -275,9 +260,7 @@ def test_garbage_in_the_middle_is_corrupt(small_book_copy):
 
 
 def test_a_book_for_another_board_size(small_book_copy):
-    with closing(sqlite3.connect(small_book_copy)) as conn:
-        conn.execute("UPDATE meta SET value = '8' WHERE name = 'width'")
-        conn.commit()
+    run_sql(small_book_copy, "UPDATE meta SET value = '8' WHERE name = 'width'")
     with pytest.raises(IncompatibleBookError, match=r"8x6 board, not 7x6") as info:
         Book.open(small_book_copy)
     assert repr(small_book_copy) in str(info.value)
@@ -285,9 +268,7 @@ def test_a_book_for_another_board_size(small_book_copy):
 
 
 def test_an_unknown_schema_version(small_book_copy):
-    with closing(sqlite3.connect(small_book_copy)) as conn:
-        conn.execute("UPDATE meta SET value = '99' WHERE name = 'schema_version'")
-        conn.commit()
+    run_sql(small_book_copy, "UPDATE meta SET value = '99' WHERE name = 'schema_version'")
     with pytest.raises(SchemaMismatchError, match="schema version '99'") as info:
         Book.open(small_book_copy)
     assert repr(small_book_copy) in str(info.value) and "reads version 1" in str(info.value)

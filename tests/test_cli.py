@@ -7,7 +7,6 @@ Expected scores come from ``Solver`` directly or from Pons' benchmark files.
 import json
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pytest
 
 from solver import Position, Solver
 
-from conftest import SMALL_PLY, SMALL_ROOT
+from conftest import SMALL_PLY, SMALL_ROOT, c4book_command
 
 DATA = Path(__file__).parent / "data"
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
@@ -40,13 +39,6 @@ LAST_CELL = "71255763773133525731261364622167124446454"
 BAD_MOVES = ["4a", "0", "8", "4 4", "4444444", "12121212", "1212121"]
 
 
-def c4book_command() -> list[str]:
-    """The console script installed next to this Python, else the module."""
-    script = Path(sys.executable).with_name("c4book")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("c4book")
-    return [found] if found else [sys.executable, "-m", "bookgen.cli"]
 
 
 def c4book(*args: str, stdin: str | None = None, timeout: float = 300):

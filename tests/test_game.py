@@ -8,10 +8,7 @@ through a subprocess.
 
 import io
 import re
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +16,7 @@ from bookgen import Book, BookNotFoundError, Player
 from bookgen.game import play_game, run_play
 from solver import Position, Solver
 
-from conftest import SMALL_ROOT
+from conftest import SMALL_ROOT, c4book_command
 
 EMPTY_BOARD = "\n".join([". . . . . . ."] * 6 + ["1 2 3 4 5 6 7"])
 PROMPT = "your move (1-7): "
@@ -35,12 +32,6 @@ FULL_REPLY = "column 4 is full: choose another\n"
 BUDGET = 0.3  # seconds per AI move outside the book: the opening is never proven
 
 
-def c4book_command() -> list[str]:
-    script = Path(sys.executable).with_name("c4book")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("c4book")
-    return [found] if found else [sys.executable, "-m", "bookgen.cli"]
 
 
 def c4book(*args: str, stdin: str, timeout: float = 120):

@@ -36,7 +36,7 @@ from bookgen.store import (
 )
 from solver import BoardSizeError, Position, Solver
 
-from conftest import SMALL_PLY, SMALL_ROOT
+from conftest import SMALL_PLY, SMALL_ROOT, run_sql
 
 ROOT_KEY = Position.from_moves(SMALL_ROOT).canonical_key
 FRONTIER = ["444444331112", "444444331222", "444444331233"]  # canonical, ply 12
@@ -246,9 +246,7 @@ def test_a_book_from_another_root_is_refused(small_book_copy):
 def test_a_refused_file_is_left_byte_for_byte_unchanged(small_book_copy, tmp_path, kind):
     if kind == "foreign SQLite database":
         path = str(tmp_path / "someone_elses.db")
-        with closing(sqlite3.connect(path)) as conn:
-            conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
-            conn.commit()
+        run_sql(path, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
         error = NotABookError
     else:
         path, error = small_book_copy, IncompatibleBookError
@@ -269,9 +267,7 @@ def test_files_that_are_not_books_are_refused(tmp_path):
     with pytest.raises(NotABookError, match="is a directory"):
         BookStore(str(tmp_path), SMALL_ROOT, ROOT_KEY)
     foreign = str(tmp_path / "foreign.db")
-    with closing(sqlite3.connect(foreign)) as conn:
-        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY)")
-        conn.commit()
+    run_sql(foreign, "CREATE TABLE notes (id INTEGER PRIMARY KEY)")
     with pytest.raises(NotABookError, match="no book tables"):
         BookStore(foreign, SMALL_ROOT, ROOT_KEY)
     with closing(sqlite3.connect(foreign)) as conn:
@@ -279,15 +275,11 @@ def test_files_that_are_not_books_are_refused(tmp_path):
 
 
 def test_schema_and_board_size_are_checked(small_book_copy):
-    with closing(sqlite3.connect(small_book_copy)) as conn:
-        conn.execute("UPDATE meta SET value = '2' WHERE name = 'schema_version'")
-        conn.commit()
+    run_sql(small_book_copy, "UPDATE meta SET value = '2' WHERE name = 'schema_version'")
     with pytest.raises(SchemaMismatchError, match="schema version '2'"):
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    with closing(sqlite3.connect(small_book_copy)) as conn:
-        conn.execute("UPDATE meta SET value = '1' WHERE name = 'schema_version'")
-        conn.execute("UPDATE meta SET value = '5' WHERE name = 'height'")
-        conn.commit()
+    run_sql(small_book_copy, "UPDATE meta SET value = '1' WHERE name = 'schema_version'",
+            "UPDATE meta SET value = '5' WHERE name = 'height'")
     with pytest.raises(BookSizeError, match="7x5 board, not 7x6") as info:
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
     assert isinstance(info.value, IncompatibleBookError) and isinstance(info.value, BoardSizeError)
