@@ -12,7 +12,7 @@ opening a book never compiles the solver, and opening never writes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam, func, select
 
@@ -48,6 +48,8 @@ class BookInfo:
     plies_complete: tuple[int, ...]
     schema_version: int
     max_ply: int
+    # Worker time spent searching the frontier, over every run of the build.
+    search_core_seconds: float = field(default=0.0, compare=False)
 
 
 def as_position(moves: str | Position) -> Position:
@@ -75,7 +77,8 @@ class Book:
         self.info = BookInfo(width=int(meta["width"]), height=int(meta["height"]),
                              root=meta["root"],
                              plies_complete=tuple(json.loads(meta.get("complete_plies", "[]"))),
-                             schema_version=SCHEMA_VERSION, max_ply=int(meta.get("ply", 0)))
+                             schema_version=SCHEMA_VERSION, max_ply=int(meta.get("ply", 0)),
+                             search_core_seconds=float(meta.get("search_core_seconds", 0)))
         self._conn = self._engine.connect()
         self._lookup = select(Entry.key, Entry.ply, Entry.score, Entry.wdl, Entry.best_moves,
                               Entry.move_scores).where(Entry.key == bindparam("key"))

@@ -80,6 +80,7 @@ def book_stats(db: str) -> dict:
         "positions_per_ply": {str(p): n for p, n in counts.items()},
         "outcomes_per_ply": {str(p): {"win": o.get(1, 0), "draw": o.get(0, 0), "loss": o.get(-1, 0)}
                              for p, o in outcomes.items()},
+        "search_core_hours": round(info.search_core_seconds / 3600, 2),
         "file_bytes": size,
         "bytes_per_position": round(size / total, 1) if size and total else None,
     }
@@ -99,6 +100,8 @@ def run_stats(db: str, as_json: bool, out: IO[str]) -> int:
         mark = "yes" if int(ply) in complete else "no"
         out.write(f"  {ply:>3}  {count:>9,}  {mark:>8}  {o['win']:>6,}  {o['draw']:>6,}  "
                   f"{o['loss']:>6,}\n")
+    if stats["search_core_hours"]:
+        out.write(f"search time so far: {stats['search_core_hours']:,} core-hours\n")
     if stats["file_bytes"] is not None:
         out.write(f"file {stats['file_bytes']:,} bytes, "
                   f"{stats['bytes_per_position']} bytes per position\n")

@@ -190,6 +190,11 @@ class BookStore:
                 conn.execute(stmt.on_conflict_do_update(index_elements=["name"],
                                                         set_={"value": value}))
 
+    def add_search_seconds(self, seconds: float) -> None:
+        """Keep a running total of the workers' search time, across runs."""
+        total = float(self.meta().get("search_core_seconds", 0)) + seconds
+        self.set_meta(search_core_seconds=f"{total:.1f}")
+
     def complete_plies(self) -> list[int]:
         return json.loads(self.meta().get("complete_plies", "[]"))
 
