@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_book_options(p)
     p.add_argument("--first", choices=("human", "ai"), default="human",
                    help="who plays first (default: %(default)s)")
+    p.add_argument("--time", type=_seconds, default=10.0, metavar="SECONDS",
+                   help="longest the AI thinks outside the book; past it, its move is a "
+                        "safe heuristic one, marked not proven (default: %(default)s)")
     p.set_defaults(run=_run_play)
 
     p = commands.add_parser("stats", help="what a book holds: positions per ply, outcomes, size")
@@ -154,7 +157,7 @@ def _commands():
 def _run_play(args: argparse.Namespace) -> int:
     from .game import run_play
 
-    return run_play(_db(args), args.first, sys.stdin, sys.stdout)
+    return run_play(_db(args), args.first, sys.stdin, sys.stdout, args.time)
 
 
 def _run_verify(args: argparse.Namespace) -> int:

@@ -59,10 +59,14 @@ def _ask_column(position: Position, stdin: IO[str], out: IO[str]) -> int | None:
             return int(text)
 
 
-def run_play(db: str | None, first: str, stdin: IO[str], out: IO[str]) -> int:
+DEFAULT_TIME = 10.0  # seconds per AI move outside the book
+
+
+def run_play(db: str | None, first: str, stdin: IO[str], out: IO[str],
+             time_budget: float | None = DEFAULT_TIME) -> int:
     book = None if db is None else Book.open(db)
     try:
-        return play_game(Player(book), first == "human", stdin, out)
+        return play_game(Player(book, time_budget=time_budget), first == "human", stdin, out)
     finally:
         if book is not None:
             book.close()

@@ -241,3 +241,21 @@ def test_play_command_bad_first_option(small_book_path):
     assert result.returncode == 2
     assert "invalid choice: 'nobody'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_play_command_ai_first_answers_within_its_time(small_book_path):
+    # The empty board is outside the small book and takes minutes to solve:
+    # the AI must answer within about --time with a safe, unproven move.
+    result = c4book("play", "--db", small_book_path, "--first", "ai", "--time", "0.5",
+                    stdin="q\n")
+    assert result.returncode == 0 and result.stderr == ""
+    match = re.search(r"AI plays 4  \(heuristic, not proven, (\d+) ms\)", result.stdout)
+    assert match and int(match.group(1)) < 10_000, result.stdout
+    assert result.stdout.endswith("game abandoned\n")
+
+
+def test_play_command_rejects_a_bad_time(small_book_path):
+    result = c4book("play", "--db", small_book_path, "--time", "0", stdin="")
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("c4book play: error: argument --time: '0' is not a "
+                                     "positive number of seconds (see c4book play --help)")
