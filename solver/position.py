@@ -15,6 +15,9 @@ from .bitboard import (
 from .errors import GameOverError, IllegalMoveError
 
 
+_COLUMN_INDEX = {str(col + 1): col for col in range(WIDTH)}
+
+
 class Position:
     """A 7x6 position as two bitboards plus the moves that led to it.
 
@@ -35,6 +38,22 @@ class Position:
         """The position after ``moves``, a string of digits 1-7 (may be empty)."""
         if not isinstance(moves, str):
             raise IllegalMoveError(f"moves must be a string of digits 1-7, got {moves!r}", str(moves))
+        # Fast path for the usual, legal string: plain bit arithmetic, no
+        # intermediate Positions.  Anything unusual (a bad digit, a full column,
+        # a four before the end) replays move by move to name the problem.
+        current = mask = 0
+        for char in moves:
+            col = _COLUMN_INDEX.get(char)
+            if col is None or mask & TOP_CELLS[col]:
+                return cls._replay(moves)
+            current, mask = current ^ mask, mask | ((mask + BOTTOM_CELLS[col]) & COLUMN_MASKS[col])
+        # Stones never leave the board: no four now means no four was ever made.
+        if has_four(current) or has_four(current ^ mask):
+            return cls._replay(moves)
+        return cls._raw(current, mask, moves, False)
+
+    @classmethod
+    def _replay(cls, moves: str) -> Position:
         position = cls()
         for index, char in enumerate(moves):
             if char not in "1234567":

@@ -288,3 +288,24 @@ def test_errors_are_value_errors():
     assert issubclass(GameOverError, IllegalMoveError)
     with pytest.raises(ValueError):
         Position.from_moves("9")
+
+
+def test_fast_parse_agrees_with_move_by_move_replay():
+    """from_moves' bit-arithmetic fast path gives what replaying each move gives,
+    errors included, on random strings: legal, finished, overfull and garbled."""
+    import random
+
+    rng = random.Random(2026)
+
+    def outcome(build, moves):
+        try:
+            p = build(moves)
+            return ("ok", p.current, p.mask, p.moves, p.is_won)
+        except Exception as error:  # the same type and message on both paths
+            return (type(error).__name__, str(error))
+
+    for _ in range(3000):
+        moves = "".join(rng.choice("12345674444") for _ in range(rng.randrange(0, 44)))
+        if rng.random() < 0.05:
+            moves += rng.choice("08x ")
+        assert outcome(Position.from_moves, moves) == outcome(Position._replay, moves), moves
