@@ -410,3 +410,16 @@ def test_build_bad_table_size_creates_nothing(tmp_path):
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
     assert not target.exists()
+
+
+def test_a_reader_that_goes_away_is_not_an_error():
+    """``c4book solve < file | head -1``: stop quietly when stdout is closed."""
+    data = Path(__file__).parent / "data" / "Test_L3_R1"
+    with open(data) as stdin:
+        proc = subprocess.Popen([*c4book_command(), "solve"], stdin=stdin,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = proc.stdout.readline()
+        proc.stdout.close()
+        _, err = proc.communicate(timeout=120)
+    assert first == "2252576253462244111563365343671351441 -1\n"
+    assert proc.returncode == 141 and err == ""
