@@ -30,6 +30,30 @@ def sample_moves(db: str, count: int, seed: int) -> list[str]:
     return [m if i % 2 else "".join(str(8 - int(c)) for c in m) for i, m in enumerate(picked)]
 
 
+def random_positions(ply: int, count: int, seed: int) -> list[str]:
+    """Unfinished positions at ``ply`` from random legal games (fixed seed)."""
+    from solver import Position
+
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position = Position()
+        while position.ply < ply and not position.is_game_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.ply == ply and not position.is_game_over:
+            found.append(position.moves)
+    return found
+
+
+def time_past_the_book(player: Player, ply: int, count: int, seed: int) -> list[float]:
+    times = []
+    for moves in random_positions(ply, count, seed):
+        decision = player.choose(moves)
+        assert decision.proven, (moves, decision)
+        times.append(decision.seconds)
+    return times
+
+
 def percentiles(samples: list[float]) -> str:
     ordered = sorted(samples)
     pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
@@ -42,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default="book.db", help="book file (default: book.db)")
     parser.add_argument("--lookups", type=int, default=20_000, help="positions to look up")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--past", type=int, default=0, metavar="N",
+                        help="also time the AI on N positions at each of the 2 plies past the book")
+    parser.add_argument("--after", type=int, default=None, metavar="PLY",
+                        help="the book's last ply for --past (default: from its metadata)")
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -72,6 +100,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Book.open:                {open_seconds * 1e3:.1f} ms")
     print(f"Book.get:                 {percentiles(lookups)}")
     print(f"Player.choose from book:  {percentiles(answers)}")
+    if args.past:
+        with Book.open(args.db) as book:
+            last = book.info.max_ply if args.after is None else args.after
+            player = Player(book)
+            player.choose("4444443")  # load the compiled kernels outside the timing
+            for ply in (last + 1, last + 2):
+                times = time_past_the_book(player, ply, args.past, args.seed + ply)
+                ordered = sorted(times)
+                print(f"Player.choose at ply {ply:>2}:  median {ordered[len(ordered) // 2]:.3f} s, "
+                      f"worst {ordered[-1]:.3f} s, mean {statistics.fmean(times):.3f} s "
+                      f"over {len(times)} random positions (searched)")
     return 0
 
 
