@@ -23,7 +23,7 @@ from typing import IO
 from tqdm import tqdm
 
 from solver import Position
-from solver.bitboard import CELLS
+from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
 from .derive import best_of, move_scores_from_children, sign
@@ -32,7 +32,6 @@ from .schema import pack_scores
 from .store import BookStore, iter_chunks
 
 DEFAULT_TABLE_LOG2 = 24
-MIN_TABLE_LOG2, MAX_TABLE_LOG2 = 10, 32  # what Solver accepts
 TARGET_BATCH_SECONDS = 3.0
 FIRST_BATCH = 4
 MAX_BATCH = 20_000
@@ -141,9 +140,9 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
         cluster.check_address(address)
     if workers is not None and workers < 1:
         raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
-    if not MIN_TABLE_LOG2 <= table_log2 <= MAX_TABLE_LOG2:
-        raise BuildArgumentError(f"--table-log2 must be between {MIN_TABLE_LOG2} and "
-                                 f"{MAX_TABLE_LOG2}, got {table_log2}")
+    if not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
+        raise BuildArgumentError(f"--table-log2 must be between {TABLE_LOG2_MIN} and "
+                                 f"{TABLE_LOG2_MAX}, got {table_log2}")
     started = time.perf_counter()
     store = BookStore(db, root, root_position.canonical_key)
     summary = BuildSummary(root=root, ply=ply, db=db)
@@ -172,10 +171,10 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                 owned = cluster.connect(address, workers)
             try:
                 with _timed(timings, "start"):
-                    _warm_up(workers or cluster.cluster_cpus(), table_log2)
+                    workers = workers or cluster.cluster_cpus()
+                    _warm_up(workers, table_log2)
                 with _timed(timings, "frontier"):
-                    _solve_frontier(store, missing, summary, workers or cluster.cluster_cpus(),
-                                    table_log2, progress, stop)
+                    _solve_frontier(store, missing, summary, workers, table_log2, progress, stop)
             finally:
                 if owned:
                     import ray

@@ -8,6 +8,7 @@ import math
 import os
 import sys
 
+from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
 DESCRIPTION = """\
@@ -37,13 +38,14 @@ def _seconds(text: str) -> float:
 
 
 def _table_log2(text: str) -> int:
-    """A transposition table size: log2 of its slots, 10 to 32 as Solver accepts."""
+    """A transposition table size: log2 of its slots, in the range Solver accepts."""
     try:
         value = int(text)
     except ValueError:
         value = -1
-    if not 10 <= value <= 32:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a table size: give 10 to 32 "
+    if not TABLE_LOG2_MIN <= value <= TABLE_LOG2_MAX:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a table size: give "
+                                         f"{TABLE_LOG2_MIN} to {TABLE_LOG2_MAX} "
                                          "(2**N slots of 8 bytes)")
     return value
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _search
-from .bitboard import CELLS, WIDTH, win_score
+from .bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, WIDTH, win_score
 from .errors import GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
@@ -20,8 +20,9 @@ class Solver:
     """
 
     def __init__(self, table_log2: int = DEFAULT_TABLE_LOG2) -> None:
-        if not 10 <= table_log2 <= 32:
-            raise ValueError(f"table_log2 must be in 10..32, got {table_log2!r}")
+        if not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
+            raise ValueError(f"table_log2 must be in {TABLE_LOG2_MIN}..{TABLE_LOG2_MAX}, "
+                             f"got {table_log2!r}")
         self.table_log2 = table_log2
         self._table = np.zeros(1 << table_log2, dtype=np.uint64)
         self._scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
