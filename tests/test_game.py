@@ -250,7 +250,7 @@ def test_play_command_ai_first_answers_within_its_time(small_book_path):
                     stdin="q\n")
     assert result.returncode == 0 and result.stderr == ""
     match = re.search(r"AI plays 4  \(heuristic, not proven, (\d+) ms\)", result.stdout)
-    assert match and int(match.group(1)) < 10_000, result.stdout
+    assert match and int(match.group(1)) < 30_000, result.stdout  # not minutes; compiling may count
     assert result.stdout.endswith("game abandoned\n")
 
 
