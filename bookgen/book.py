@@ -21,7 +21,7 @@ from solver.bitboard import WIDTH
 from solver.errors import IllegalMoveError
 
 from .schema import SCHEMA_VERSION, Entry, unpack_scores
-from .store import check_sqlite_file, make_engine, read_meta, sqlite_path
+from .store import SEARCH_SECONDS, check_sqlite_file, make_engine, read_meta, sqlite_path
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Book:
                              root=meta["root"],
                              plies_complete=tuple(json.loads(meta.get("complete_plies", "[]"))),
                              schema_version=SCHEMA_VERSION, max_ply=int(meta.get("ply", 0)),
-                             search_core_seconds=float(meta.get("search_core_seconds", 0)))
+                             search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)))
         self._conn = self._engine.connect()
         self._lookup = select(Entry.key, Entry.ply, Entry.score, Entry.wdl, Entry.best_moves,
                               Entry.move_scores).where(Entry.key == bindparam("key"))

@@ -236,8 +236,7 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
                         raise KeyboardInterrupt from None
                     raise
                 with _timed(summary.timings, "writes"):
-                    store.insert_new(rows)
-                    store.add_search_seconds(seconds)
+                    store.insert_new(rows, search_seconds=seconds)
                 summary.searched += len(rows)
                 summary.batches += 1
                 summary.nodes += sum(r["nodes"] for r in rows)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, Float, String, cast, create_engine, event, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DatabaseError, OperationalError
 
@@ -37,6 +37,7 @@ from .schema import (
 )
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+SEARCH_SECONDS = "search_core_seconds"  # meta: worker search time over every run
 LOCK_WAIT_SECONDS = 30.0
 
 
@@ -190,11 +191,6 @@ class BookStore:
                 conn.execute(stmt.on_conflict_do_update(index_elements=["name"],
                                                         set_={"value": value}))
 
-    def add_search_seconds(self, seconds: float) -> None:
-        """Keep a running total of the workers' search time, across runs."""
-        total = float(self.meta().get("search_core_seconds", 0)) + seconds
-        self.set_meta(search_core_seconds=f"{total:.1f}")
-
     def complete_plies(self) -> list[int]:
         return json.loads(self.meta().get("complete_plies", "[]"))
 
@@ -222,17 +218,26 @@ class BookStore:
             rows = conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all()
         return dict(sorted(rows))
 
-    def insert_new(self, rows: Sequence[dict]) -> int:
-        """Insert searched rows in one transaction; keys already stored are left alone."""
-        return self._write(rows, replace=False)
+    def insert_new(self, rows: Sequence[dict], search_seconds: float = 0.0) -> int:
+        """Insert searched rows in one transaction; keys already stored are left alone.
+
+        ``search_seconds`` is added, in the same transaction, to the book's
+        running total of worker search time across runs.
+        """
+        return self._write(rows, replace=False, search_seconds=search_seconds)
 
     def upsert(self, rows: Sequence[dict]) -> int:
         """Insert or replace rows in one transaction (for entries derived from children)."""
         return self._write(rows, replace=True)
 
-    def _write(self, rows: Sequence[dict], *, replace: bool) -> int:
+    def _write(self, rows: Sequence[dict], *, replace: bool, search_seconds: float = 0.0) -> int:
         if not rows:
             return 0
+        extra = []
+        if search_seconds:
+            add = self._insert(Meta).values(name=SEARCH_SECONDS, value=repr(float(search_seconds)))
+            total = cast(cast(Meta.value, Float) + search_seconds, String)
+            extra.append(add.on_conflict_do_update(index_elements=["name"], set_={"value": total}))
         stmt = self._insert(Entry)
         if replace:
             stmt = stmt.on_conflict_do_update(
@@ -240,11 +245,13 @@ class BookStore:
                 set_={c: stmt.excluded[c] for c in ("score", "wdl", "best_moves", "move_scores")})
         else:
             stmt = stmt.on_conflict_do_nothing(index_elements=["key"])
-        return self._retry_locked(lambda: self._execute(stmt, rows))
+        return self._retry_locked(lambda: self._execute(stmt, rows, extra))
 
-    def _execute(self, stmt, rows: Sequence[dict]) -> int:
+    def _execute(self, stmt, rows: Sequence[dict], extra: Sequence = ()) -> int:
         with self.engine.begin() as conn:
             conn.execute(stmt, list(rows))
+            for statement in extra:
+                conn.execute(statement)
         return len(rows)
 
     def _retry_locked(self, write, attempts: int = 10):

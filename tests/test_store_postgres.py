@@ -96,6 +96,7 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
         assert book.info.plies_complete == (8, 9, 10, 11)
         entry = book.get("444444333")
         assert entry.score == -2 and entry.best_moves == (2, 5)
+        assert book.info.search_core_seconds == pytest.approx(summary.core_seconds, rel=1e-6)
 
     report = verify(postgres_url, sample=20, progress=False)
     assert report.ok, report.problems
