@@ -2,7 +2,8 @@ from bookgen.enumerate import positions_by_ply
 from solver import Position
 from solver.bitboard import mirror_bits
 
-# ../shared/reference/anchors.md: unfinished positions per ply, mirror images once.
+# The published table of positions per ply (the project brief's reference figures,
+# copied here): unfinished positions, mirror images once.
 CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295]
 DISTINCT = [1, 7, 49, 238, 1120, 4263, 16422]
 
