@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solver import Position, win_score
-from solver.bitboard import WIDTH
+from solver import Position
 from solver.errors import GameOverError
 
 from .book import Book, as_position
@@ -51,24 +50,18 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
         return Analysis(position.moves, position.ply, entry.score, entry.wdl, entry.best_moves,
                         entry.move_scores, "book")
     searched, used_book = False, entry is not None
-    scores: list[int | None] = []
-    for col in range(1, WIDTH + 1):
-        if not position.can_play(col):
-            scores.append(None)
-        elif position.is_winning_move(col):
-            scores.append(win_score(position.ply))
-        else:
-            child = position.play(col)
-            child_entry = book.get(child) if book is not None and not child.is_full else None
-            if child.is_full:
-                scores.append(0)
-            elif child_entry is not None:
-                scores.append(-child_entry.score)
-                used_book = True
-            else:
-                solver = solver or new_solver()
-                scores.append(-solver.solve(child))
-                searched = True
+
+    def child_score(child: Position) -> int:
+        nonlocal searched, used_book, solver
+        child_entry = book.get(child) if book is not None else None
+        if child_entry is not None:
+            used_book = True
+            return child_entry.score
+        searched = True
+        solver = solver or new_solver()
+        return solver.solve(child)
+
+    scores = position.move_scores(child_score)
     score, best = best_of(scores)
     source = ("book+search" if searched else "book") if used_book else "search"
     return Analysis(position.moves, position.ply, score, sign(score),

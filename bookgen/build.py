@@ -270,7 +270,8 @@ def _derive_shallower(store: BookStore, levels: dict[int, list[Position]], ply: 
             for position in levels[p]:
                 if position.key in finished:
                     continue
-                scores = move_scores_from_children(position, child_scores.get)
+                scores = move_scores_from_children(
+                    position, lambda child: child_scores.get(child.canonical_key))
                 score, best = best_of(scores)
                 rows.append({"key": position.key, "ply": p, "moves": position.moves,
                              "score": score, "wdl": sign(score), "best_moves": best,

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from solver import Position, win_score
-from solver.bitboard import WIDTH
+from solver import Position
 
 
 class MissingChildError(KeyError):
@@ -18,24 +17,19 @@ class MissingChildError(KeyError):
 
 
 def move_scores_from_children(position: Position,
-                              child_score: Callable[[int], int | None]) -> list[int | None]:
-    """Score of each column 1-7 (``None`` if full), from ``child_score(canonical_key)``."""
-    scores: list[int | None] = []
-    for col in range(1, WIDTH + 1):
-        if not position.can_play(col):
-            scores.append(None)
-        elif position.is_winning_move(col):
-            scores.append(win_score(position.ply))
-        else:
-            child = position.play(col)
-            if child.is_full:
-                scores.append(0)
-                continue
-            value = child_score(child.canonical_key)
-            if value is None:
-                raise MissingChildError(f"{child.moves!r} (child of {position.moves!r}) is not in the book")
-            scores.append(-value)
-    return scores
+                              child_score: Callable[[Position], int | None]) -> list[int | None]:
+    """Score of each column 1-7 (``None`` if full), from ``child_score(child)``.
+
+    ``child_score`` gives ``None`` for a child the book does not hold, which
+    raises ``MissingChildError``.
+    """
+    def known(child: Position) -> int:
+        value = child_score(child)
+        if value is None:
+            raise MissingChildError(f"{child.moves!r} (child of {position.moves!r}) is not in the book")
+        return value
+
+    return position.move_scores(known)
 
 
 def best_of(move_scores: list[int | None]) -> tuple[int, str]:

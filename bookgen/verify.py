@@ -65,7 +65,8 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
             continue
         report.derived_checked += 1
         try:
-            expected = move_scores_from_children(position, scores.get)
+            expected = move_scores_from_children(
+                position, lambda child: scores.get(child.canonical_key))
         except MissingChildError as error:
             report.problems.append(f"{row.moves!r}: {error.args[0]}")
             continue

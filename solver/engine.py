@@ -89,17 +89,7 @@ class Solver:
 
     def analyze(self, position: Position | str) -> list[int | None]:
         """Exact score of each column 1-7 for the player to move; ``None`` if full."""
-        position = _playable(position)
-        scores: list[int | None] = []
-        for col in range(1, WIDTH + 1):
-            if not position.can_play(col):
-                scores.append(None)
-            elif position.is_winning_move(col):
-                scores.append(win_score(position.ply))
-            else:
-                child = position.play(col)
-                scores.append(0 if child.is_full else -self.solve(child))
-        return scores
+        return _playable(position).move_scores(self.solve)
 
     def is_best_move(self, position: Position | str, col: int, score: int) -> bool:
         """Whether ``col`` reaches ``score``, the position's known exact score.

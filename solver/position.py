@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .bitboard import (
     BOTTOM_CELLS,
     CELLS,
@@ -11,6 +13,7 @@ from .bitboard import (
     WIDTH,
     has_four,
     mirror_bits,
+    win_score,
 )
 from .errors import GameOverError, IllegalMoveError
 
@@ -115,6 +118,23 @@ class Position:
         mover = self._current | stone
         return Position._raw(self._current ^ self._mask, self._mask | stone, self._moves + str(col),
                              has_four(mover))
+
+    def move_scores(self, child_score: Callable[[Position], int]) -> list[int | None]:
+        """Each column's score (``None`` if full) by one ply of negamax.
+
+        A winning move and a move that fills the board score at once; any other
+        child is scored by ``child_score`` (from its own player's side) and negated.
+        """
+        scores: list[int | None] = []
+        for col in range(1, WIDTH + 1):
+            if not self.can_play(col):
+                scores.append(None)
+            elif self.is_winning_move(col):
+                scores.append(win_score(self.ply))
+            else:
+                child = self.play(col)
+                scores.append(0 if child.is_full else -child_score(child))
+        return scores
 
     def is_winning_move(self, col: int) -> bool:
         """True when playing ``col`` now makes four in a row for the player to move."""

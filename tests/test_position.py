@@ -309,3 +309,22 @@ def test_fast_parse_agrees_with_move_by_move_replay():
         if rng.random() < 0.05:
             moves += rng.choice("08x ")
         assert outcome(Position.from_moves, moves) == outcome(Position._replay, moves), moves
+
+
+def test_move_scores_is_one_ply_of_negamax():
+    position = Position.from_moves("444444121212")  # column 4 full; x wins in column 1
+    asked = []
+
+    def child_score(child):
+        asked.append(child.moves[-1])
+        return 3 if child.moves.endswith("2") else -1
+
+    scores = position.move_scores(child_score)
+    assert scores == [(43 - 12) // 2, -3, 1, None, 1, 1, 1]
+    assert asked == ["2", "3", "5", "6", "7"]  # never the win, never the full column
+
+
+def test_move_scores_of_the_last_cell_is_a_draw_without_asking():
+    position = Position.from_moves("74165632431323324112217251554435576647667")  # 41 stones
+    assert position.legal_moves() == [7] and not position.is_winning_move(7)
+    assert position.move_scores(lambda child: pytest.fail("asked")) == [None] * 6 + [0]
