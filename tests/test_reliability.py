@@ -52,6 +52,16 @@ def clean_book(tmp_path_factory, ray_session) -> str:
     return path
 
 
+def build_during(fault, path: str, clean_book: str, join_timeout: float) -> None:
+    """Build while ``fault`` runs in a thread; the book must end up complete and clean."""
+    thread = threading.Thread(target=fault, daemon=True)
+    thread.start()
+    summary = build(path, PLY, SMALL_ROOT, progress=False, table_log2=20)
+    thread.join(timeout=join_timeout)
+    assert summary.searched == 1762 and not summary.interrupted
+    assert entries(path) == entries(clean_book)
+
+
 def solving_workers() -> list[int]:
     pids = []
     for proc in Path("/proc").iterdir():
@@ -77,13 +87,8 @@ def test_worker_killed_mid_batch_is_retried(clean_book, tmp_path, ray_session):
                 break
             time.sleep(0.05)
 
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    summary = build(path, PLY, SMALL_ROOT, progress=False, table_log2=20)
-    thread.join(timeout=5)
+    build_during(killer, path, clean_book, join_timeout=5)
     assert killed, "no worker was caught mid-batch"
-    assert summary.searched == 1762 and not summary.interrupted
-    assert entries(path) == entries(clean_book)
 
 
 def test_driver_killed_leaves_a_sound_book_and_resumes_without_resolving(clean_book, tmp_path):
@@ -138,13 +143,8 @@ def test_a_reader_holding_a_lock_makes_the_build_wait(clean_book, tmp_path, ray_
         conn.execute("COMMIT")
         conn.close()
 
-    thread = threading.Thread(target=hold_lock, daemon=True)
-    thread.start()
-    summary = build(path, PLY, SMALL_ROOT, progress=False, table_log2=20)
-    thread.join(timeout=10)
+    build_during(hold_lock, path, clean_book, join_timeout=10)
     assert held.is_set()
-    assert summary.searched == 1762
-    assert entries(path) == entries(clean_book)
 
 
 def test_an_unwritable_path_is_a_clear_error(tmp_path):
@@ -193,13 +193,8 @@ def test_node_removed_mid_build_completes_on_the_rest(clean_book, tmp_path, ray_
             cluster.remove_node(worker_node)
             removed.set()
 
-        thread = threading.Thread(target=remove_node, daemon=True)
-        thread.start()
-        summary = build(path, PLY, SMALL_ROOT, progress=False, table_log2=20)
-        thread.join(timeout=60)
+        build_during(remove_node, path, clean_book, join_timeout=60)
         assert removed.is_set()
-        assert summary.searched == 1762
-        assert entries(path) == entries(clean_book)
     finally:
         ray.shutdown()
         cluster.shutdown()
