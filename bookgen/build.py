@@ -18,7 +18,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -31,8 +31,12 @@ from .enumerate import positions_by_ply
 from .schema import pack_scores
 from .store import BookStore, iter_chunks
 
-DEFAULT_TABLE_LOG2 = 24
-TARGET_BATCH_SECONDS = 3.0
+if TYPE_CHECKING:
+    from .cluster import WorkerPlan
+
+DEFAULT_TABLE_LOG2 = 27  # 1 GiB per worker process: neighbours' subtrees stay in it
+# Long enough that a batch's threads seldom wait for each other at its end.
+TARGET_BATCH_SECONDS = 20.0
 FIRST_BATCH = 4
 MAX_BATCH = 20_000
 
@@ -129,8 +133,9 @@ def check_request(root: str, ply: int) -> Position:
 
 
 def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | None = None,
-          workers: int | None = None, table_log2: int = DEFAULT_TABLE_LOG2,
-          progress: bool = True, out: IO[str] | None = None) -> BuildSummary:
+          workers: int | None = None, threads: int | None = None,
+          table_log2: int = DEFAULT_TABLE_LOG2, progress: bool = True,
+          out: IO[str] | None = None) -> BuildSummary:
     """Build (or extend, or resume) the book in ``db``; see the module docstring."""
     from . import cluster
 
@@ -140,6 +145,8 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
         cluster.check_address(address)
     if workers is not None and workers < 1:
         raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
+    if threads is not None and threads < 1:
+        raise BuildArgumentError(f"--threads must be at least 1, got {threads}")
     if not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
         raise BuildArgumentError(f"--table-log2 must be between {TABLE_LOG2_MIN} and "
                                  f"{TABLE_LOG2_MAX}, got {table_log2}")
@@ -147,15 +154,16 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
     store = BookStore(db, root, root_position.canonical_key)
     summary = BuildSummary(root=root, ply=ply, db=db)
     with _graceful_interrupts() as stop:
-        _build(store, root_position, ply, summary, address, workers, table_log2, progress, stop)
+        _build(store, root_position, ply, summary, address, workers, threads, table_log2,
+               progress, stop)
     summary.wall_seconds = time.perf_counter() - started
     print(summary.report(), file=out)
     return summary
 
 
 def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSummary,
-           address: str | None, workers: int | None, table_log2: int, progress: bool,
-           stop: threading.Event) -> None:
+           address: str | None, workers: int | None, threads: int | None, table_log2: int,
+           progress: bool, stop: threading.Event) -> None:
     from . import cluster
 
     timings = summary.timings
@@ -171,10 +179,15 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                 owned = cluster.connect(address, workers)
             try:
                 with _timed(timings, "start"):
-                    workers = workers or cluster.cluster_cpus()
-                    _warm_up(workers, table_log2)
+                    if threads is not None and threads > max(cluster.node_cpus()):
+                        # Ray would wait forever for such a node.
+                        raise BuildArgumentError(
+                            f"--threads {threads} is more than any node's CPUs "
+                            f"(at most {max(cluster.node_cpus())})")
+                    plan = cluster.plan_workers(workers, threads)
+                    _warm_up(plan, table_log2)
                 with _timed(timings, "frontier"):
-                    _solve_frontier(store, missing, summary, workers, table_log2, progress, stop)
+                    _solve_frontier(store, missing, summary, plan, table_log2, progress, stop)
             finally:
                 if owned:
                     import ray
@@ -190,17 +203,19 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
         store.close()
 
 
-def _warm_up(workers: int, table_log2: int) -> None:
+def _warm_up(plan: WorkerPlan, table_log2: int) -> None:
     """Start every worker and load its kernels, so the frontier phase is all solving."""
     import ray
 
     from .worker import warm_up
 
-    ray.get([warm_up.remote(table_log2) for _ in range(workers)])
+    task = warm_up.options(num_cpus=plan.threads)
+    ray.get([task.remote(table_log2, plan.threads) for _ in range(plan.processes)])
 
 
 def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
-                    workers: int, table_log2: int, progress: bool, stop: threading.Event) -> None:
+                    plan: WorkerPlan, table_log2: int, progress: bool,
+                    stop: threading.Event) -> None:
     import ray
 
     from . import cluster
@@ -208,7 +223,8 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
 
     pending = deque(missing)  # sorted by moves: siblings share subtrees
     # One extra batch queued when we fill the cluster, so no core waits on the driver.
-    limit = workers + 1 if workers >= cluster.cluster_cpus() else workers
+    limit = plan.processes + 1 if plan.solvers >= cluster.cluster_cpus() else plan.processes
+    task = solve_batch.options(num_cpus=plan.threads)
     in_flight: dict = {}
     per_position = None  # running estimate of seconds per position
     bar = tqdm(total=len(missing), desc=f"ply {summary.ply} frontier", unit="pos",
@@ -216,13 +232,15 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
     try:
         while pending or in_flight:
             while pending and len(in_flight) < limit:
-                size = FIRST_BATCH if per_position is None else \
-                    int(min(MAX_BATCH, max(1, TARGET_BATCH_SECONDS / max(per_position, 1e-7))))
+                # per_position is in core-seconds; a batch's threads share its wall time
+                size = FIRST_BATCH * plan.threads if per_position is None else int(min(
+                    MAX_BATCH, max(plan.threads, TARGET_BATCH_SECONDS * plan.threads
+                                   / max(per_position, 1e-7))))
                 # Near the end, smaller batches, so that the workers finish together
                 # instead of one of them solving a last big batch alone.
-                size = min(size, max(1, len(pending) // (2 * workers)))
+                size = min(size, max(plan.threads, len(pending) // (2 * plan.processes)))
                 batch = [pending.popleft() for _ in range(min(size, len(pending)))]
-                in_flight[solve_batch.remote(batch, table_log2)] = batch
+                in_flight[task.remote(batch, table_log2, plan.threads)] = batch
             done, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
             for ref in done:
                 in_flight.pop(ref)

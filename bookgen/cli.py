@@ -88,9 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: start a local Ray on this machine's cores)")
     p.add_argument("--workers", type=int, default=None,
                    help="positions solved at once (default: every CPU of the Ray cluster)")
-    p.add_argument("--table-log2", type=_table_log2, default=24,
-                   help="each worker's transposition table, as a power of two of 8-byte slots "
-                        "(default: %(default)s, 128 MiB)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="solver threads per worker process, sharing its transposition table "
+                        "(default: the CPUs of the smallest node)")
+    p.add_argument("--table-log2", type=_table_log2, default=27,
+                   help="each worker process's transposition table, as a power of two of "
+                        "8-byte slots (default: %(default)s, 1 GiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_build)
 
@@ -173,7 +176,7 @@ def _run_build(args: argparse.Namespace) -> int:
     from .build import build
 
     summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
-                    table_log2=args.table_log2, progress=not args.no_progress)
+                    threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress)
     return 130 if summary.interrupted else 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import NamedTuple
 
 import ray
 
@@ -45,3 +46,29 @@ def connect(address: str | None, workers: int | None) -> bool:
 
 def cluster_cpus() -> int:
     return int(ray.cluster_resources().get("CPU", 1))
+
+
+def node_cpus() -> list[int]:
+    """CPUs of each live node."""
+    return [int(node["Resources"].get("CPU", 0)) for node in ray.nodes()
+            if node.get("Alive")] or [1]
+
+
+class WorkerPlan(NamedTuple):
+    """How the frontier's solvers are laid out: ``processes`` tasks at once,
+    each running ``threads`` solver threads over one shared table."""
+
+    processes: int
+    threads: int
+
+    @property
+    def solvers(self) -> int:
+        return self.processes * self.threads
+
+
+def plan_workers(workers: int | None, threads: int | None) -> WorkerPlan:
+    """``workers`` solvers in all (default: every CPU), ``threads`` per process
+    (default: the smallest node's CPUs, so each node runs whole processes)."""
+    total = workers or cluster_cpus()
+    threads = max(1, min(threads or min(node_cpus()), total))
+    return WorkerPlan(max(1, total // threads), threads)

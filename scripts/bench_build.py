@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Benchmark the book build on one subtree: scaling, overhead, frontier-first.
 
-1. Builds the subtree with 1 worker, then with 2 (``--workers``), each into a
-   fresh SQLite file on a fresh embedded Ray, and checks the books are equal.
-   For each: frontier positions per second, scaling efficiency against one
-   worker, and the share of the frontier phase's worker time not spent
-   solving (Ray scheduling, serialisation, the driver's database writes).
+1. Builds the subtree with each worker layout (``--layouts``, processes x
+   threads: ``1x1`` one solver; ``2x1`` two processes with a table each;
+   ``1x2`` one process whose two threads share a table), each into a fresh
+   SQLite file on a fresh embedded Ray, and checks the books are equal.
+   For each: frontier positions per second, scaling efficiency against the
+   first layout, and the share of the frontier phase's solver time not spent
+   solving (Ray scheduling, serialisation, the driver's database writes,
+   threads waiting for a batch's last position).
 2. Solves every shallower position of the subtree from scratch, the way the
    frontier is solved (weak, strong in-sign, all best moves), and compares
    its cost with the frontier-first derivation.
@@ -36,19 +39,34 @@ def book_rows(path: str) -> list[tuple]:
                           "ORDER BY key").fetchall()
 
 
-def bench_workers(root: str, ply: int, workers: list[int], table_log2: int) -> dict[int, dict]:
+def parse_layout(text: str) -> tuple[int, int]:
+    processes, _, threads = text.partition("x")
+    try:
+        layout = int(processes), int(threads or 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"layout {text!r} is not PROCESSESxTHREADS, e.g. 1x2")
+    if min(layout) < 1:
+        raise argparse.ArgumentTypeError(f"layout {text!r} needs at least one of each")
+    return layout
+
+
+def bench_layouts(root: str, ply: int, layouts: list[tuple[int, int]],
+                  table_log2: int) -> dict[tuple[int, int], dict]:
     results = {}
     books = {}
-    for k in workers:
+    for layout in layouts:
+        processes, threads = layout
+        k = processes * threads
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "bench.db")
             started = time.perf_counter()
-            summary = build(path, ply, root, workers=k, table_log2=table_log2,
-                            progress=False, out=io.StringIO())
+            summary = build(path, ply, root, workers=k, threads=threads,
+                            table_log2=table_log2, progress=False, out=io.StringIO())
             wall = time.perf_counter() - started
-            books[k] = book_rows(path)
+            books[layout] = book_rows(path)
         frontier_wall = summary.timings["frontier"]
-        results[k] = {
+        results[layout] = {
+            "solvers": k,
             "positions": summary.searched,
             "wall": wall,
             "frontier_wall": frontier_wall,
@@ -62,10 +80,10 @@ def bench_workers(root: str, ply: int, workers: list[int], table_log2: int) -> d
             "batches": summary.batches,
             "nodes": summary.nodes,
         }
-    first = books[workers[0]]
-    for k in workers[1:]:
-        if books[k] != first:
-            sys.exit(f"the book built with {k} workers differs from {workers[0]} worker(s)")
+    first = books[layouts[0]]
+    for layout in layouts[1:]:
+        if books[layout] != first:
+            sys.exit(f"the book built with layout {layout} differs from {layouts[0]}")
     return results
 
 
@@ -86,28 +104,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", default="44444433", help="subtree root (default: 44444433)")
     parser.add_argument("--ply", type=int, default=13, help="last ply (default: 13)")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2],
-                        help="worker counts to compare (default: 1 2)")
+    parser.add_argument("--layouts", type=parse_layout, nargs="+",
+                        default=[(1, 1), (2, 1), (1, 2)],
+                        help="PROCESSESxTHREADS layouts to compare (default: 1x1 2x1 1x2)")
     parser.add_argument("--table-log2", type=int, default=22,
-                        help="transposition table per worker, log2 of slots (default: 22)")
+                        help="transposition table per process, log2 of slots (default: 22)")
     parser.add_argument("--no-scratch", action="store_true",
                         help="skip the from-scratch comparison")
     args = parser.parse_args(argv)
 
     print(f"subtree {args.root or '(empty board)'} to ply {args.ply}; "
           f"{os.cpu_count()} CPUs on this machine")
-    results = bench_workers(args.root, args.ply, args.workers, args.table_log2)
-    base = results[args.workers[0]]
-    print(f"\n{'workers':>7} {'frontier':>9} {'pos/s':>8} {'scaling':>8} {'overhead':>9} "
+    results = bench_layouts(args.root, args.ply, args.layouts, args.table_log2)
+    base = results[args.layouts[0]]
+    print(f"\n{'layout':>7} {'frontier':>9} {'pos/s':>8} {'scaling':>8} {'overhead':>9} "
           f"{'batches':>8} {'M nodes':>8} {'M nodes/s':>10} {'start':>8} {'writes':>8} "
           f"{'derive':>8} {'total wall':>11}")
-    for k, r in results.items():
-        scaling = r["rate"] / (base["rate"] * k / args.workers[0])
-        print(f"{k:>7} {r['positions']:>9,} {r['rate']:>8.1f} {scaling:>8.0%} "
+    for (processes, threads), r in results.items():
+        scaling = r["rate"] / (base["rate"] * r["solvers"] / base["solvers"])
+        print(f"{f'{processes}x{threads}':>7} {r['positions']:>9,} {r['rate']:>8.1f} {scaling:>8.0%} "
               f"{r['overhead']:>9.1%} {r['batches']:>8,} {r['nodes'] / 1e6:>8,.0f} "
               f"{r['nodes'] / r['core'] / 1e6:>10.2f} {r['start']:>6.1f} s "
               f"{r['writes']:>6.2f} s {r['derive']:>6.2f} s {r['wall']:>9.1f} s")
-    print("overhead: the share of the workers' frontier wall time not spent solving")
+    print("layout: processes x threads; overhead: the share of the solvers' frontier "
+          "wall time not spent solving")
 
     if not args.no_scratch:
         count, seconds = bench_scratch(args.root, args.ply, args.table_log2)

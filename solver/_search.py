@@ -1,6 +1,7 @@
 """numba search kernels: negamax alpha-beta and the window-narrowing driver.
 
-State lives in two arrays the caller owns, so that it survives across calls:
+State lives in two arrays the caller owns, so that it survives across calls
+(the kernels release the GIL, so threads may share one table):
 
 * ``table``: the transposition table, one uint64 per slot holding
   ``key << 8 | value``.  A key has 49 bits, so the whole key is kept and a
@@ -38,7 +39,7 @@ SORT_BASE = 8
 SCRATCH_SIZE = SORT_BASE + 8 * (CELLS + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
     """Fail-soft negamax score of a position within ``(alpha, beta)``.
 
@@ -133,7 +134,7 @@ def _half_toward_zero(x):
     return -((-x) // 2) if x < 0 else x // 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_window(position, mask, ply, low, high, table, scratch, shift):
     """The exact score clamped to ``[low, high]``, by null-window narrowing.
 

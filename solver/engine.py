@@ -31,6 +31,21 @@ class Solver:
     def __repr__(self) -> str:
         return f"Solver(table_log2={self.table_log2})"
 
+    def fork(self) -> Solver:
+        """A solver for another thread that shares this one's transposition table.
+
+        The kernels release the GIL, so forks search in parallel threads and
+        each one reuses what the others proved.  Entries are single 64-bit
+        words holding the whole key, so a concurrent write is never read torn
+        or mistaken for another position.  Node counts and limits stay per fork.
+        """
+        twin = Solver.__new__(Solver)
+        twin.table_log2 = self.table_log2
+        twin._table = self._table
+        twin._shift = self._shift
+        twin._scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
+        return twin
+
     # -- bookkeeping -------------------------------------------------------
     @property
     def nodes(self) -> int:

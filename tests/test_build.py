@@ -107,3 +107,19 @@ def test_a_book_for_another_root_is_refused(small_book_copy):
 def test_bad_worker_count(tmp_path):
     with pytest.raises(BuildArgumentError, match="--workers"):
         build(str(tmp_path / "x.db"), 10, SMALL_ROOT, workers=0, progress=False)
+    with pytest.raises(BuildArgumentError, match="--threads must be at least 1, got 0"):
+        build(str(tmp_path / "x.db"), 10, SMALL_ROOT, threads=0, progress=False)
+
+
+def test_more_threads_than_any_node_has_is_refused(tmp_path, ray_session):
+    # Ray would wait forever for a node with 3 CPUs; say so instead.
+    with pytest.raises(BuildArgumentError, match=r"--threads 3 is more than any node's CPUs \(at most 2\)"):
+        build(str(tmp_path / "x.db"), 10, SMALL_ROOT, threads=3, progress=False)
+
+
+def test_two_single_thread_workers_give_the_same_book(small_book_path, tmp_path, ray_session):
+    path = str(tmp_path / "separate.db")
+    summary = build(path, SMALL_PLY, SMALL_ROOT, workers=2, threads=1, progress=False,
+                    table_log2=18)
+    assert summary.searched == 574
+    assert rows(path) == rows(small_book_path)

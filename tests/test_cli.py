@@ -380,6 +380,7 @@ def test_non_book_file(tmp_path, command, kind, words):
     (["--root", SMALL_ROOT, "--ply", "12", "--address", "foo"], "'foo'"),
     (["--root", SMALL_ROOT, "--ply", "12", "--address", "host:99999"], "'host:99999'"),
     (["--root", SMALL_ROOT, "--ply", "12", "--workers", "0"], "--workers"),
+    (["--root", SMALL_ROOT, "--ply", "12", "--threads", "0"], "--threads"),
 ])
 def test_build_bad_input_creates_nothing(tmp_path, args, words):
     target = tmp_path / "new.db"

@@ -400,6 +400,45 @@ def test_clear_empties_table():
     assert s.nodes == cold  # same search as from a new table, node for node
 
 
+def test_fork_shares_the_table_but_counts_its_own_nodes():
+    s = Solver(table_log2=18)
+    moves, expected = load("Test_L2_R2")[0]
+    assert s.solve(moves) == expected
+    twin = s.fork()
+    assert repr(twin) == repr(s) and twin.nodes == 0
+    assert twin.solve(moves) == expected
+    assert 0 < twin.nodes < s.nodes  # it found the first search's bounds in the shared table
+    twin.set_node_limit(1)
+    assert s.solve(moves) == expected  # a fork's limit does not stop its parent
+    twin.clear()  # one table: clearing it through either clears it for both
+    s.reset_nodes()
+    assert s.solve(moves) == expected and s.nodes > twin.nodes
+
+
+def test_forks_in_parallel_threads_stay_exact(middle_easy):
+    from concurrent.futures import ThreadPoolExecutor
+
+    # 2048 slots for two threads: constant concurrent overwrites of each other's entries.
+    first = Solver(table_log2=11)
+    solvers = [first, first.fork()]
+    pairs = load("Test_L2_R2")[::20] + middle_easy[::10]
+
+    def run(half):
+        solver, chunk = half
+        return mismatches(solver, chunk)
+
+    with ThreadPoolExecutor(2) as pool:
+        bad = list(pool.map(run, [(solvers[0], pairs[0::2]), (solvers[1], pairs[1::2])]))
+    assert bad == [[], []]
+
+
+def test_kernels_release_the_gil():
+    from solver import _search
+
+    # Without this, a worker's solver threads would take turns instead of running at once.
+    assert _search.solve_window.targetoptions["nogil"] and _search.negamax.targetoptions["nogil"]
+
+
 def test_repr_and_table_size():
     assert repr(Solver(table_log2=10)) == "Solver(table_log2=10)"
     for bad in (9, 33):
