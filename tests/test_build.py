@@ -123,3 +123,26 @@ def test_two_single_thread_workers_give_the_same_book(small_book_path, tmp_path,
                     table_log2=18)
     assert summary.searched == 574
     assert rows(path) == rows(small_book_path)
+
+
+def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_session):
+    import ray
+    from ray.cluster_utils import Cluster
+
+    from bookgen.cluster import WorkerPlan, plan_workers
+
+    ray.shutdown()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
+    try:
+        cluster.add_node(num_cpus=2)
+        ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+        cluster.wait_for_nodes()
+        assert plan_workers(None, None) == WorkerPlan(processes=2, threads=2)
+        path = str(tmp_path / "two-nodes.db")
+        summary = build(path, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=18)
+        assert summary.searched == 574 and rows(path) == rows(small_book_path)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+        ray.init(address="local", num_cpus=2, include_dashboard=False,
+                 logging_level="WARNING", log_to_driver=False)
