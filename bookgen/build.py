@@ -58,6 +58,7 @@ class BuildSummary:
     core_seconds: float = 0.0
     wall_seconds: float = 0.0
     batches: int = 0
+    layout: str = ""           # how the frontier's solvers ran, once Ray is up
     interrupted: bool = False
     # wall seconds per phase: listing, starting Ray, solving the frontier
     # (of which writing batches), deriving shallower plies
@@ -71,6 +72,8 @@ class BuildSummary:
         lines.append(f"  total {sum(self.positions_per_ply.values()):,} positions")
         lines.append(f"searched {self.searched:,} frontier positions in {self.batches:,} batches "
                      f"({self.already_stored:,} already stored), derived {self.derived:,}")
+        if self.layout:
+            lines.append(f"solvers: {self.layout}")
         lines.append(f"nodes {self.nodes:,}; wall {self.wall_seconds:.1f} s; "
                      f"core {self.core_seconds:.1f} s")
         if self.timings:
@@ -185,6 +188,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                             f"--threads {threads} is more than any node's CPUs "
                             f"(at most {max(cluster.node_cpus())})")
                     plan = cluster.plan_workers(workers, threads)
+                    summary.layout = _describe(plan, table_log2)
                     _warm_up(plan, table_log2)
                 with _timed(timings, "frontier"):
                     _solve_frontier(store, missing, summary, plan, table_log2, progress, stop)
@@ -201,6 +205,19 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
     finally:
         summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
         store.close()
+
+
+def _describe(plan: WorkerPlan, table_log2: int) -> str:
+    """E.g. '1 process x 2 threads; table 1 GiB per process'."""
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('s') else 's'}"
+
+    size, unit = 8 << table_log2, "bytes"
+    for bigger in ("KiB", "MiB", "GiB"):
+        if size >= 1024:
+            size, unit = size >> 10, bigger
+    return (f"{plural(plan.processes, 'process')} x {plural(plan.threads, 'thread')}; "
+            f"table {size} {unit} per process")
 
 
 def _warm_up(plan: WorkerPlan, table_log2: int) -> None:

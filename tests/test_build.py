@@ -123,6 +123,7 @@ def test_two_single_thread_workers_give_the_same_book(small_book_path, tmp_path,
                     table_log2=18)
     assert summary.searched == 574
     assert rows(path) == rows(small_book_path)
+    assert "solvers: 2 processes x 1 thread; table 2 MiB per process" in summary.report()
 
 
 def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_session):
@@ -141,6 +142,7 @@ def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_
         path = str(tmp_path / "two-nodes.db")
         summary = build(path, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=18)
         assert summary.searched == 574 and rows(path) == rows(small_book_path)
+        assert "solvers: 2 processes x 2 threads; table 2 MiB per process" in summary.report()
     finally:
         ray.shutdown()
         cluster.shutdown()
