@@ -87,3 +87,13 @@ def non_losing_moves(position, mask):
 def move_score(position, mask, move):
     """How many winning cells a move leaves its player: a move-ordering heuristic."""
     return popcount(winning_cells(position | move, mask))
+
+
+@njit(cache=True, inline="always")
+def has_four(stones):
+    """Whether ``stones`` (any set of cells) holds four in a row."""
+    for s in (U1, H, H1, H2):  # vertical, both diagonals, horizontal
+        pairs = stones & (stones >> s)
+        if pairs & (pairs >> (U2 * s)):
+            return True
+    return False

@@ -18,6 +18,7 @@ from numba import njit
 
 from . import bitboard as bb
 from ._bits import can_win_next, column_mask, move_score, non_losing_moves
+from ._bounds import lower_bound, upper_bound
 
 CELLS = bb.CELLS
 # The table's value range covers every score from ply 0 on (Pons' tighter
@@ -56,11 +57,15 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
         return 0
 
     low = -((CELLS - 2 - ply) // 2)  # the opponent cannot win on their next move
+    if alpha < 0:
+        low = lower_bound(position, mask, moves, low)
     if alpha < low:
         alpha = low
         if alpha >= beta:
             return alpha
     high = (CELLS - 1 - ply) // 2  # we cannot win on this move
+    if beta > -1:
+        high = upper_bound(position, mask, high)
     if beta > high:
         beta = high
         if alpha >= beta:

@@ -1,5 +1,6 @@
 """Shared fixtures: one real local Ray for the session, and real book files built by it."""
 
+import random
 import shutil
 import sqlite3
 import sys
@@ -7,6 +8,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+
+from solver import Position
 
 SMALL_ROOT = "44444433"  # column 4 full: small subtrees that still take real search
 SMALL_PLY = 12
@@ -72,3 +75,46 @@ def small_book_copy(small_book_path, tmp_path) -> str:
     path = str(tmp_path / "copy.db")
     shutil.copy(small_book_path, path)
     return path
+
+
+# -- a brute force to compare the solver with ------------------------------------------
+
+def win_now(ply):
+    """Score of a player who wins with the stone they are about to play."""
+    return (43 - ply) // 2
+
+
+_MINIMAX = {}
+
+
+def minimax(p):
+    """Exact score by plain full-width minimax, no alpha-beta and no heuristics.
+
+    Results are remembered per position key: that only saves repeating the
+    same subtree reached by another move order, it prunes nothing.
+    """
+    key = p.key
+    if key not in _MINIMAX:
+        moves = p.legal_moves()
+        if any(p.is_winning_move(c) for c in moves):
+            score = win_now(p.ply)
+        elif p.is_full:
+            score = 0
+        else:
+            score = max(-minimax(p.play(c)) for c in moves)
+        _MINIMAX[key] = score
+    return _MINIMAX[key]
+
+
+def random_endgames(count, seed, min_empty=4, max_empty=12):
+    """Unfinished positions from random play, stopped 4-12 cells before the end."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        stop = 42 - rng.randint(min_empty, max_empty)
+        p = Position()
+        while p.ply < stop and not p.is_game_over:
+            p = p.play(rng.choice(p.legal_moves()))
+        if not p.is_game_over:
+            found.append(p)
+    return found

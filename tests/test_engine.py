@@ -11,6 +11,8 @@ import pytest
 
 from solver import GameOverError, IllegalMoveError, Position, Solver
 
+from conftest import minimax, random_endgames, win_now
+
 DATA = Path(__file__).parent / "data"
 SETS = {
     "Test_L3_R1": "End-Easy",
@@ -35,11 +37,6 @@ def load(name):
 
 def sign(x):
     return (x > 0) - (x < 0)
-
-
-def win_now(ply):
-    """Score of a player who wins with the stone they are about to play."""
-    return (43 - ply) // 2
 
 
 def mismatches(solver, pairs, weak=False):
@@ -132,28 +129,6 @@ def test_empty_board(big_solver):
 
 # -- a brute force to compare with --------------------------------------------------
 
-_MINIMAX = {}
-
-
-def minimax(p):
-    """Exact score by plain full-width minimax, no alpha-beta and no heuristics.
-
-    Results are remembered per position key: that only saves repeating the
-    same subtree reached by another move order, it prunes nothing.
-    """
-    key = p.key
-    if key not in _MINIMAX:
-        moves = p.legal_moves()
-        if any(p.is_winning_move(c) for c in moves):
-            score = win_now(p.ply)
-        elif p.is_full:
-            score = 0
-        else:
-            score = max(-minimax(p.play(c)) for c in moves)
-        _MINIMAX[key] = score
-    return _MINIMAX[key]
-
-
 def minimax_analyze(p):
     scores = []
     for col in range(1, 8):
@@ -165,20 +140,6 @@ def minimax_analyze(p):
             child = p.play(col)
             scores.append(0 if child.is_full else -minimax(child))
     return scores
-
-
-def random_endgames(count, seed, min_empty=4, max_empty=12):
-    """Unfinished positions from random play, stopped 4-12 cells before the end."""
-    rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        stop = 42 - rng.randint(min_empty, max_empty)
-        p = Position()
-        while p.ply < stop and not p.is_game_over:
-            p = p.play(rng.choice(p.legal_moves()))
-        if not p.is_game_over:
-            found.append(p)
-    return found
 
 
 @pytest.fixture(scope="module")
