@@ -36,22 +36,30 @@ class Player:
 
     ``time_budget`` (seconds) caps a search outside the book: when it runs
     out the player answers with a safe heuristic move, marked not proven.
+    ``node_budget`` caps it in explored nodes instead (or as well), which,
+    unlike time, gives the same answers on any machine under any load.
     """
 
     def __init__(self, book: Book | None = None, time_budget: float | None = None,
-                 table_log2: int = 24):
+                 table_log2: int = 24, node_budget: int | None = None):
         if time_budget is not None and not (math.isfinite(time_budget) and time_budget > 0):
             raise ValueError(f"time_budget must be a positive number of seconds, "
                              f"got {time_budget!r}")
+        if node_budget is not None and (isinstance(node_budget, bool)
+                                        or not isinstance(node_budget, int) or node_budget < 1):
+            raise ValueError(f"node_budget must be a positive whole number of nodes, "
+                             f"got {node_budget!r}")
         self.book = book
         self.time_budget = time_budget
+        self.node_budget = node_budget
         self.table_log2 = table_log2
         self._solver = None
         self._nodes_per_second = 5e6  # refined after each search
         self.last: Decision | None = None
 
     def __repr__(self) -> str:
-        return f"Player(book={self.book!r}, time_budget={self.time_budget!r})"
+        nodes = "" if self.node_budget is None else f", node_budget={self.node_budget!r}"
+        return f"Player(book={self.book!r}, time_budget={self.time_budget!r}{nodes})"
 
     def best_move(self, moves: str | Position) -> int:
         """The column (1-7) to play."""
@@ -81,8 +89,12 @@ class Player:
 
     def _search(self, position: Position) -> tuple[int, int]:
         solver = self._get_solver()
-        if self.time_budget is not None:
-            solver.set_node_limit(int(self.time_budget * self._nodes_per_second))
+        limits = [int(self.time_budget * self._nodes_per_second)] \
+            if self.time_budget is not None else []
+        if self.node_budget is not None:
+            limits.append(self.node_budget)
+        if limits:
+            solver.set_node_limit(min(limits))
         before, started = solver.nodes, time.perf_counter()
         try:
             score = solver.solve(position)

@@ -1,7 +1,7 @@
 """``c4book play`` (``bookgen.game``): games in the terminal, with scripted input.
 
 ``play_game`` takes its input and output streams, so whole games are played
-in-process against the real ``Player`` (the small book, and a time budget for
+in-process against the real ``Player`` (the small book, and a node budget for
 the opening moves that no book covers).  The command itself is driven
 through a subprocess.
 """
@@ -29,7 +29,10 @@ NOISE_REPLIES = [
     "'-1' is not a column: type a number from 1 to 7\n",
 ]
 FULL_REPLY = "column 4 is full: choose another\n"
-BUDGET = 0.3  # seconds per AI move outside the book: the opening is never proven
+# Nodes per AI search outside the book: never enough to prove an opening move
+# ("4444443" takes millions), always enough past the small book (at most 230,000).
+# Counted in nodes, not seconds, so that games go the same way under any load.
+NODE_BUDGET = 1_000_000
 
 
 
@@ -106,7 +109,7 @@ def boards_in_order(output: str, moves: str) -> None:
 
 def play_scripted(book, human_first: bool, noise=(), script=None):
     out = io.StringIO()
-    ai = Player(book, time_budget=BUDGET, table_log2=20)
+    ai = Player(book, node_budget=NODE_BUDGET, table_log2=20)
     human = ScriptedHuman(out, human_first, Player(book, table_log2=20), noise, script)
     assert play_game(ai, human_first, human, out) == 0
     text = out.getvalue()
@@ -191,7 +194,7 @@ def test_quitting_mid_game(book):
     # x fills column 4 with the AI, tries it once more, then quits.
     out = io.StringIO()
     stdin = io.StringIO("4\n4\n4\n4\nq\n")
-    ai = Player(book, time_budget=BUDGET, table_log2=20)
+    ai = Player(book, node_budget=NODE_BUDGET, table_log2=20)
     assert play_game(ai, True, stdin, out) == 0
     text = out.getvalue()
     assert text.count("AI plays 4") == 3

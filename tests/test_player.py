@@ -240,6 +240,28 @@ def test_time_budget_heuristic_blocks_an_immediate_threat():
     assert (decision.column, decision.source, decision.proven) == (1, "heuristic", False)
 
 
+def test_node_budget_is_the_same_on_any_machine():
+    # "4444443" needs millions of nodes: half a million never proves it, under any load.
+    for _ in range(2):
+        decision = Player(None, table_log2=20, node_budget=500_000).choose("4444443")
+        assert (decision.column, decision.source, decision.proven) == (3, "heuristic", False)
+    moves, score = END_EASY[5]
+    decision = Player(None, table_log2=20, node_budget=500_000).choose(moves)
+    assert (decision.source, decision.proven, decision.score) == ("search", True, score)
+
+
+def test_node_budget_and_time_budget_together_take_the_smaller():
+    player = Player(None, time_budget=60.0, table_log2=20, node_budget=1000)
+    assert player.choose("4444443").source == "heuristic"
+    assert repr(player) == "Player(book=None, time_budget=60.0, node_budget=1000)"
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, "many", True])
+def test_bad_node_budget(bad):
+    with pytest.raises(ValueError, match="node_budget must be a positive whole number"):
+        Player(None, node_budget=bad)
+
+
 def test_book_answers_despite_a_tiny_budget(book):
     decision = Player(book, time_budget=1e-9).choose(SMALL_ROOT)
     assert (decision.column, decision.source, decision.proven) == (5, "book", True)
