@@ -182,11 +182,12 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                 owned = cluster.connect(address, workers)
             try:
                 with _timed(timings, "start"):
-                    if threads is not None and threads > max(cluster.node_cpus()):
+                    largest = max(cluster.node_cpus())
+                    if threads is not None and threads > largest:
                         # Ray would wait forever for such a node.
                         raise BuildArgumentError(
                             f"--threads {threads} is more than any node's CPUs "
-                            f"(at most {max(cluster.node_cpus())})")
+                            f"(at most {largest})")
                     plan = cluster.plan_workers(workers, threads)
                     summary.layout = _describe(plan, table_log2)
                     _warm_up(plan, table_log2)

@@ -30,9 +30,8 @@ import numpy as np
 from numba import njit
 
 from . import bitboard as bb
-from ._bits import BOARD, BOTTOM, has_four
+from ._bits import BOARD, BOTTOM, U1, has_four
 
-U1 = np.uint64(1)
 ZERO = np.uint64(0)
 # 0-based rows 0, 2, 4 (the board's rows 1, 3, 5), and rows 1, 3, 5, of every column.
 LOW_ROWS = np.uint64(bb.BOTTOM * 0b010101)
