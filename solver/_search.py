@@ -311,3 +311,22 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
             lo = r
     # Fail-soft probes may overshoot the asked window; clamp back into it.
     return min(lo, high)
+
+
+@njit(cache=True, nogil=True)
+def table_bounds(position, mask, table, shift):
+    """``(low, high)``: what the table proves about a position's score (wide when absent).
+
+    For other kernels that read the solver's table (the anytime player's leaves).
+    """
+    key, _ = table_key(position, mask)
+    entry = probe(table, bucket(key, shift), key)
+    if entry == ZERO:
+        return -CELLS, CELLS
+    kind = entry_type(entry)
+    score = entry_score(entry)
+    if kind == EXACT:
+        return score, score
+    if kind == LOWER:
+        return score, CELLS
+    return -CELLS, score

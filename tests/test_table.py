@@ -73,3 +73,17 @@ def test_bucket_keeps_the_costlier_entry():
 def test_work_is_about_log4_of_nodes():
     assert [work_of(np.uint64(n)) for n in (0, 1, 3, 4, 15, 16, 1 << 20)] == [0, 0, 0, 1, 1, 2, 10]
     assert work_of(np.uint64(1 << 62)) == 15  # capped to four bits
+
+
+def test_solver_table_bounds_hold():
+    from solver import Position, Solver
+    from solver._search import table_bounds
+
+    solver = Solver(table_log2=16)
+    p = Position.from_moves("4455443")
+    assert table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._shift) == (-42, 42)
+    score = solver.solve(p)
+    low, high = table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._shift)
+    assert low <= score <= high and (low, high) != (-42, 42)
+    m = p.mirror()  # the mirror image shares the entry
+    assert table_bounds(np.uint64(m.current), np.uint64(m.mask), solver._table, solver._shift) == (low, high)
