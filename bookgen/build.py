@@ -54,12 +54,14 @@ class BuildSummary:
     positions_per_ply: dict[int, int] = field(default_factory=dict)
     searched: int = 0          # frontier positions solved by this run
     already_stored: int = 0    # frontier positions found in the book
+    frontier: int = 0          # positions at the last ply
     derived: int = 0           # shallower positions scored from their children
     nodes: int = 0
     core_seconds: float = 0.0
     wall_seconds: float = 0.0
     batches: int = 0
     layout: str = ""           # how the frontier's solvers ran, once Ray is up
+    solvers: int = 0           # solver threads in all, once Ray is up
     interrupted: bool = False
     # wall seconds per phase: listing, starting Ray, solving the frontier
     # (of which writing batches), deriving shallower plies
@@ -176,6 +178,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
             levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
             frontier = FrontierStream(store, root_position, levels, ply)
             first = frontier.take(FIRST_BATCH)
+        solved: list[tuple[np.ndarray, np.ndarray]] = []   # (keys, scores) of each batch
         if len(first) or not frontier.done:
             with _timed(timings, "start"):
                 owned = cluster.connect(address, workers)
@@ -189,18 +192,22 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                             f"(at most {largest})")
                     plan = cluster.plan_workers(workers, threads)
                     summary.layout = _describe(plan, table_log2)
+                    summary.solvers = plan.solvers
                     _warm_up(plan, table_log2)
                 with _timed(timings, "frontier"):
                     _solve_frontier(store, frontier, first, summary, plan, table_log2,
-                                    progress, stop)
+                                    progress, stop, solved)
             finally:
                 if owned:
                     import ray
                     ray.shutdown()
-        summary.already_stored = frontier.stored
+        summary.already_stored, summary.frontier = frontier.stored, frontier.total
         store.mark_complete(ply)
         with _timed(timings, "derive"):
-            _derive_shallower(store, levels, ply, summary, progress, stop)
+            # Scores just solved need not be read back, unless some were stored before.
+            known = _sorted_scores(ply, solved) if not frontier.stored else None
+            del solved
+            _derive_shallower(store, levels, ply, summary, progress, stop, known)
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -234,8 +241,10 @@ def _warm_up(plan: WorkerPlan, table_log2: int) -> None:
 
 def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarray,
                     summary: BuildSummary, plan: WorkerPlan, table_log2: int, progress: bool,
-                    stop: threading.Event) -> None:
+                    stop: threading.Event, solved: list) -> None:
     """Send batches of missing keys while the frontier is still being listed; write results.
+
+    Each batch's ``(keys, scores)`` is appended to ``solved``.
 
     The frontier comes in key order, so a batch holds neighbours that share
     most of their subtrees.
@@ -291,6 +300,7 @@ def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarra
                     rows = entry_rows(summary.ply, keys, result.scores, result.best,
                                       nodes=result.nodes)
                     store.insert_new(rows, search_seconds=result.seconds)
+                solved.append((keys, result.scores))
                 summary.searched += len(keys)
                 summary.batches += 1
                 summary.nodes += int(result.nodes.sum())
@@ -308,13 +318,23 @@ def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarra
         bar.close()
 
 
+def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(ply, keys, scores)`` of the batches solved, in key order."""
+    keys = np.concatenate([k for k, _ in solved]) if solved else np.empty(0, np.uint64)
+    scores = np.concatenate([s for _, s in solved]) if solved else np.empty(0, np.int8)
+    order = np.argsort(keys, kind="stable")
+    return ply, keys[order], scores[order]
+
+
 def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
-                      summary: BuildSummary, progress: bool, stop: threading.Event) -> None:
+                      summary: BuildSummary, progress: bool, stop: threading.Event,
+                      known: tuple | None = None) -> None:
     """Score plies ply-1 .. root from their children, deepest first.
 
-    One ply's children are read as two sorted arrays (keys, scores); its
-    parents are derived in chunks, each written in one transaction, so an
-    interrupted derivation resumes where it stopped.
+    One ply's children are two sorted arrays (keys, scores): ``known`` (the
+    frontier just solved), or the ply just derived, or else read from the
+    book.  Parents are derived in chunks, each written in one transaction,
+    so an interrupted derivation resumes where it stopped.
     """
     plies = [p for p in sorted(levels, reverse=True) if p < ply]
     total = sum(len(levels[p]) for p in plies)
@@ -325,8 +345,11 @@ def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
                 raise KeyboardInterrupt
             parents = levels[p]
             parents = parents[~contains_sorted(store.finished_keys_at(p), parents)]
+            derived = []
             if len(parents):
-                child_keys, child_scores = store.scores_at(p + 1)
+                _, child_keys, child_scores = (known if known and known[0] == p + 1
+                                               else (p + 1, *store.scores_at(p + 1)))
+                known = None
                 for start in range(0, len(parents), DERIVE_CHUNK):
                     if stop.is_set():
                         raise KeyboardInterrupt
@@ -334,8 +357,12 @@ def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
                                      child_scores)
                     store.upsert(entry_rows(p, entries.keys, entries.scores, entries.best,
                                             entries.move_scores))
+                    derived.append(entries.scores)
                     bar.update(len(entries.keys))
                 del child_keys, child_scores
+            if len(parents) == len(levels[p]):   # the whole ply is in hand for the next
+                known = (p, parents, np.concatenate(derived) if derived
+                         else np.empty(0, np.int8))
             summary.derived += len(parents)
             store.mark_complete(p)
             bar.update(len(levels[p]) - len(parents))

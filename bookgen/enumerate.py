@@ -21,6 +21,7 @@ from solver.packed import unfinished_children, unique_sorted
 
 KEY_END = np.uint64(1 << 63)   # above every key (49 bits), and in numba's int range
 SPLIT_SAMPLE = 200_000         # parents whose children place the chunk boundaries
+SLICES = 1024                  # thin key ranges that passes are made of
 
 
 def expand(keys: np.ndarray, low: int = 0, high: int = int(KEY_END)) -> np.ndarray:
@@ -52,31 +53,41 @@ def keys_by_ply(root: Position, max_ply: int) -> dict[int, np.ndarray]:
     return levels
 
 
-def chunk_bounds(parents: np.ndarray, chunk: int) -> list[int]:
-    """Key boundaries that cut the children of ``parents`` into about ``chunk`` each.
-
-    The children of an evenly spread sample of parents stand in for all of
-    them: their quantiles are the boundaries.
-    """
-    step = max(1, len(parents) // SPLIT_SAMPLE)
-    sample = expand(parents[::step])
-    estimate = len(sample) * step
-    parts = max(1, -(-estimate // max(1, chunk)))
-    if parts == 1 or len(sample) < parts:
-        return [0, int(KEY_END)]
-    inner = sample[np.linspace(0, len(sample), parts, endpoint=False, dtype=np.int64)[1:]]
-    return [0, *sorted(set(int(k) for k in inner)), int(KEY_END)]
-
-
 def frontier_chunks(parents: np.ndarray, chunk: int = 4_000_000) -> Iterator[np.ndarray]:
     """The children of ``parents`` in key order, in sorted arrays of about ``chunk`` keys.
 
-    Each chunk takes one pass over the parents: memory stays at the parents
-    plus one chunk, for a few passes' time.
+    Each array takes one pass over the parents, listing one range of keys:
+    memory stays at the parents plus one chunk.  The ranges come from the
+    children of an evenly spread sample of parents, cut into many thin
+    slices of equal sample count; each pass takes as many slices as should
+    make ``chunk`` keys.  How many real children a sample child stands for
+    is learnt as the passes go (transpositions make it far less than the
+    sampling step), starting from the sampling step, which errs small.
     """
-    bounds = chunk_bounds(parents, chunk)
-    for low, high in zip(bounds, bounds[1:]):
-        yield expand(parents, low, high)
+    step = max(1, len(parents) // SPLIT_SAMPLE)
+    sample = expand(parents[::step])
+    slices = min(len(sample), SLICES)
+    if slices < 2:
+        yield expand(parents)
+        return
+    cuts = sample[np.linspace(0, len(sample), slices, endpoint=False, dtype=np.int64)[1:]]
+    bounds = [0, *np.unique(cuts).tolist(), int(KEY_END)]
+    sampled = np.diff(np.searchsorted(sample, np.array(bounds, dtype=np.uint64)))
+    per_sample = float(step)
+    listed = seen = 0
+    at = 0
+    while at < len(bounds) - 1:
+        end, estimate = at + 1, sampled[at] * per_sample
+        while end < len(bounds) - 1 and estimate + sampled[end] * per_sample <= chunk:
+            estimate += sampled[end] * per_sample
+            end += 1
+        keys = expand(parents, bounds[at], bounds[end])
+        listed += len(keys)
+        seen += int(sampled[at:end].sum())
+        per_sample = listed / max(1, seen)
+        at = end
+        if len(keys):
+            yield keys
 
 
 def contains_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

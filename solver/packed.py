@@ -101,12 +101,9 @@ def plies_of(keys):
 
 
 @njit(cache=True)
-def unfinished_children(keys, low, high):
-    """Canonical keys in ``[low, high)`` of every unfinished child of ``keys``.
-
-    Unsorted, with repeats (transpositions, mirror pairs): the caller sorts.
-    """
-    out = np.empty(len(keys) * bb.WIDTH, dtype=np.uint64)
+def _children_into(keys, low, high, out):
+    """Write the canonical unfinished children in ``[low, high)`` to ``out`` (if not
+    empty); return how many there are."""
     n = 0
     for i in range(len(keys)):
         current, mask, ply = decode(keys[i])
@@ -120,9 +117,24 @@ def unfinished_children(keys, low, high):
                 continue
             key = canonical(key)
             if low <= key < high:
-                out[n] = key
+                if len(out):
+                    out[n] = key
                 n += 1
-    return out[:n]
+    return n
+
+
+@njit(cache=True)
+def unfinished_children(keys, low, high):
+    """Canonical keys in ``[low, high)`` of every unfinished child of ``keys``.
+
+    Unsorted, with repeats (transpositions, mirror pairs): the caller sorts.
+    Two passes, one to count and one to fill, so that listing a narrow range
+    of keys allocates only what falls in it, not seven keys per parent.
+    """
+    out = np.empty(_children_into(keys, low, high, np.empty(0, dtype=np.uint64)),
+                   dtype=np.uint64)
+    _children_into(keys, low, high, out)
+    return out
 
 
 @njit(cache=True)
