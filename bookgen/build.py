@@ -4,6 +4,11 @@ Frontier first: only the positions at the last ply are searched, on Ray
 workers.  Every shallower position then follows by one ply of negamax over
 its children's entries (``derive``), which is exact and nearly free.
 
+Positions are packed keys in numpy arrays throughout (``solver.packed``).
+The shallower plies are held whole; the frontier, by far the largest ply,
+is listed in key-order slices while batches are already out (``stream``),
+so the driver's memory is a few bytes per frontier position.
+
 The driver is the only writer.  Each finished batch is committed in its own
 transaction, so a crash or Ctrl-C loses at most the batches in flight, and
 rerunning the same command solves only what is missing.

@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write nothing and start no Ray: print positions per ply, how many are "
                         "stored, the frontier's size, and its search cost in core-hours, "
                         "estimated from a random sample of the missing frontier")
-    p.add_argument("--sample", type=int, default=40,
+    p.add_argument("--sample", type=int, default=100,
                    help="with --dry-run: missing frontier positions to solve for the estimate "
                         "(default: %(default)s)")
     p.set_defaults(run=_run_build)

@@ -29,7 +29,7 @@ from .frontier import solve_frontier
 from .store import BookStore
 from .stream import FrontierStream
 
-DEFAULT_SAMPLE = 40
+DEFAULT_SAMPLE = 100
 DEFAULT_TABLE_LOG2 = 24
 Z95 = 1.96   # a normal 95% interval on the mean time per position
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 import numpy as np
+from sqlalchemy import text
 from tqdm import tqdm
 
 from solver import Position
@@ -65,14 +66,14 @@ class _Ply:
     @classmethod
     def read(cls, conn, ply: int) -> _Ply:
         parts = []
-        result = conn.exec_driver_sql(
-            "SELECT key, score, wdl, best_moves, move_scores FROM positions WHERE ply = ? "
-            "ORDER BY key", (ply,))
+        result = conn.execute(text(
+            "SELECT key, score, wdl, best_moves, move_scores FROM positions WHERE ply = :ply "
+            "ORDER BY key"), {"ply": ply})
         while rows := result.fetchmany(READ_CHUNK):
             n = len(rows)
             ints = np.array([(r[0], r[1], r[2], _BEST_BITS.get(r[3], -1), r[4] is not None)
                              for r in rows], dtype=np.int64).reshape(n, 5)
-            packed = b"".join(r[4] if r[4] is not None and len(r[4]) == WIDTH
+            packed = b"".join(bytes(r[4]) if r[4] is not None and len(r[4]) == WIDTH
                               else bytes(WIDTH) for r in rows)
             parts.append((ints, np.frombuffer(packed, dtype=np.uint8).reshape(n, WIDTH)))
         ints = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 5), np.int64)
@@ -94,7 +95,7 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
         meta = read_meta(engine, db)
         complete = json.loads(meta.get("complete_plies", "[]"))
         with engine.connect() as conn:
-            plies = sorted(conn.exec_driver_sql("SELECT DISTINCT ply FROM positions").scalars())
+            plies = sorted(conn.execute(text("SELECT DISTINCT ply FROM positions")).scalars())
             above = None   # the ply below (deeper) this one: its children
             for ply in tqdm(plies[::-1], desc="plies", unit="ply", disable=not progress):
                 rows = _Ply.read(conn, ply)
@@ -192,8 +193,8 @@ def _check_counts(conn, root: str, complete: list[int], report: VerifyReport) ->
     for ply in sorted(complete):
         report.plies_counted.append(ply)
         expected = levels.get(ply, np.empty(0, dtype=np.uint64))
-        stored = np.fromiter(conn.exec_driver_sql(
-            "SELECT key FROM positions WHERE ply = ? ORDER BY key", (ply,)).scalars(),
+        stored = np.fromiter(conn.execute(text(
+            "SELECT key FROM positions WHERE ply = :ply ORDER BY key"), {"ply": ply}).scalars(),
             dtype=np.uint64)
         if not np.array_equal(stored, expected):
             missing = int((~contains_sorted(stored, expected)).sum())

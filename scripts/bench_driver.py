@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     p = modes.add_parser("dry-run", help="time c4book build --dry-run")
     p.add_argument("--ply", type=int, default=12)
     p.add_argument("--root", default="")
-    p.add_argument("--sample", type=int, default=40)
+    p.add_argument("--sample", type=int, default=100)
     p = modes.add_parser("build", help="a real build on a fresh book (long: about an hour "
                                        "on 2 cores for the default)")
     p.add_argument("--ply", type=int, default=14)

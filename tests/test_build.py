@@ -200,3 +200,27 @@ def test_the_frontier_streams_in_key_order_chunks(small_book_path):
         assert stream.done and np.array_equal(np.concatenate([first, rest]), levels[13])
     finally:
         store.close()
+
+
+def test_dry_run_on_the_command_line(tmp_path):
+    import subprocess
+
+    from conftest import c4book_command
+
+    path = tmp_path / "sized.db"
+    command = [*c4book_command(), "build", "--ply", "10", "--root", SMALL_ROOT, "--db",
+               str(path), "--dry-run", "--sample", "3", "--no-progress"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == (f"dry run for book {path}: root {SMALL_ROOT}, up to ply 10; "
+                        "nothing written")
+    assert "   10          36           0" in lines
+    assert "frontier (ply 10): 36 positions, 0 already stored, 36 to search" in lines
+    assert lines[-1].startswith("search cost: about ") and "from 3 random missing" in lines[-1]
+    assert not path.exists()
+    bad = subprocess.run([*command[:3], "7", *command[4:]], capture_output=True, text=True,
+                         timeout=300)
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr == ("c4book build: error: --ply 7 must be between the root's ply (8) "
+                          "and 42\n")
