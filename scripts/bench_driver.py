@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+from bookgen.build import DERIVE_CHUNK
 from bookgen.derive import derive
 from bookgen.enumerate import keys_by_ply
 from bookgen.store import BookStore, entry_rows
@@ -51,6 +52,16 @@ def rss_gb() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e9
 
 
+def calibration() -> str:
+    """How fast this core runs plain Python right now: the machine is shared and noisy."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    total = 0
+    for i in range(10**7):
+        total += i
+    return (f"calibration: a 10^7-step Python loop took {time.perf_counter() - wall:.2f} s "
+            f"wall, {time.process_time() - cpu:.2f} s CPU")
+
+
 def warm_up() -> float:
     """Load the kernels (numba's cache) outside the timings; the baseline memory."""
     keys_by_ply(Position(), 6)
@@ -59,9 +70,22 @@ def warm_up() -> float:
     return rss_gb()
 
 
+def timed(work) -> tuple:
+    """``(result, (wall seconds, CPU seconds))``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    return result, (time.perf_counter() - wall, time.process_time() - cpu)
+
+
+def report(what: str, count: int, seconds: tuple[float, float], unit: str) -> None:
+    wall, cpu = seconds
+    print(f"{what}: {wall:.2f} s = {count / wall:,.0f} {unit}/s "
+          f"(CPU {cpu:.2f} s = {count / cpu:,.0f} {unit}/s)")
+
+
 def bench_list(ply: int, stream: bool) -> None:
     base = warm_up()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     counts = {}
     last = ply - 1 if stream else ply
     levels = keys_by_ply(Position(), last)
@@ -73,7 +97,7 @@ def bench_list(ply: int, stream: bool) -> None:
         for chunk in frontier.chunks():
             pass
         counts[ply] = frontier.total
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     for p, n in counts.items():
         check = "" if p >= len(PUBLISHED) else ("  = published" if n == PUBLISHED[p]
                                                  else f"  != published {PUBLISHED[p]:,}")
@@ -82,7 +106,8 @@ def bench_list(ply: int, stream: bool) -> None:
     print(f"total to ply {ply}: {total:,}" + (
         "" if ply != 12 else "  = published" if total == TOTAL_TO_12 else "  != published"))
     mode = "last ply streamed in key-order chunks" if stream else "every ply held whole"
-    print(f"listing ({mode}): {wall:.1f} s ({listed:.1f} s before the last ply); "
+    print(f"listing ({mode}): {wall:.1f} s wall, {cpu:.1f} s CPU ({listed:.1f} s wall "
+          f"before the last ply); "
           f"peak memory {peak_gb():.2f} GB, {peak_gb() - base:.2f} GB over the "
           f"{base:.2f} GB baseline = {(peak_gb() - base) * 1e9 / counts[ply]:.1f} bytes "
           f"per ply-{ply} position")
@@ -98,38 +123,32 @@ def bench_store(ply: int) -> None:
     nodes = rng.integers(0, 10**6, len(children))
     with tempfile.TemporaryDirectory() as tmp:
         store = BookStore(os.path.join(tmp, "bench.db"), "", 0)
-        started = time.perf_counter()
-        for start in range(0, len(children), BATCH):
-            part = slice(start, start + BATCH)
-            store.insert_new(entry_rows(ply, children[part], scores[part], best[part],
-                                        nodes=nodes[part]), search_seconds=1.0)
-        write = time.perf_counter() - started
-        print(f"frontier writes: {len(children):,} ply-{ply} rows in {BATCH:,}-row "
-              f"transactions, {write:.1f} s = {len(children) / write:,.0f} rows/s")
+        def write_frontier():
+            for start in range(0, len(children), BATCH):
+                part = slice(start, start + BATCH)
+                store.insert_new(entry_rows(ply, children[part], scores[part], best[part],
+                                            nodes=nodes[part]), search_seconds=1.0)
 
-        started = time.perf_counter()
-        child_keys, child_scores = store.scores_at(ply)
-        read = time.perf_counter() - started
-        print(f"read back as arrays: {read:.1f} s = {len(child_keys) / read:,.0f} rows/s")
-
+        _, write = timed(write_frontier)
+        report(f"frontier writes ({len(children):,} ply-{ply} rows, {BATCH:,} a transaction)",
+               len(children), write, "rows")
+        (child_keys, child_scores), read = timed(lambda: store.scores_at(ply))
+        report("read back as arrays", len(child_keys), read, "rows")
         parents = levels[ply - 1]
-        started = time.perf_counter()
-        entries = derive(parents, child_keys, child_scores)
-        derived = time.perf_counter() - started
-        print(f"derivation of ply {ply - 1}: {len(parents):,} positions in {derived:.2f} s = "
-              f"{len(parents) / derived:,.0f} positions/s (children read above)")
+        entries, derived = timed(lambda: derive(parents, child_keys, child_scores))
+        report(f"derivation of ply {ply - 1}, children in memory", len(parents), derived,
+               "positions")
 
-        started = time.perf_counter()
-        rows = entry_rows(ply - 1, entries.keys, entries.scores, entries.best,
-                          entries.move_scores)
-        tuples = time.perf_counter() - started
-        store.upsert(rows)
-        upsert = time.perf_counter() - started
-        print(f"derived writes: {len(rows):,} rows (tuples {tuples:.1f} s) in {upsert:.1f} s = "
-              f"{len(rows) / upsert:,.0f} rows/s")
-        total = read + derived + upsert
-        print(f"derivation end to end (read children, derive, write): {total:.1f} s = "
-              f"{len(parents) / total:,.0f} positions/s")
+        def write_derived():
+            for start in range(0, len(parents), DERIVE_CHUNK):
+                part = slice(start, start + DERIVE_CHUNK)
+                store.upsert(entry_rows(ply - 1, entries.keys[part], entries.scores[part],
+                                        entries.best[part], entries.move_scores[part]))
+
+        _, upsert = timed(write_derived)
+        report(f"derived writes ({DERIVE_CHUNK:,} a transaction)", len(parents), upsert, "rows")
+        report("derivation from the book: read, derive, write", len(parents),
+               tuple(a + b + c for a, b, c in zip(read, derived, upsert)), "positions")
         store.close()
 
 
@@ -188,7 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", default=None, help="keep the book here (default: a temporary file)")
     p.add_argument("--table-log2", type=int, default=27)
     args = parser.parse_args(argv)
-    print(f"{os.cpu_count()} CPUs on this machine; python {sys.version.split()[0]}")
+    print(f"{os.cpu_count()} CPUs on this machine; python {sys.version.split()[0]}; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(calibration())
     if args.mode == "list":
         bench_list(args.ply, args.stream)
     elif args.mode == "store":
