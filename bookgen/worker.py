@@ -17,7 +17,6 @@ import itertools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-
 from typing import NamedTuple
 
 import numpy as np
