@@ -37,6 +37,17 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _search_threads(text: str) -> int:
+    """A thread count for one search: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a thread count: give 1 or more")
+    return value
+
+
 def _table_log2(text: str) -> int:
     """A transposition table size: log2 of its slots, in the range Solver accepts."""
     try:
@@ -71,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the score of each of the 7 moves ('x' for a full column)")
     p.add_argument("--table-log2", type=_table_log2, default=24,
                    help="transposition table size as a power of two (default: %(default)s, 128 MiB)")
+    p.add_argument("--threads", type=_search_threads, default=None,
+                   help="search threads sharing the table, for hard positions "
+                        "(default: one per core of this machine)")
     p.set_defaults(run=_run_solve)
 
     p = commands.add_parser(
@@ -213,7 +227,7 @@ def _run_solve(args: argparse.Namespace) -> int:
     from .solve_stdin import solve_lines
 
     return solve_lines(sys.stdin, sys.stdout, sys.stderr, weak=args.weak,
-                       analyze=args.analyze, table_log2=args.table_log2)
+                       analyze=args.analyze, table_log2=args.table_log2, threads=args.threads)
 
 
 def main(argv: list[str] | None = None) -> int:
