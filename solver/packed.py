@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from . import bitboard as bb
+from ._key import mirror  # columns reversed; works on keys, which never carry across columns
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -50,16 +51,6 @@ def decode(key):
         mask |= ((U1 << np.uint64(h)) - U1) << shift
         ply += h
     return key - mask, mask, ply
-
-
-@njit(cache=True, inline="always")
-def mirror(key):
-    """The key of the mirror image (columns reversed; works on any per-column bits)."""
-    out = U0
-    for col in range(bb.WIDTH):
-        group = (key >> (np.uint64(col) * H1)) & GROUP
-        out |= group << (np.uint64(bb.WIDTH - 1 - col) * H1)
-    return out
 
 
 @njit(cache=True, inline="always")
