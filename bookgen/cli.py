@@ -109,6 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="each worker process's transposition table, as a power of two of "
                         "8-byte slots (default: %(default)s, 1 GiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--dry-run", action="store_true",
+                   help="write nothing and start no Ray: print positions per ply, how many are "
+                        "stored, the frontier's size, and its search cost in core-hours, "
+                        "estimated from a random sample of the missing frontier")
+    p.add_argument("--sample", type=int, default=100,
+                   help="with --dry-run: missing frontier positions to solve for the estimate "
+                        "(default: %(default)s)")
     p.set_defaults(run=_run_build)
 
     p = commands.add_parser(
@@ -156,6 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=2026, help="sample seed (default: %(default)s)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(run=_run_verify)
+
+    p = commands.add_parser(
+        "upgrade", help="convert a book of an older schema version, in place",
+        description="Bring a book written by an older c4book to this schema version without "
+                    "re-solving anything (version 1 stored a move string per row; it is "
+                    "checked against the key, then dropped).")
+    _add_db(p)
+    p.set_defaults(run=_run_upgrade)
     return parser
 
 
@@ -186,8 +201,22 @@ def _run_verify(args: argparse.Namespace) -> int:
     return run_verify(args.db, args.sample, args.seed, sys.stdout, not args.no_progress)
 
 
+def _run_upgrade(args: argparse.Namespace) -> int:
+    from .upgrade import run_upgrade
+
+    return run_upgrade(args.db, sys.stdout)
+
+
 def _run_build(args: argparse.Namespace) -> int:
     from .build import build
+
+    if args.dry_run:
+        from .dryrun import dry_run
+
+        dry_run(args.db, args.ply, args.root, sample=args.sample,
+                table_log2=min(args.table_log2, 24), progress=not args.no_progress,
+                out=sys.stdout)
+        return 0
 
     summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
                     threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress)
