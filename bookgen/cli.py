@@ -127,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_book_options(p)
     p.add_argument("--first", choices=("human", "ai"), default="human",
                    help="who plays first (default: %(default)s)")
+    p.add_argument("--start", default="", metavar="MOVES",
+                   help="moves already played, e.g. 4453: the game goes on from there, "
+                        "--first choosing who moves next (default: the empty board)")
     p.add_argument("--level", choices=tuple(LEVELS), default="perfect",
                    help="how well the AI plays: " + "; ".join(
                        f"{name}: {level.about}" for name, level in LEVELS.items())
@@ -179,7 +182,7 @@ def _run_play(args: argparse.Namespace) -> int:
     from .game import run_play
 
     return run_play(_db(args), args.first, sys.stdin, sys.stdout, args.time, level=args.level,
-                    seed=args.seed, hints=args.hints)
+                    seed=args.seed, hints=args.hints, start=args.start)
 
 
 def _run_verify(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import IO
 
-from solver import Position
+from solver import GameOverError, Position
 from solver.bitboard import HEIGHT, WIDTH
 
 from .analysis import ordinal
@@ -80,13 +80,18 @@ def write_hints(player: Player, position: Position, out: IO[str]) -> None:
 
 
 def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str],
-              hints: bool = False) -> int:
-    """Play one game; returns 0 when it ends (or the human quits)."""
+              hints: bool = False, start: str = "") -> int:
+    """Play one game from the moves ``start``; returns 0 when it ends (or the human quits).
+
+    ``human_first``: the human makes the first move after ``start``.
+    """
     colour = use_colour(out)
-    position = Position()
-    human = 0 if human_first else 1  # parity of the plies the human plays
+    position = Position.from_moves(start)
+    if position.is_game_over:
+        raise GameOverError(f"the game is over after {start!r}: nothing left to play", start)
+    human = (position.ply + (not human_first)) % 2  # parity of the plies the human plays
     out.write(f"Level: {player.level.name}. ")
-    out.write("You are x. " if human_first else "You are o. ")
+    out.write("You are x. " if human == 0 else "You are o. ")
     out.write("Type a column 1-7 and press Enter; q quits.\n\n")
     out.write(f"{board_text(position, colour)}\n\n")
     while not position.is_game_over:
@@ -137,11 +142,12 @@ DEFAULT_TIME = 10.0  # seconds per AI move outside the book
 
 def run_play(db: str | None, first: str, stdin: IO[str], out: IO[str],
              time_budget: float | None = DEFAULT_TIME, level: str = "perfect",
-             seed: int | None = None, hints: bool = False) -> int:
+             seed: int | None = None, hints: bool = False, start: str = "") -> int:
+    Position.from_moves(start)  # a bad start is reported before the book is opened
     book = None if db is None else Book.open(db)
     try:
         player = Player(book, time_budget=time_budget, level=level, seed=seed)
-        return play_game(player, first == "human", stdin, out, hints)
+        return play_game(player, first == "human", stdin, out, hints, start)
     finally:
         if book is not None:
             book.close()
