@@ -61,7 +61,7 @@ class Player:
     """
 
     def __init__(self, book: Book | None = None, time_budget: float | None = None,
-                 table_log2: int = 24, node_budget: int | None = None,
+                 table_log2: int | None = None, node_budget: int | None = None,
                  level: str = DEFAULT_LEVEL, seed: int | None = None):
         if time_budget is not None and not (math.isfinite(time_budget) and time_budget > 0):
             raise ValueError(f"time_budget must be a positive number of seconds, "
@@ -74,7 +74,8 @@ class Player:
         self.book = book
         self.time_budget = time_budget
         self.node_budget = node_budget if node_budget is not None else self.level.nodes
-        self.table_log2 = table_log2
+        self.table_log2 = table_log2 if table_log2 is not None else \
+            _table_for(time_budget, self.node_budget)
         self.seed = seed
         self._rng = random.Random(seed)
         self._solver = None
@@ -98,6 +99,8 @@ class Player:
         return analyze(as_position(moves), self.book, self._get_solver())
 
     def choose(self, moves: str | Position) -> Decision:
+        if self._anytime is None and (self.time_budget or self.level.name != "perfect"):
+            self._get_anytime()  # loads its kernels before the clock starts
         started = time.perf_counter()
         position = as_position(moves)
         if position.is_game_over:
@@ -159,7 +162,23 @@ class Player:
             from solver import Solver
 
             self._solver = Solver(table_log2=self.table_log2)
+            if self.time_budget is not None:
+                # Touch every page of the table now, not in the first timed searches.
+                self._solver.clear()
         return self._solver
+
+
+def _table_for(seconds: float | None, nodes: int | None) -> int:
+    """The solver's table size (log2 of its slots): 2**24 for exact play, 2**20-2**22 under a budget.
+
+    A budgeted search visits a few million nodes at most, and a big table
+    hurt it: on a loaded machine the first touches of a 128 MiB table stalled
+    20 ms searches by tens of milliseconds (scripts/bench_anytime.py).
+    """
+    if seconds is None and nodes is None:
+        return 24
+    most = min(n for n in (nodes, None if seconds is None else seconds * 5e6) if n is not None)
+    return max(20, min(22, math.ceil(math.log2(most + 1))))
 
 
 def _centre_most(columns: tuple[int, ...]) -> int:

@@ -65,7 +65,8 @@ def run_budget(db: str, budget: float, all_moves: list[str], scores: dict) -> li
             move_scores = scores[moves]
             best = max(s for s in move_scores if s is not None)
             got = move_scores[decision.column - 1]
-            rows.append({"ply": len(moves), "seconds": decision.seconds,
+            rows.append({"moves": moves, "how": decision.source, "ply": len(moves),
+                         "seconds": decision.seconds,
                          "kept": sign(got) == sign(best), "exact": got == best,
                          "proven": decision.proven})
     return rows
@@ -100,8 +101,12 @@ def main() -> None:
         for ply in PLIES:
             print(f"  {ply:>2} {summary([r for r in rows if r['ply'] == ply])}")
         print(f" all {summary(rows)}")
-        over = max(r["seconds"] for r in rows) - budget
-        print(f" worst answer: {over * 1000:+.1f} ms against the budget", flush=True)
+        slowest = sorted(rows, key=lambda r: -r["seconds"])[:3]
+        print(f" worst answer: {(slowest[0]['seconds'] - budget) * 1000:+.1f} ms against the "
+              "budget; slowest: " + ", ".join(f"{r['moves']} ({r['how']}, "
+                                              f"{r['seconds'] * 1000:.1f} ms)" for r in slowest))
+        over = [r for r in rows if r["seconds"] > budget + 0.020]
+        print(f" answers more than 20 ms over: {len(over)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -41,12 +41,13 @@ from .errors import GameOverError, SearchLimitError
 from .position import Position
 
 # Checkpoints, as shares of the budget.  The evaluation search alone keeps
-# the result in about 98% of the benchmark's positions, so the exact steps
-# get about half of the budget and it keeps the rest when they fail.
-WEAK_END = 0.30        # the weak search, when the result is unknown
-PROBE_END = 0.45       # then probing each move's result
-CHECK_END = 0.55       # with the result known: finding a move that keeps it
-EXACT_END = 0.65       # the exact score, when no move keeping the result is known yet
+# the result in 96-98% of the benchmark's positions, and the exact steps
+# rarely finish past ply 12 within 20 ms: giving them 40-50% of the budget
+# did best there (scripts/bench_anytime.py); 65-75% did worse.
+WEAK_END = 0.20        # the weak search, when the result is unknown
+PROBE_END = 0.30       # then probing each move's result
+CHECK_END = 0.40       # with the result known: finding a move that keeps it
+EXACT_END = 0.50       # the exact score, when no move keeping the result is known yet
 LAST_END = 0.95        # everything; the rest is margin for answering
 FIRST_CAP = 2_000      # nodes per candidate check in the first pass
 ORDER_DEPTH = 4        # depth of the evaluation that orders the candidates
@@ -153,13 +154,18 @@ class AnytimeSearch:
 
     def __init__(self, solver: Solver | None = None, eval_table_log2: int = EVAL_TABLE_LOG2):
         self.solver = solver if solver is not None else Solver()
-        self._tt_keys = np.zeros(1 << eval_table_log2, dtype=np.uint64)
-        self._tt_data = np.zeros(1 << eval_table_log2, dtype=np.uint64)
+        # np.full, not np.zeros: pages are touched now, not in the first timed search.
+        self._tt_keys = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
+        self._tt_data = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
         self._scratch = np.zeros(ev.SCRATCH_SIZE, dtype=np.uint64)
         self._alarm = Alarm()
         # The solver's table at the leaves; an empty one if its layout is unknown.
         self._table = getattr(self.solver, "_table", np.zeros(1, dtype=np.uint64))
         self._shift = getattr(self.solver, "_shift", np.uint64(63))
+        # Load (or compile) every kernel now, so that no budget pays for it.
+        warm = Position.from_moves("4444443")
+        self.evaluate_moves(warm, 2)
+        self.solver.solve_window(warm.play(3), -1, 1)
 
     def __repr__(self) -> str:
         return f"AnytimeSearch({self.solver!r})"
@@ -383,7 +389,7 @@ class AnytimeSearch:
         best, best_value, completed = candidates[0], -ev.INFINITY, 0
         order = list(candidates)
         empties = CELLS - position.ply
-        for depth in range(2, empties + 1):
+        for depth in range(2, empties + 1, 2):
             limit = clock.node_limit()
             if clock.stopped or (limit is not None and limit <= 0):
                 break
