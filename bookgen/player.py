@@ -162,8 +162,9 @@ class Player:
             from solver import Solver
 
             # Searches with no budget race one thread per core on the table;
-            # budgeted ones set node limits, and those run on one thread.
-            self._solver = Solver(table_log2=self.table_log2, threads=None)
+            # budgeted ones are stopped from outside, so they keep to one thread.
+            unbudgeted = self.time_budget is None and self.node_budget is None
+            self._solver = Solver(table_log2=self.table_log2, threads=None if unbudgeted else 1)
             if self.time_budget is not None:
                 # Touch every page of the table now, not in the first timed searches.
                 self._solver.clear()

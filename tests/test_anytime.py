@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from solver._search import table_bounds
 from solver import GameOverError, Position, Solver, win_score
 from solver import _evaluate as ev
 from solver.anytime import AnytimeAnswer, AnytimeSearch
@@ -102,7 +103,7 @@ def test_solver_table_bounds_are_read_right(solver):
     for moves, score in MIDDLE_MEDIUM[:8]:
         position = Position.from_moves(moves)
         solver.solve(position)
-        low, high = ev.solver_bounds(*args(position)[:2], search._table, search._shift)
+        low, high = table_bounds(*args(position)[:2], search._table, search._shift)
         assert (low, high) != (-42, 42), moves  # the root's bound was stored
         assert low <= score <= high, moves
 
@@ -156,18 +157,23 @@ def test_enough_budget_gives_the_exact_move(solver, moves, score):
 def test_a_known_win_is_never_thrown_away_however_long_it_takes_to_prove(solver):
     # Middle-Medium wins need tens of thousands of nodes; told that the
     # position is won, a 100-node budget still plays a winning move.
-    wins = [(m, s) for m, s in MIDDLE_MEDIUM if s > 0]
-    assert len(wins) >= 4
-    for moves, score in wins:
+    from solver import SearchLimitError
+
+    hard = 0
+    for moves, score in [(m, s) for m, s in MIDDLE_MEDIUM if s > 0]:
         position = Position.from_moves(moves)
         fresh = Solver(table_log2=20)
         fresh.set_node_limit(100)
-        with pytest.raises(Exception):
-            fresh.solve(position, weak=True)  # not provable within the budget
+        try:
+            fresh.solve(position, weak=True)
+            continue  # provable within the budget: not a test of this
+        except SearchLimitError:
+            hard += 1
         answer = AnytimeSearch(Solver(table_log2=20)).choose(position, nodes=100, low=1)
         exact = solver.analyze(position)
         assert exact[answer.column - 1] > 0, moves
         assert answer.keeps_result and answer.result == 1
+    assert hard >= 4
 
 
 def test_node_budget_gives_the_same_answer_every_time():
