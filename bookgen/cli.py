@@ -95,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="each worker process's transposition table, as a power of two of "
                         "8-byte slots (default: %(default)s, 1 GiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--verbose", action="store_true",
+                   help="show Ray's own messages (hidden by default; a failure names their log)")
     p.set_defaults(run=_run_build)
 
     p = commands.add_parser(
@@ -176,7 +178,8 @@ def _run_build(args: argparse.Namespace) -> int:
     from .build import build
 
     summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
-                    threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress)
+                    threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress,
+                    verbose=args.verbose)
     return 130 if summary.interrupted else 0
 
 

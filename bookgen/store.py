@@ -155,6 +155,7 @@ class BookStore:
                 f"{db!r} is a book from root {meta['root']!r}, not {root_moves!r}: "
                 "use another --db for another root")
         self.engine = make_engine(db)
+        self.created = meta is None  # this store made the book (or its tables)
         if meta is None:
             try:
                 self._create(root_moves, root_key)
