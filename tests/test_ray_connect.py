@@ -12,11 +12,11 @@ import subprocess
 import sys
 import textwrap
 import time
-from contextlib import closing, contextmanager
+from contextlib import closing
 
 import pytest
 
-from conftest import SMALL_ROOT, c4book_command
+from conftest import SMALL_ROOT, c4book_command, serving
 
 FAIL_WITHIN = 30  # seconds: the issue's bound for a wrong --address
 
@@ -95,31 +95,6 @@ def test_ray_that_cannot_start_is_one_line_and_leaves_the_book(small_book_copy, 
 def run_python(code: str, env: dict | None = None, timeout: float = 120):
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
                           text=True, timeout=timeout, env=env)
-
-
-class Serving:
-    """What a ``serving`` process printed first, and its stderr once it ended."""
-
-    first_line = ""
-    stderr = ""
-    returncode = None
-
-
-@contextmanager
-def serving(code: str, env: dict):
-    """Run ``code`` in a Python of its own for the block: it prints one line (an
-    address), then waits for its stdin to close before cleaning up and exiting."""
-    process = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=env)
-    result = Serving()
-    try:
-        result.first_line = process.stdout.readline().strip()
-        assert result.first_line, process.stderr.read()
-        yield result
-    finally:
-        _, result.stderr = process.communicate("", timeout=120)
-        result.returncode = process.returncode
 
 
 def test_embedded_ray_is_quiet_and_wants_a_token(tmp_path):
