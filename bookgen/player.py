@@ -11,6 +11,7 @@ from solver.bitboard import COLUMN_ORDER
 from solver.errors import GameOverError, SearchLimitError
 
 from .book import Book, as_position
+from .derive import best_of
 
 CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # 4 3 5 2 6 1 7
 
@@ -82,10 +83,25 @@ class Player:
         for col in CENTRE_FIRST:
             if position.is_winning_move(col):
                 return col, win_score(position.ply), "search", True
+        known = self._from_children(position) if self.book is not None else None
+        if known is not None:
+            return (*known, "book", True)
         try:
             return (*self._search(position), "search", True)
         except SearchLimitError:
             return _safe_move(position), None, "heuristic", False
+
+    def _from_children(self, position: Position) -> tuple[int, int] | None:
+        """``(column, score)`` from the book's entries of every child, when it has
+        them all though not the position itself (a build stopped before deriving it)."""
+        children = {col: position.play(col) for col in position.legal_moves()}
+        entries = dict(zip(children, self.book.get_many(list(children.values()))))
+        if not any(entries.values()) or any(entry is None and not children[col].is_game_over
+                                            for col, entry in entries.items()):
+            return None
+        score, best = best_of(position.move_scores(
+            lambda child: entries[int(child.moves[-1])].score))
+        return _centre_most(tuple(int(col) for col in best)), score
 
     def _search(self, position: Position) -> tuple[int, int]:
         solver = self._get_solver()

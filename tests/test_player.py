@@ -305,3 +305,16 @@ def test_finished_board_has_no_move():
 def test_not_a_move_string():
     with pytest.raises(IllegalMoveError, match="42"):
         Player(None).best_move(42)
+
+
+def test_a_position_missing_from_the_book_is_answered_from_its_children(small_book_copy):
+    # A build stopped before deriving the root: all its children are in the book.
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.execute("DELETE FROM positions WHERE ply = 8")
+        conn.commit()
+    with Book.open(small_book_copy) as book:
+        assert book.get(SMALL_ROOT) is None
+        decision = Player(book).choose(SMALL_ROOT)
+    # The root's known entry: score 16, best moves 2 and 5; centre-most is 5.
+    assert (decision.column, decision.score, decision.source, decision.proven) == \
+        (5, 16, "book", True)
