@@ -124,6 +124,17 @@ def test_embedded_ray_is_quiet_and_wants_a_token(tmp_path):
     assert not (tmp_path / ".ray").exists()  # and no token file written
 
 
+def test_a_local_build_prints_nothing_from_ray(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    env["HOME"] = str(tmp_path)
+    result, _ = c4book_build(str(tmp_path / "quiet.db"), "--ply", "9", "--workers", "1",
+                             env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith("book "), result.stderr  # the summary, and only it
+    assert "Token" not in result.stderr and "WARNING" not in result.stderr
+    assert not (tmp_path / ".ray").exists()
+
+
 @pytest.fixture(scope="module")
 def token_cluster():
     """A real one-node Ray cluster that requires a token, in its own process."""
