@@ -105,11 +105,11 @@ def _secure_local_ray() -> None:
     warns about it on every start and writes ``~/.ray/auth_token``.  Asking
     for it explicitly silences the warning; an in-memory token (inherited by
     Ray's processes through the environment) keeps the home directory clean.
-    A user's explicit ``RAY_AUTH_MODE`` (or token) is respected as it is.
+    A user's own ``RAY_AUTH_MODE=disabled``, and a user's own token, are respected.
     """
-    if "RAY_AUTH_MODE" in os.environ:
+    mode = os.environ.setdefault("RAY_AUTH_MODE", "token")
+    if mode.lower() != "token":
         return
-    os.environ["RAY_AUTH_MODE"] = "token"
     if not _token_available():
         os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
     _reload_ray_auth_config()

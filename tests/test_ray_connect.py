@@ -22,11 +22,13 @@ FAIL_WITHIN = 30  # seconds: the issue's bound for a wrong --address
 
 
 def c4book_build(db: str, *extra: str, env: dict | None = None, timeout: float = 120):
+    """``c4book build`` in this environment changed by ``env`` (None removes a variable)."""
     args = [*c4book_command(), "build", "--root", SMALL_ROOT, "--db", db, "--no-progress",
             "--table-log2", "18", *extra]
+    changed = {**os.environ, **(env or {})}
     started = time.monotonic()
     result = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
-                            env={**os.environ, **(env or {})})
+                            env={k: v for k, v in changed.items() if v is not None})
     return result, time.monotonic() - started
 
 
@@ -124,15 +126,21 @@ def test_embedded_ray_is_quiet_and_wants_a_token(tmp_path):
     assert not (tmp_path / ".ray").exists()  # and no token file written
 
 
+def without_ray_auth(home) -> dict:
+    """No Ray auth settings (this process's Ray set RAY_AUTH_MODE), and a home
+    without ~/.ray/auth_token."""
+    return {**{k: None for k in os.environ if k.startswith("RAY_AUTH")}, "HOME": str(home)}
+
+
 def test_a_local_build_prints_nothing_from_ray(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
-    env["HOME"] = str(tmp_path)
+    env = without_ray_auth(tmp_path)
     result, _ = c4book_build(str(tmp_path / "quiet.db"), "--ply", "9", "--workers", "1",
                              env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stderr.startswith("book "), result.stderr  # the summary, and only it
     assert "Token" not in result.stderr and "WARNING" not in result.stderr
-    assert not (tmp_path / ".ray").exists()
+    ray_home = tmp_path / ".ray"
+    assert not ray_home.exists(), sorted(p.name for p in ray_home.rglob("*"))
 
 
 @pytest.fixture(scope="module")
