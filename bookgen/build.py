@@ -4,6 +4,11 @@ Frontier first: only the positions at the last ply are searched, on Ray
 workers.  Every shallower position then follows by one ply of negamax over
 its children's entries (``derive``), which is exact and nearly free.
 
+Positions are packed keys in numpy arrays throughout (``solver.packed``).
+The shallower plies are held whole; the frontier, by far the largest ply,
+is listed in key-order slices while batches are already out (``stream``),
+so the driver's memory is a few bytes per frontier position.
+
 The driver is the only writer.  Each finished batch is committed in its own
 transaction, so a crash or Ctrl-C loses at most the batches in flight, and
 rerunning the same command solves only what is missing.
@@ -16,11 +21,11 @@ import signal
 import sys
 import threading
 import time
-from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING
 
+import numpy as np
 from tqdm import tqdm
 
 from solver import Position
@@ -28,11 +33,11 @@ from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
 from .build_lock import BuildLock
-from .derive import best_of, move_scores_from_children, sign
-from .enumerate import positions_by_ply
-from .schema import pack_scores
+from .derive import derive
+from .enumerate import contains_sorted, keys_by_ply
 from .ray_connect import RayStartError
-from .store import BookStore, iter_chunks, sqlite_path
+from .store import BookStore, entry_rows, sqlite_path
+from .stream import FrontierStream
 
 if TYPE_CHECKING:
     from .cluster import WorkerPlan
@@ -42,6 +47,7 @@ DEFAULT_TABLE_LOG2 = 27  # 1 GiB per worker process: neighbours' subtrees stay i
 TARGET_BATCH_SECONDS = 20.0
 FIRST_BATCH = 4
 MAX_BATCH = 20_000
+DERIVE_CHUNK = 500_000  # parents derived and written per transaction
 
 
 class BuildArgumentError(C4Error, ValueError):
@@ -56,12 +62,14 @@ class BuildSummary:
     positions_per_ply: dict[int, int] = field(default_factory=dict)
     searched: int = 0          # frontier positions solved by this run
     already_stored: int = 0    # frontier positions found in the book
+    frontier: int = 0          # positions at the last ply
     derived: int = 0           # shallower positions scored from their children
     nodes: int = 0
     core_seconds: float = 0.0
     wall_seconds: float = 0.0
     batches: int = 0
     layout: str = ""           # how the frontier's solvers ran, once Ray is up
+    solvers: int = 0           # solver threads in all, once Ray is up
     interrupted: bool = False
     # wall seconds per phase: listing, starting Ray, solving the frontier
     # (of which writing batches), deriving shallower plies
@@ -185,12 +193,11 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
     timings = summary.timings
     try:
         with _timed(timings, "list"):
-            levels = positions_by_ply(root_position, ply)
-            frontier = levels[ply]
-            stored = store.keys_at(ply)
-            missing = [p.moves for p in frontier if p.key not in stored]
-        summary.already_stored = len(frontier) - len(missing)
-        if missing:
+            levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
+            frontier = FrontierStream(store, root_position, levels, ply)
+            first = frontier.take(FIRST_BATCH)
+        solved: list[tuple[np.ndarray, np.ndarray]] = []   # (keys, scores) of each batch
+        if len(first) or not frontier.done:
             with _timed(timings, "start"):
                 owned = ray_connect.connect(address, workers, verbose=verbose)
             try:
@@ -203,16 +210,22 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                             f"(at most {largest})")
                     plan = cluster.plan_workers(workers, threads)
                     summary.layout = _describe(plan, table_log2)
+                    summary.solvers = plan.solvers
                     _warm_up(plan, table_log2)
                 with _timed(timings, "frontier"):
-                    _solve_frontier(store, missing, summary, plan, table_log2, progress, stop)
+                    _solve_frontier(store, frontier, first, summary, plan, table_log2,
+                                    progress, stop, solved)
             finally:
                 if owned:
                     import ray
                     ray.shutdown()
+        summary.already_stored, summary.frontier = frontier.stored, frontier.total
         store.mark_complete(ply)
         with _timed(timings, "derive"):
-            _derive_shallower(store, levels, ply, summary, progress, stop)
+            # Scores just solved need not be read back, unless some were stored before.
+            known = _sorted_scores(ply, solved) if not frontier.stored else None
+            del solved
+            _derive_shallower(store, levels, ply, summary, progress, stop, known)
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -251,39 +264,56 @@ def _warm_up(plan: WorkerPlan, table_log2: int) -> None:
     ray.get([task.remote(table_log2, plan.threads) for _ in range(plan.processes)])
 
 
-def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
-                    plan: WorkerPlan, table_log2: int, progress: bool,
-                    stop: threading.Event) -> None:
+def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarray,
+                    summary: BuildSummary, plan: WorkerPlan, table_log2: int, progress: bool,
+                    stop: threading.Event, solved: list) -> None:
+    """Send batches of missing keys while the frontier is still being listed; write results.
+
+    Each batch's ``(keys, scores)`` is appended to ``solved``.
+
+    The frontier comes in key order, so a batch holds neighbours that share
+    most of their subtrees.
+    """
     import ray
 
     from . import cluster
     from .worker import solve_batch
 
-    pending = deque(missing)  # sorted by moves: siblings share subtrees
     # One extra batch queued when we fill the cluster, so no core waits on the driver.
     limit = plan.processes + 1 if plan.solvers >= cluster.cluster_cpus() else plan.processes
     task = solve_batch.options(num_cpus=plan.threads)
     in_flight: dict = {}
     per_position = None  # running estimate of seconds per position
-    bar = tqdm(total=len(missing), desc=f"ply {summary.ply} frontier", unit="pos",
-               disable=not progress, smoothing=0.05)
+    bar = tqdm(total=frontier.total - frontier.stored, desc=f"ply {summary.ply} frontier",
+               unit="pos", disable=not progress, smoothing=0.05)
     try:
-        while pending or in_flight:
-            while pending and len(in_flight) < limit:
+        while True:
+            while len(in_flight) < limit:
                 # per_position is in core-seconds; a batch's threads share its wall time
                 size = FIRST_BATCH * plan.threads if per_position is None else int(min(
                     MAX_BATCH, max(plan.threads, TARGET_BATCH_SECONDS * plan.threads
                                    / max(per_position, 1e-7))))
-                # Near the end, smaller batches, so that the workers finish together
-                # instead of one of them solving a last big batch alone.
-                size = min(size, max(plan.threads, len(pending) // (2 * plan.processes)))
-                batch = [pending.popleft() for _ in range(min(size, len(pending)))]
+                if frontier.done:
+                    # Near the end, smaller batches, so that the workers finish together
+                    # instead of one of them solving a last big batch alone.
+                    size = min(size, max(plan.threads, frontier.pending // (2 * plan.processes)))
+                if len(first):
+                    batch, first = first, first[:0]
+                else:
+                    with _timed(summary.timings, "listing"):
+                        batch = frontier.take(size)
+                if not len(batch):
+                    break
                 in_flight[task.remote(batch, table_log2, plan.threads)] = batch
+                bar.total = frontier.total - frontier.stored
+                bar.refresh()
+            if not in_flight:
+                break
             done, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
             for ref in done:
-                in_flight.pop(ref)
+                keys = in_flight.pop(ref)
                 try:
-                    rows, seconds, _pid = ray.get(ref)
+                    result = ray.get(ref)
                 except Exception:
                     # A terminal's Ctrl-C also reaches local workers; their death
                     # is then part of the stop, not an error.
@@ -292,14 +322,17 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
                         raise KeyboardInterrupt from None
                     raise
                 with _timed(summary.timings, "writes"):
-                    store.insert_new(rows, search_seconds=seconds)
-                summary.searched += len(rows)
+                    rows = entry_rows(summary.ply, keys, result.scores, result.best,
+                                      nodes=result.nodes)
+                    store.insert_new(rows, search_seconds=result.seconds)
+                solved.append((keys, result.scores))
+                summary.searched += len(keys)
                 summary.batches += 1
-                summary.nodes += sum(r["nodes"] for r in rows)
-                summary.core_seconds += seconds
-                rate = seconds / len(rows)
+                summary.nodes += int(result.nodes.sum())
+                summary.core_seconds += result.seconds
+                rate = result.seconds / len(keys)
                 per_position = rate if per_position is None else 0.7 * per_position + 0.3 * rate
-                bar.update(len(rows))
+                bar.update(len(keys))
             if stop.is_set():
                 raise KeyboardInterrupt
     except KeyboardInterrupt:
@@ -310,32 +343,53 @@ def _solve_frontier(store: BookStore, missing: list[str], summary: BuildSummary,
         bar.close()
 
 
-def _derive_shallower(store: BookStore, levels: dict[int, list[Position]], ply: int,
-                      summary: BuildSummary, progress: bool, stop: threading.Event) -> None:
-    """Score plies ply-1 .. root from their children, deepest first."""
-    plies = range(ply - 1, min(levels) - 1, -1)
+def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(ply, keys, scores)`` of the batches solved, in key order."""
+    keys = np.concatenate([k for k, _ in solved]) if solved else np.empty(0, np.uint64)
+    scores = np.concatenate([s for _, s in solved]) if solved else np.empty(0, np.int8)
+    order = np.argsort(keys, kind="stable")
+    return ply, keys[order], scores[order]
+
+
+def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
+                      summary: BuildSummary, progress: bool, stop: threading.Event,
+                      known: tuple | None = None) -> None:
+    """Score plies ply-1 .. root from their children, deepest first.
+
+    One ply's children are two sorted arrays (keys, scores): ``known`` (the
+    frontier just solved), or the ply just derived, or else read from the
+    book.  Parents are derived in chunks, each written in one transaction,
+    so an interrupted derivation resumes where it stopped.
+    """
+    plies = [p for p in sorted(levels, reverse=True) if p < ply]
     total = sum(len(levels[p]) for p in plies)
     bar = tqdm(total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0)
     try:
         for p in plies:
             if stop.is_set():
                 raise KeyboardInterrupt
-            child_scores = store.scores_at(p + 1)
-            finished = store.finished_keys_at(p)
-            rows = []
-            for position in levels[p]:
-                if position.key in finished:
-                    continue
-                scores = move_scores_from_children(
-                    position, lambda child: child_scores.get(child.canonical_key))
-                score, best = best_of(scores)
-                rows.append({"key": position.key, "ply": p, "moves": position.moves,
-                             "score": score, "wdl": sign(score), "best_moves": best,
-                             "move_scores": pack_scores(scores), "nodes": 0})
-            for chunk in iter_chunks(rows, 5000):
-                store.upsert(chunk)
-            summary.derived += len(rows)
+            parents = levels[p]
+            parents = parents[~contains_sorted(store.finished_keys_at(p), parents)]
+            derived = []
+            if len(parents):
+                _, child_keys, child_scores = (known if known and known[0] == p + 1
+                                               else (p + 1, *store.scores_at(p + 1)))
+                known = None
+                for start in range(0, len(parents), DERIVE_CHUNK):
+                    if stop.is_set():
+                        raise KeyboardInterrupt
+                    entries = derive(parents[start:start + DERIVE_CHUNK], child_keys,
+                                     child_scores)
+                    store.upsert(entry_rows(p, entries.keys, entries.scores, entries.best,
+                                            entries.move_scores))
+                    derived.append(entries.scores)
+                    bar.update(len(entries.keys))
+                del child_keys, child_scores
+            if len(parents) == len(levels[p]):   # the whole ply is in hand for the next
+                known = (p, parents, np.concatenate(derived) if derived
+                         else np.empty(0, np.int8))
+            summary.derived += len(parents)
             store.mark_complete(p)
-            bar.update(len(levels[p]))
+            bar.update(len(levels[p]) - len(parents))
     finally:
         bar.close()

@@ -37,6 +37,17 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _search_threads(text: str) -> int:
+    """A thread count for one search: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a thread count: give 1 or more")
+    return value
+
+
 def _table_log2(text: str) -> int:
     """A transposition table size: log2 of its slots, in the range Solver accepts."""
     try:
@@ -71,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the score of each of the 7 moves ('x' for a full column)")
     p.add_argument("--table-log2", type=_table_log2, default=24,
                    help="transposition table size as a power of two (default: %(default)s, 128 MiB)")
+    p.add_argument("--threads", type=_search_threads, default=None,
+                   help="search threads sharing the table, for hard positions "
+                        "(default: one per core of this machine)")
     p.set_defaults(run=_run_solve)
 
     p = commands.add_parser(
@@ -97,6 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--verbose", action="store_true",
                    help="show Ray's own messages (hidden by default; a failure names their log)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="write nothing and start no Ray: print positions per ply, how many are "
+                        "stored, the frontier's size, and its search cost in core-hours, "
+                        "estimated from a random sample of the missing frontier")
+    p.add_argument("--sample", type=int, default=100,
+                   help="with --dry-run: missing frontier positions to solve for the estimate "
+                        "(default: %(default)s)")
     p.set_defaults(run=_run_build)
 
     p = commands.add_parser(
@@ -144,6 +165,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=2026, help="sample seed (default: %(default)s)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(run=_run_verify)
+
+    p = commands.add_parser(
+        "upgrade", help="convert a book of an older schema version, in place",
+        description="Bring a book written by an older c4book to this schema version without "
+                    "re-solving anything (version 1 stored a move string per row; it is "
+                    "checked against the key, then dropped).")
+    _add_db(p)
+    p.set_defaults(run=_run_upgrade)
     return parser
 
 
@@ -174,8 +203,22 @@ def _run_verify(args: argparse.Namespace) -> int:
     return run_verify(args.db, args.sample, args.seed, sys.stdout, not args.no_progress)
 
 
+def _run_upgrade(args: argparse.Namespace) -> int:
+    from .upgrade import run_upgrade
+
+    return run_upgrade(args.db, sys.stdout)
+
+
 def _run_build(args: argparse.Namespace) -> int:
     from .build import build
+
+    if args.dry_run:
+        from .dryrun import dry_run
+
+        dry_run(args.db, args.ply, args.root, sample=args.sample,
+                table_log2=min(args.table_log2, 24), progress=not args.no_progress,
+                out=sys.stdout)
+        return 0
 
     summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
                     threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress,
@@ -187,7 +230,7 @@ def _run_solve(args: argparse.Namespace) -> int:
     from .solve_stdin import solve_lines
 
     return solve_lines(sys.stdin, sys.stdout, sys.stderr, weak=args.weak,
-                       analyze=args.analyze, table_log2=args.table_log2)
+                       analyze=args.analyze, table_log2=args.table_log2, threads=args.threads)
 
 
 def main(argv: list[str] | None = None) -> int:

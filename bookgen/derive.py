@@ -3,33 +3,102 @@
 A position's score is the best of its children's scores, negated.  When every
 child is in the book (or ends the game at once), the parent's score, best
 moves and per-move scores follow exactly, at the cost of a few lookups.
+
+Here that runs on whole plies at once: parents are a sorted key array, the
+children's entries two arrays (sorted keys, scores), and one numba kernel
+looks each child up by binary search.  Build and verify both derive this way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import NamedTuple
 
-from solver import Position
+import numpy as np
+from numba import njit
+
+from solver.bitboard import CELLS, WIDTH
+from solver.packed import canonical, child_key, decode, is_full_column
+
+
+NO_MOVE = 0      # a full column, in packed move scores
+SCORE_OFFSET = 64  # packed move score = score + 64 (see ``schema.pack_scores``)
 
 
 class MissingChildError(KeyError):
     """A child that is neither in the book nor a finished game."""
 
 
-def move_scores_from_children(position: Position,
-                              child_score: Callable[[Position], int | None]) -> list[int | None]:
-    """Score of each column 1-7 (``None`` if full), from ``child_score(child)``.
+class Derived(NamedTuple):
+    """One ply's derived entries, one row per parent, parents' order."""
 
-    ``child_score`` gives ``None`` for a child the book does not hold, which
-    raises ``MissingChildError``.
+    keys: np.ndarray         # uint64
+    scores: np.ndarray       # int8
+    best: np.ndarray         # uint8: bit c set when column c + 1 is best
+    move_scores: np.ndarray  # (n, 7) uint8, packed as ``schema.pack_scores``
+    missing: np.ndarray      # uint64: a child not in the book, or 0 when none is missing
+
+    @property
+    def complete(self) -> np.ndarray:
+        """Which parents had every child; the others' rows are meaningless."""
+        return self.missing == 0
+
+
+@njit(cache=True)
+def _derive(parents, child_keys, child_scores, scores, best, move_scores, missing):
+    for i in range(len(parents)):
+        current, mask, ply = decode(parents[i])
+        win = (CELLS + 1 - ply) // 2
+        top = -CELLS - 1
+        missing[i] = 0
+        for col in range(WIDTH):
+            if is_full_column(mask, col):
+                move_scores[i, col] = NO_MOVE
+                continue
+            key, won = child_key(current, mask, col)
+            if won:
+                value = win
+            elif ply + 1 == CELLS:
+                value = 0   # the last stone fills the board: a draw
+            else:
+                key = canonical(key)
+                at = np.searchsorted(child_keys, key)
+                if at == len(child_keys) or child_keys[at] != key:
+                    missing[i] = key   # keys are never 0 below the empty board's children
+                    value = 0
+                else:
+                    value = -np.int64(child_scores[at])
+            move_scores[i, col] = value + SCORE_OFFSET
+            top = max(top, value)
+        scores[i] = top
+        bits = 0
+        for col in range(WIDTH):
+            if move_scores[i, col] != NO_MOVE and move_scores[i, col] == top + SCORE_OFFSET:
+                bits |= 1 << col
+        best[i] = bits
+
+
+def derive(parents: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray, *,
+           strict: bool = True) -> Derived:
+    """Entries of ``parents`` (canonical keys) from their children's entries.
+
+    ``child_keys`` must be sorted, ``child_scores`` in the same order.  A
+    child neither there nor a finished game raises ``MissingChildError``, or
+    with ``strict=False`` is named in ``missing`` (for ``verify``).
     """
-    def known(child: Position) -> int:
-        value = child_score(child)
-        if value is None:
-            raise MissingChildError(f"{child.moves!r} (child of {position.moves!r}) is not in the book")
-        return value
+    n = len(parents)
+    out = Derived(np.ascontiguousarray(parents, dtype=np.uint64), np.empty(n, dtype=np.int8),
+                  np.empty(n, dtype=np.uint8), np.empty((n, WIDTH), dtype=np.uint8),
+                  np.empty(n, dtype=np.uint64))
+    _derive(out.keys, np.ascontiguousarray(child_keys, dtype=np.uint64),
+            np.ascontiguousarray(child_scores, dtype=np.int8), out.scores, out.best,
+            out.move_scores, out.missing)
+    if strict and n and not out.complete.all():
+        from solver.packed import moves_of_key
 
-    return position.move_scores(known)
+        at = int(np.argmin(out.complete))
+        raise MissingChildError(f"{moves_of_key(int(out.missing[at]))!r} (child of "
+                                f"{moves_of_key(int(parents[at]))!r}) is not in the book")
+    return out
 
 
 def best_of(move_scores: list[int | None]) -> tuple[int, str]:

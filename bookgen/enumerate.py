@@ -1,35 +1,98 @@
-"""Listing every position up to a ply, mirror images counted once."""
+"""Listing every position up to a ply, mirror images counted once, as packed keys.
+
+A ply is a sorted ``uint64`` array of canonical keys (``solver.packed``):
+the next ply is every unfinished child of this one, canonical, sorted and
+without repeats.  Eight bytes a position and no Python object, so ply 12
+(5.8 million positions) lists in seconds.
+
+The deepest ply of a build is the largest by far (ply 14 holds 35,045,629
+positions); ``frontier_chunks`` lists it in key order a slice of
+key space at a time, so the driver never holds it whole.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import numpy as np
+
 from solver import Position
-from solver.bitboard import WIDTH
+from solver.packed import unfinished_children, unique_sorted
+
+KEY_END = np.uint64(1 << 63)   # above every key (49 bits), and in numba's int range
+SPLIT_SAMPLE = 200_000         # parents whose children place the chunk boundaries
+SLICES = 1024                  # thin key ranges that passes are made of
 
 
-def canonical(position: Position) -> Position:
-    """The orientation of ``position`` whose key is its canonical key."""
-    return position if position.is_canonical else position.mirror()
+def expand(keys: np.ndarray, low: int = 0, high: int = int(KEY_END)) -> np.ndarray:
+    """Sorted canonical keys of the unfinished children of ``keys`` in ``[low, high)``."""
+    children = unfinished_children(keys, np.uint64(low), np.uint64(high))
+    children.sort()   # numpy's default sort works in place: no second buffer
+    return unique_sorted(children).copy()   # copied, so the larger buffer is freed
 
 
-def children(position: Position) -> list[tuple[int, Position]]:
-    """``(column, child)`` for each legal move; the child may be a finished game."""
-    return [(col, position.play(col)) for col in range(1, WIDTH + 1) if position.can_play(col)]
-
-
-def positions_by_ply(root: Position, max_ply: int) -> dict[int, list[Position]]:
-    """Every unfinished position from ``root`` up to ``max_ply``, by ply.
-
-    Each is listed once per mirror pair, in canonical orientation, and each
-    ply's list is sorted by move string so that siblings sit together.
-    """
+def root_keys(root: Position) -> np.ndarray:
+    """The root's ply: its canonical key, or nothing for a finished game."""
     if root.is_game_over:
+        return np.empty(0, dtype=np.uint64)
+    return np.array([root.canonical_key], dtype=np.uint64)
+
+
+def keys_by_ply(root: Position, max_ply: int) -> dict[int, np.ndarray]:
+    """Every unfinished position from ``root`` up to ``max_ply``: sorted keys by ply.
+
+    ``{}`` for a finished root.  Positions are in canonical orientation.
+    """
+    level = root_keys(root)
+    if not len(level):
         return {}
-    levels = {root.ply: [canonical(root)]}
+    levels = {root.ply: level}
     for ply in range(root.ply, max_ply):
-        seen: dict[int, Position] = {}
-        for position in levels[ply]:
-            for _, child in children(position):
-                if not child.is_game_over:
-                    seen.setdefault(child.canonical_key, child)
-        levels[ply + 1] = sorted((canonical(p) for p in seen.values()), key=lambda p: p.moves)
+        level = expand(level)
+        levels[ply + 1] = level
     return levels
+
+
+def frontier_chunks(parents: np.ndarray, chunk: int = 4_000_000) -> Iterator[np.ndarray]:
+    """The children of ``parents`` in key order, in sorted arrays of about ``chunk`` keys.
+
+    Each array takes one pass over the parents, listing one range of keys:
+    memory stays at the parents plus one chunk.  The ranges come from the
+    children of an evenly spread sample of parents, cut into many thin
+    slices of equal sample count; each pass takes as many slices as should
+    make ``chunk`` keys.  How many real children a sample child stands for
+    is learnt as the passes go (transpositions make it far less than the
+    sampling step), starting from the sampling step, which errs small.
+    """
+    step = max(1, len(parents) // SPLIT_SAMPLE)
+    sample = expand(parents[::step])
+    slices = min(len(sample), SLICES)
+    if slices < 2:
+        yield expand(parents)
+        return
+    cuts = sample[np.linspace(0, len(sample), slices, endpoint=False, dtype=np.int64)[1:]]
+    bounds = [0, *np.unique(cuts).tolist(), int(KEY_END)]
+    sampled = np.diff(np.searchsorted(sample, np.array(bounds, dtype=np.uint64)))
+    per_sample = float(step)
+    listed = seen = 0
+    at = 0
+    while at < len(bounds) - 1:
+        end, estimate = at + 1, sampled[at] * per_sample
+        while end < len(bounds) - 1 and estimate + sampled[end] * per_sample <= chunk:
+            estimate += sampled[end] * per_sample
+            end += 1
+        keys = expand(parents, bounds[at], bounds[end])
+        listed += len(keys)
+        seen += int(sampled[at:end].sum())
+        per_sample = listed / max(1, seen)
+        at = end
+        if len(keys):
+            yield keys
+
+
+def contains_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """For each of ``needles``, whether the sorted array ``haystack`` holds it."""
+    if not len(haystack):
+        return np.zeros(len(needles), dtype=bool)
+    at = np.searchsorted(haystack, needles)
+    return haystack[np.minimum(at, len(haystack) - 1)] == needles

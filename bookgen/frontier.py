@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from solver import Position
 from solver.bitboard import CELLS
+
+from .schema import best_text
 
 if TYPE_CHECKING:
     from solver import Solver
 
 
-def solve_frontier(solver: Solver, moves: str) -> dict:
-    """One frontier row: weak search for the sign, then strong within it."""
-    position = Position.from_moves(moves)
+class Solved(NamedTuple):
+    """A frontier position's exact score, its best columns (bit c = column c + 1), nodes."""
+
+    score: int
+    best: int
+    nodes: int
+
+    @property
+    def best_moves(self) -> str:
+        return best_text(self.best)
+
+
+def solve_frontier(solver: Solver, position: Position | str) -> Solved:
+    """Weak search for the sign, then strong within it; then which moves reach the score."""
+    if isinstance(position, str):
+        position = Position.from_moves(position)
     before = solver.nodes
     wdl = solver.solve(position, weak=True)
     if wdl > 0:
@@ -22,8 +37,6 @@ def solve_frontier(solver: Solver, moves: str) -> dict:
         score = solver.solve_window(position, -CELLS, -1)
     else:
         score = 0  # a draw needs no strong search
-    best = "".join(str(col) for col in position.legal_moves()
-                   if solver.is_best_move(position, col, score))
-    return {"key": position.key, "ply": position.ply, "moves": moves, "score": score,
-            "wdl": wdl, "best_moves": best, "move_scores": None,
-            "nodes": solver.nodes - before}
+    best = sum(1 << (col - 1) for col in position.legal_moves()
+               if solver.is_best_move(position, col, score))
+    return Solved(score, best, solver.nodes - before)

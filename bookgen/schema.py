@@ -1,9 +1,14 @@
 """The book's tables, as SQLAlchemy 2.x typed models, and the errors about books.
 
 ``positions`` holds one row per mirror pair, keyed by the canonical key and
-written in that orientation: ``moves`` replays to the stored key, and
-``best_moves`` and ``move_scores`` are columns of that orientation.
+written in that orientation: ``best_moves`` and ``move_scores`` are columns of
+that orientation.  The key is the whole position (``solver.packed``): a move
+string that reaches it is derived from the key, not stored.
 ``meta`` is a name/value table: board size, schema version, root, plies.
+
+Schema versions: 1 also stored each row's move string; 2 dropped it (a
+fifth of the row, and the driver no longer needs strings at all).
+``c4book upgrade`` turns a version-1 book into version 2 in place.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from solver.errors import C4Error
 
 FORMAT = "c4book"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+UPGRADABLE_VERSIONS = (1,)  # what ``c4book upgrade`` converts
 
 # On SQLite the key must be declared exactly INTEGER to become the rowid
 # itself, rather than a second index beside it.
@@ -30,7 +36,6 @@ class Entry(Base):
 
     key: Mapped[int] = mapped_column(KeyType, primary_key=True, autoincrement=False)
     ply: Mapped[int] = mapped_column(SmallInteger)
-    moves: Mapped[str] = mapped_column(String(42))
     score: Mapped[int] = mapped_column(SmallInteger)
     wdl: Mapped[int] = mapped_column(SmallInteger)
     best_moves: Mapped[str] = mapped_column(String(7))
@@ -40,7 +45,11 @@ class Entry(Base):
     nodes: Mapped[int] = mapped_column(BigInteger, default=0)
 
     def __repr__(self) -> str:
-        return f"Entry(moves={self.moves!r}, ply={self.ply}, score={self.score})"
+        return f"Entry(key={self.key}, ply={self.ply}, score={self.score})"
+
+
+# The column order of rows written as plain tuples (``BookStore.insert_new``).
+COLUMNS = ("key", "ply", "score", "wdl", "best_moves", "move_scores", "nodes")
 
 
 class Meta(Base):
@@ -48,6 +57,16 @@ class Meta(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(4096))
+
+
+# Best columns as stored, "1" .. "1234567", for each set of columns as bits
+# (bit c set when column c + 1 is best).
+BEST_TEXT = tuple("".join(str(col + 1) for col in range(7) if bits >> col & 1)
+                  for bits in range(1 << 7))
+
+
+def best_text(bits: int) -> str:
+    return BEST_TEXT[bits]
 
 
 def pack_scores(scores: list[int | None]) -> bytes:

@@ -13,13 +13,13 @@ def format_scores(scores: list[int | None]) -> str:
 
 
 def solve_lines(lines: IO[str], out: IO[str], err: IO[str], *, weak: bool = False,
-                analyze: bool = False, table_log2: int = 24) -> int:
+                analyze: bool = False, table_log2: int = 24, threads: int | None = None) -> int:
     """Solve each line's first token; report bad lines and carry on.
 
     Returns the exit status: 0 when every line was solved, 1 otherwise.
-    Blank lines are skipped.
+    Blank lines are skipped.  ``threads``: search threads (``None``: one per core).
     """
-    solver = Solver(table_log2=table_log2)
+    solver = Solver(table_log2=table_log2, threads=threads)
     status = 0
     for number, line in enumerate(lines, start=1):
         fields = line.split()

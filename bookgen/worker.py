@@ -17,10 +17,13 @@ import itertools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
+import numpy as np
 import ray
 
-from solver import Solver
+from solver import Position, Solver
+from solver.packed import moves_of_keys
 
 from .frontier import solve_frontier
 
@@ -50,27 +53,47 @@ def warm_up(table_log2: int, threads: int) -> int:
     return os.getpid()
 
 
-@ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
-def solve_batch(moves_list: list[str], table_log2: int,
-                threads: int = 1) -> tuple[list[dict], float, int]:
-    """Rows for a batch, the core-seconds spent solving it, and this worker's pid.
+class BatchResult(NamedTuple):
+    """What a batch sends back: arrays in the order of the keys it was given."""
 
-    Submit it with ``.options(num_cpus=threads)``.  The threads take positions
-    in order from one counter, so they work on neighbours at the same time.
+    scores: np.ndarray   # int8
+    best: np.ndarray     # uint8, bit c set when column c + 1 is best
+    nodes: np.ndarray    # int64
+    seconds: float       # core-seconds spent solving
+    pid: int
+
+
+def solve_keys(solvers: list[Solver], keys: np.ndarray) -> BatchResult:
+    """Solve every key with ``solvers`` (one thread each, sharing their table).
+
+    The threads take positions in order from one counter, so they work on
+    neighbours at the same time.
     """
-    solvers = worker_solvers(table_log2, threads)
-    rows: list[dict | None] = [None] * len(moves_list)
+    positions = [Position.from_moves(m) for m in moves_of_keys(keys)]
+    scores = np.zeros(len(keys), dtype=np.int8)
+    best = np.zeros(len(keys), dtype=np.uint8)
+    nodes = np.zeros(len(keys), dtype=np.int64)
     counter = itertools.count()  # next() on it is atomic under the GIL
 
     def run(solver: Solver) -> float:
         start = time.perf_counter()
-        while (i := next(counter)) < len(moves_list):
-            rows[i] = solve_frontier(solver, moves_list[i])
+        while (i := next(counter)) < len(positions):
+            scores[i], best[i], nodes[i] = solve_frontier(solver, positions[i])
         return time.perf_counter() - start
 
-    if threads == 1:
+    if len(solvers) == 1:
         seconds = run(solvers[0])
     else:
-        with ThreadPoolExecutor(threads, thread_name_prefix="solver") as pool:
+        with ThreadPoolExecutor(len(solvers), thread_name_prefix="solver") as pool:
             seconds = sum(pool.map(run, solvers))
-    return rows, seconds, os.getpid()
+    return BatchResult(scores, best, nodes, seconds, os.getpid())
+
+
+@ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
+def solve_batch(keys: np.ndarray, table_log2: int, threads: int = 1) -> BatchResult:
+    """Scores, best moves and nodes for a batch of packed keys (``solver.packed``).
+
+    Submit it with ``.options(num_cpus=threads)``.  Keys go out and arrays
+    come back: a batch of 20,000 positions is 160 kB each way.
+    """
+    return solve_keys(worker_solvers(table_log2, threads), keys)

@@ -23,8 +23,14 @@ from bookgen import Book, Player
 
 
 def sample_moves(db: str, count: int, seed: int) -> list[str]:
+    import numpy as np
+
+    from solver.packed import moves_of_keys
+
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        moves = [row[0] for row in conn.execute("SELECT moves FROM positions")]
+        keys = [row[0] for row in conn.execute("SELECT key FROM positions")]
+        root = conn.execute("SELECT value FROM meta WHERE name = 'root'").fetchone()[0]
+    moves = moves_of_keys(np.array(keys, dtype=np.uint64), root)  # books store keys only
     rng = random.Random(seed)
     picked = [rng.choice(moves) for _ in range(count)]
     # Half in the other orientation: the lookup then goes through the mirror.

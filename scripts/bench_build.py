@@ -28,9 +28,10 @@ import time
 from contextlib import closing
 
 from bookgen.build import build
-from bookgen.enumerate import positions_by_ply
+from bookgen.enumerate import keys_by_ply
 from bookgen.frontier import solve_frontier
 from solver import Position, Solver
+from solver.packed import moves_of_keys
 
 
 def book_rows(path: str) -> list[tuple]:
@@ -89,11 +90,12 @@ def bench_layouts(root: str, ply: int, layouts: list[tuple[int, int]],
 
 def bench_scratch(root: str, ply: int, table_log2: int) -> tuple[int, float]:
     """Positions above the frontier, and the seconds to solve them all directly."""
-    levels = positions_by_ply(Position.from_moves(root), ply)
+    levels = keys_by_ply(Position.from_moves(root), ply)
     solver = Solver(table_log2=table_log2)
     solver.solve(Position.from_moves(root))  # loads the compiled kernels outside the timing
     solver.clear()
-    shallower = [p.moves for level in range(ply - 1, min(levels) - 1, -1) for p in levels[level]]
+    shallower = [moves for level in range(ply - 1, min(levels) - 1, -1)
+                 for moves in moves_of_keys(levels[level], root)]
     started = time.perf_counter()
     for moves in shallower:
         solve_frontier(solver, moves)

@@ -1,43 +1,57 @@
 """numba search kernels: negamax alpha-beta and the window-narrowing driver.
 
+Read top-down: ``negamax`` bounds a node from the board alone, settles each
+child by forced play where it can, consults the table, and only then orders
+and searches the children that are left.  Each step says why it pays.
+
 State lives in two arrays the caller owns, so that it survives across calls
 (the kernels release the GIL, so threads may share one table):
 
-* ``table``: the transposition table, one uint64 per slot holding
-  ``key << 8 | value``.  A key has 49 bits, so the whole key is kept and a
-  hit is never a false match.  ``value`` 0 means empty; values up to
-  ``UPPER_TOP`` are upper bounds, values above it are lower bounds.
-* ``scratch``: ``scratch[0]`` counts nodes; ``scratch[1]`` is a node limit
-  (0: none) and ``scratch[2]`` is set when a search stopped at that limit;
-  from ``SORT_BASE`` on, one move-ordering buffer of 8 slots per ply, so the
-  recursion allocates nothing.
+* ``table``: the transposition table (layout in ``_table``).
+* ``scratch``: counters and per-ply buffers, so the recursion allocates
+  nothing.  ``scratch[NODES]`` counts nodes; ``scratch[LIMIT]`` is a node
+  limit (0: none) and ``scratch[STOPPED]`` is set when a search stopped at it;
+  ``scratch[JITTER]`` seeds a small random change of move order near the root
+  (0: none), down to ply ``scratch[JITTER_PLY]``, so that threads sharing one
+  table search different moves first.
 """
 
 import numpy as np
 from numba import njit
 
 from . import bitboard as bb
-from ._bits import can_win_next, column_mask, move_score, non_losing_moves
+from ._bits import popcount, possible, winning_cells
 from ._bounds import lower_bound, upper_bound
+from ._key import table_key
+from ._table import EXACT, LOWER, NO_MOVE, UPPER, bucket, entry_move, entry_score, entry_type, \
+    probe, store, work_of
 
 CELLS = bb.CELLS
-# The table's value range covers every score from ply 0 on (Pons' tighter
-# range drops some bounds at plies 0-1); values still fit in 8 bits.
-MIN_SCORE = -(CELLS // 2)
-MAX_SCORE = (CELLS + 1) // 2
-UPPER_TOP = MAX_SCORE - MIN_SCORE + 1
-LOWER_OFFSET = MAX_SCORE - 2 * MIN_SCORE + 2
 COLUMN_ORDER = bb.COLUMN_ORDER
-
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-U8 = np.uint64(8)
-U49 = np.uint64(49)
-U56 = np.uint64(56)
-MOVE_BITS = np.uint64((1 << 49) - 1)
-VALUE_BITS = np.uint64(0xFF)
 ZERO = np.uint64(0)
+ONE = np.uint64(1)
+BOARD = np.uint64(bb.BOARD)
+COLUMN_MASKS = np.array([((1 << bb.HEIGHT) - 1) << (col * bb.H1) for col in COLUMN_ORDER],
+                        dtype=np.uint64)
+
+NODES, LIMIT, STOPPED, JITTER, JITTER_PLY = 0, 1, 2, 3, 4
 SORT_BASE = 8
-SCRATCH_SIZE = SORT_BASE + 8 * (CELLS + 1)
+PLY_STRIDE = 32  # per ply: 8 sort items, then 8 each of child stones, masks, plies
+SCRATCH_SIZE = SORT_BASE + PLY_STRIDE * (CELLS + 1)
+
+# Child stones considered for move ordering are weighted as in Steininger's
+# solver, times ten: threats playable after one more stone in their column,
+# after two, any useful threat, and the table's move.
+W_NEXT, W_NEXT_NEXT, W_THREAT, W_TABLE = 12, 5, 3, 5
+# Nodes below this ply probe the table for each child (enhanced transposition
+# cutoff); deeper, the probes cost more than the cuts save.
+ETC_MAX_PLY = 30
+
+
+@njit(cache=True, inline="always")
+def _loss(ply):
+    """Score of the player to move at ``ply`` who loses to the opponent's next move."""
+    return -((CELLS - ply) // 2)
 
 
 @njit(cache=True, nogil=True)
@@ -46,92 +60,223 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
 
     The player to move must not be able to win at once, and ``ply < 42``.
     """
-    scratch[0] += np.uint64(1)
-    if scratch[1] != ZERO and scratch[0] > scratch[1]:
-        scratch[2] = np.uint64(1)
-        return 0
-    moves = non_losing_moves(position, mask)
-    if moves == ZERO:
-        return -((CELLS - ply) // 2)
-    if ply >= CELLS - 2:
+    scratch[NODES] += ONE
+    if scratch[LIMIT] != ZERO and scratch[NODES] > scratch[LIMIT]:
+        scratch[STOPPED] = ONE
         return 0
 
-    low = -((CELLS - 2 - ply) // 2)  # the opponent cannot win on their next move
+    # -- 1. Bounds from the board alone -------------------------------------------------
+    opponent = position ^ mask
+    threats_against = winning_cells(opponent, mask)
+    moves = possible(mask)
+    forced = moves & threats_against
+    if forced != ZERO:
+        if forced & (forced - ONE) != ZERO:
+            return _loss(ply)  # two threats to block
+        moves = forced
+    moves &= ~(threats_against >> ONE)  # never play under the opponent's threat
+    if moves == ZERO:
+        return _loss(ply)
+    if ply >= CELLS - 2:
+        return 0
+    # We cannot win now (the caller checked) and the opponent cannot win next.
+    low = -((CELLS - 2 - ply) // 2)
+    high = (CELLS - 1 - ply) // 2
     if alpha < 0:
         low = lower_bound(position, mask, moves, low)
+    if beta > -1:
+        high = upper_bound(position, mask, high)
     if alpha < low:
         alpha = low
         if alpha >= beta:
             return alpha
-    high = (CELLS - 1 - ply) // 2  # we cannot win on this move
-    if beta > -1:
-        high = upper_bound(position, mask, high)
+    if beta > high:
+        beta = high
+        if alpha >= beta:
+            return beta
+    alpha0, beta0 = alpha, beta
+
+    # -- 2. Children: forced play settles some, and moves the others to a real choice ----
+    # A child where the opponent has one move that does not lose at once is
+    # followed down that move (and ours after it), with no node and no table
+    # entry, until someone has a real choice or the game is decided.  A decided
+    # child is a proven score: it tightens the window and is never searched.
+    base = SORT_BASE + PLY_STRIDE * ply
+    best = -CELLS
+    best_move = NO_MOVE
+    count = 0
+    for rank in range(7):
+        move = moves & COLUMN_MASKS[rank]
+        if move == ZERO:
+            continue
+        ours = position | move
+        child_mask = mask | move
+        our_threats = winning_cells(ours, child_mask)
+        # Follow forced play from the child; ``sign`` is +1 when we are to move.
+        c_pos, c_mask, c_ply, sign = opponent, child_mask, ply + 1, -1
+        c_threats = our_threats  # the threats against the player to move in the child
+        settled = False
+        value = 0
+        while True:
+            c_moves = possible(c_mask)
+            c_forced = c_moves & c_threats
+            if c_forced != ZERO:
+                if c_forced & (c_forced - ONE) != ZERO:
+                    c_moves = ZERO
+                else:
+                    c_moves = c_forced
+            c_moves &= ~(c_threats >> ONE)
+            if c_moves == ZERO:
+                settled, value = True, sign * _loss(c_ply)
+                break
+            if c_ply >= CELLS - 2:
+                settled, value = True, 0
+                break
+            if c_moves & (c_moves - ONE) != ZERO:
+                break
+            # One move only: play it.
+            mover = c_pos | c_moves
+            c_mask |= c_moves
+            c_threats = winning_cells(mover, c_mask)
+            c_pos = mover ^ c_mask
+            c_ply += 1
+            sign = -sign
+        if settled:
+            if value > best:
+                best, best_move = value, rank
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    return alpha  # a proven score at least beta
+            continue
+        # Order by the threats this move leaves us: Steininger's weights.
+        useful = our_threats & ~(threats_against << ONE)
+        after = possible(child_mask)
+        next_ = useful & (after << ONE)
+        next_next = useful & (((after << ONE) & BOARD) << ONE)
+        score = (W_NEXT * popcount(next_) + W_NEXT_NEXT * popcount(next_next)
+                 + W_THREAT * popcount(useful))
+        scratch[base + 8 + count] = c_pos
+        scratch[base + 16 + count] = c_mask
+        scratch[base + 24 + count] = np.uint64((c_ply << 1) | (1 if sign > 0 else 0))
+        scratch[base + count] = (np.uint64(score) << np.uint64(16)) | np.uint64((7 - rank) << 8 | count)
+        count += 1
+    if count == 0:
+        return best
+    # No child was won at once, so we cannot win at ply + 2 either.
+    high = (CELLS - 3 - ply) // 2
     if beta > high:
         beta = high
         if alpha >= beta:
             return beta
 
-    key = position + mask
-    slot = (key * GOLDEN) >> shift
-    entry = table[slot]
-    if entry != ZERO and entry >> U8 == key:  # key 0 (empty board) must not match an empty slot
-        value = np.int64(entry & VALUE_BITS)
-        if value > UPPER_TOP:
-            low = value - LOWER_OFFSET
-            if alpha < low:
-                alpha = low
+    # -- 3. The table ---------------------------------------------------------------------
+    key, mirrored = table_key(position, mask)
+    slot = bucket(key, shift)
+    entry = probe(table, slot, key)
+    table_rank = -1
+    if entry != ZERO:
+        kind = entry_type(entry)
+        stored = entry_score(entry)
+        if kind == EXACT:
+            return stored
+        if kind == LOWER:
+            if alpha < stored:
+                alpha = stored
                 if alpha >= beta:
                     return alpha
-        else:
-            high = value + MIN_SCORE - 1
-            if beta > high:
-                beta = high
-                if alpha >= beta:
-                    return beta
+        elif beta > stored:
+            beta = stored
+            if alpha >= beta:
+                return beta
+        col = entry_move(entry)
+        if kind == LOWER and col != NO_MOVE:
+            if mirrored:
+                col = bb.WIDTH - 1 - col
+            for rank in range(7):
+                if COLUMN_ORDER[rank] == col:
+                    table_rank = rank
 
-    # Enhanced transposition cutoff: if the table already bounds some child low
+    # Enhanced transposition cutoff: if the table already bounds a child low
     # enough for the opponent, this node fails high without searching at all.
-    # Cheap (one probe per move) and it cuts about a quarter of the nodes.
-    other = position ^ mask
-    for rank in range(7):
-        move = moves & column_mask(COLUMN_ORDER[rank])
-        if move != ZERO:
-            child_key = other + (mask | move)
-            child = table[(child_key * GOLDEN) >> shift]
-            if child != ZERO and child >> U8 == child_key:
-                value = np.int64(child & VALUE_BITS)
-                if value <= UPPER_TOP:  # an upper bound on the child's score
-                    bound = -(value + MIN_SCORE - 1)
-                    if bound >= beta:
-                        table[slot] = (key << U8) | np.uint64(bound + LOWER_OFFSET)
-                        return bound
+    if ply < ETC_MAX_PLY:
+        for i in range(count):
+            same = scratch[base + 24 + i] & ONE
+            c_key, _ = table_key(scratch[base + 8 + i], scratch[base + 16 + i])
+            c_entry = probe(table, bucket(c_key, shift), c_key)
+            if c_entry == ZERO:
+                continue
+            c_kind = entry_type(c_entry)
+            c_score = entry_score(c_entry)
+            # A bound on a child that is a lower bound for us raises alpha,
+            # and fails high at once when it reaches beta.
+            if same:  # we are to move again there: its lower bound is ours
+                if c_kind == UPPER or c_score <= alpha:
+                    continue
+                alpha = c_score
+            else:
+                if c_kind == LOWER or -c_score <= alpha:
+                    continue
+                alpha = -c_score
+            if alpha >= beta:
+                return alpha
 
-    # Insertion sort, best first: more winning cells, then nearer the centre.
-    base = SORT_BASE + 8 * ply
-    count = 0
-    for rank in range(7):
-        move = moves & column_mask(COLUMN_ORDER[rank])
-        if move != ZERO:
-            item = (move_score(position, mask, move) << U56) | (np.uint64(7 - rank) << U49) | move
-            j = count
-            while j > 0 and scratch[base + j - 1] < item:
-                scratch[base + j] = scratch[base + j - 1]
-                j -= 1
-            scratch[base + j] = item
-            count += 1
-
+    # -- 4. Order the rest, best first --------------------------------------------------
+    jitter = scratch[JITTER] != ZERO and ply < np.int64(scratch[JITTER_PLY])
     for i in range(count):
-        move = scratch[base + i] & MOVE_BITS
-        score = -negamax(position ^ mask, mask | move, ply + 1, -beta, -alpha, table, scratch, shift)
-        if scratch[2] != ZERO:
+        item = scratch[base + i]
+        rank = 7 - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
+        if rank == table_rank:
+            item += np.uint64(W_TABLE) << np.uint64(16)
+        if jitter:
+            x = scratch[JITTER]
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+            scratch[JITTER] = x
+            item += (x >> np.uint64(62)) << np.uint64(16)
+        j = i
+        while j > 0 and scratch[base + j - 1] < item:
+            scratch[base + j] = scratch[base + j - 1]
+            j -= 1
+        scratch[base + j] = item
+
+    # -- 5. Search them -----------------------------------------------------------------
+    nodes_before = scratch[NODES]
+    for i in range(count):
+        item = scratch[base + i]
+        idx = np.int64(item & np.uint64(0xFF))
+        rank = 7 - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
+        c_info = scratch[base + 24 + idx]
+        c_ply = np.int64(c_info >> ONE)
+        c_pos = scratch[base + 8 + idx]
+        c_mask = scratch[base + 16 + idx]
+        if c_info & ONE:
+            value = negamax(c_pos, c_mask, c_ply, alpha, beta, table, scratch, shift)
+        else:
+            value = -negamax(c_pos, c_mask, c_ply, -beta, -alpha, table, scratch, shift)
+        if scratch[STOPPED] != ZERO:
             return 0  # stopped: nothing here is proven, so nothing is stored
-        if score >= beta:
-            table[slot] = (key << U8) | np.uint64(score + LOWER_OFFSET)
-            return score
-        if score > alpha:
-            alpha = score
-    table[slot] = (key << U8) | np.uint64(alpha - MIN_SCORE + 1)
-    return alpha
+        if value > best:
+            best, best_move = value, rank
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    break
+
+    if best <= alpha0:
+        kind = UPPER
+    elif best >= beta0:
+        kind = LOWER
+    else:
+        kind = EXACT
+    col = NO_MOVE
+    if best_move != NO_MOVE:
+        col = COLUMN_ORDER[best_move]
+        if mirrored:
+            col = bb.WIDTH - 1 - col
+    store(table, slot, key, kind, best, col, work_of(scratch[NODES] - nodes_before))
+    return best
 
 
 @njit(cache=True, inline="always")
@@ -145,7 +290,7 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
 
     ``[-1, 1]`` gives the weak (win/draw/loss) answer.
     """
-    if can_win_next(position, mask):
+    if (winning_cells(position, mask) & possible(mask)) != ZERO:
         return min(max((CELLS + 1 - ply) // 2, low), high)
     lo = max(-((CELLS - ply) // 2), low)
     hi = min((CELLS + 1 - ply) // 2, high)
@@ -158,7 +303,7 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
         elif med >= 0 and _half_toward_zero(hi) > med:
             med = _half_toward_zero(hi)
         r = negamax(position, mask, ply, med, med + 1, table, scratch, shift)
-        if scratch[2] != ZERO:
+        if scratch[STOPPED] != ZERO:
             return 0
         if r <= med:
             hi = r
@@ -166,3 +311,22 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
             lo = r
     # Fail-soft probes may overshoot the asked window; clamp back into it.
     return min(lo, high)
+
+
+@njit(cache=True, nogil=True)
+def table_bounds(position, mask, table, shift):
+    """``(low, high)``: what the table proves about a position's score (wide when absent).
+
+    For other kernels that read the solver's table (the anytime player's leaves).
+    """
+    key, _ = table_key(position, mask)
+    entry = probe(table, bucket(key, shift), key)
+    if entry == ZERO:
+        return -CELLS, CELLS
+    kind = entry_type(entry)
+    score = entry_score(entry)
+    if kind == EXACT:
+        return score, score
+    if kind == LOWER:
+        return score, CELLS
+    return -CELLS, score

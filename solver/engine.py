@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from . import _search
@@ -10,6 +14,21 @@ from .errors import GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
 DEFAULT_TABLE_LOG2 = 24  # 16M slots, 128 MiB
+# A search with threads first runs alone up to this many nodes (about 30 ms):
+# most positions are solved by then, without paying to start the others.
+SOLO_NODES = 100_000
+# Helper threads order moves with a little noise down to this many plies below
+# the root, so that they search different subtrees first and fill the shared
+# table with what the main thread will need next.
+JITTER_DEPTH = 8
+
+
+def machine_threads() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 class Solver:
@@ -17,22 +36,34 @@ class Solver:
 
     ``Solver().solve(Position.from_moves("4453"))`` gives the exact score.
     The table (``2**table_log2`` slots of 8 bytes) is kept across calls.
+    With ``threads=N`` a hard position is searched by N threads that share
+    the table (``None``: one per core); answers are the same, only sooner.
     """
 
-    def __init__(self, table_log2: int = DEFAULT_TABLE_LOG2) -> None:
-        if not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
+    def __init__(self, table_log2: int = DEFAULT_TABLE_LOG2, threads: int | None = 1) -> None:
+        if isinstance(table_log2, bool) or not isinstance(table_log2, int) \
+                or not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
             raise ValueError(f"table_log2 must be in {TABLE_LOG2_MIN}..{TABLE_LOG2_MAX}, "
                              f"got {table_log2!r}")
+        if threads is None:
+            threads = machine_threads()
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
         self.table_log2 = table_log2
+        self.threads = threads
         self._table = np.zeros(1 << table_log2, dtype=np.uint64)
-        self._scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
+        self._scratch = _new_scratch()
         self._shift = np.uint64(64 - table_log2)
+        self._helpers: list[Solver] = []
+        self._pool: ThreadPoolExecutor | None = None
 
     def __repr__(self) -> str:
-        return f"Solver(table_log2={self.table_log2})"
+        if self.threads == 1:
+            return f"Solver(table_log2={self.table_log2})"
+        return f"Solver(table_log2={self.table_log2}, threads={self.threads})"
 
     def fork(self) -> Solver:
-        """A solver for another thread that shares this one's transposition table.
+        """A single-thread solver for another thread that shares this one's table.
 
         The kernels release the GIL, so forks search in parallel threads and
         each one reuses what the others proved.  Entries are single 64-bit
@@ -41,9 +72,12 @@ class Solver:
         """
         twin = Solver.__new__(Solver)
         twin.table_log2 = self.table_log2
+        twin.threads = 1
         twin._table = self._table
         twin._shift = self._shift
-        twin._scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
+        twin._scratch = _new_scratch()
+        twin._helpers = []
+        twin._pool = None
         return twin
 
     # -- bookkeeping -------------------------------------------------------
@@ -68,10 +102,62 @@ class Solver:
         self._scratch[1] = 0 if nodes is None else self._scratch[0] + max(1, int(nodes))
 
     def _checked(self, result) -> int:
-        if self._scratch[2]:
-            self._scratch[2] = 0
+        if self._scratch[_search.STOPPED]:
+            self._scratch[_search.STOPPED] = 0
             raise SearchLimitError("search stopped at its node limit")
         return int(result)
+
+    def _solve_window(self, position: Position, low: int, high: int) -> int:
+        """The kernel's answer; with threads, a race that the first finisher ends."""
+        args = (*self._args(position), int(low), int(high))
+        if self.threads == 1 or self._scratch[_search.LIMIT]:
+            return self._checked(_search.solve_window(*args, self._table, self._scratch,
+                                                      self._shift))
+        # Alone first, within a small node budget: most positions end here.
+        self._scratch[_search.LIMIT] = self._scratch[_search.NODES] + SOLO_NODES
+        result = _search.solve_window(*args, self._table, self._scratch, self._shift)
+        self._scratch[_search.LIMIT] = 0
+        if not self._scratch[_search.STOPPED]:
+            return int(result)
+        self._scratch[_search.STOPPED] = 0
+        return self._race(args, position.ply)
+
+    def _race(self, args: tuple, ply: int) -> int:
+        """All threads solve the same position; the first answer stops the others.
+
+        Helpers jitter their move order near the root, so each explores other
+        subtrees first; the table they share passes every proof to the rest.
+        """
+        if not self._helpers:
+            self._helpers = [self.fork() for _ in range(self.threads - 1)]
+            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="c4solver")
+        runners = [self, *self._helpers]
+        answers: list[int] = []
+        lock = threading.Lock()
+
+        def run(solver: Solver) -> None:
+            scratch = solver._scratch
+            result = _search.solve_window(*args, solver._table, scratch, solver._shift)
+            if not scratch[_search.STOPPED]:
+                with lock:
+                    answers.append(int(result))
+                for other in runners:  # a node limit of 1: each stops at its next node
+                    if other is not solver:
+                        other._scratch[_search.LIMIT] = 1
+
+        for number, helper in enumerate(self._helpers, start=1):
+            helper._scratch[_search.JITTER] = 0x9E3779B97F4A7C15 * number % (1 << 64)
+            helper._scratch[_search.JITTER_PLY] = ply + JITTER_DEPTH
+            helper._scratch[_search.NODES] = 0
+        futures = [self._pool.submit(run, helper) for helper in self._helpers]
+        run(self)
+        for future in futures:
+            future.result()
+        for solver in runners:
+            solver._scratch[_search.LIMIT] = 0
+            solver._scratch[_search.STOPPED] = 0
+        self._scratch[_search.NODES] += sum(int(h._scratch[_search.NODES]) for h in self._helpers)
+        return answers[0]
 
     # -- search ------------------------------------------------------------
     def solve(self, position: Position | str, weak: bool = False) -> int:
@@ -85,8 +171,7 @@ class Solver:
         position = _playable(position)
         if low > high:
             raise ValueError(f"empty window [{low}; {high}]")
-        return self._checked(_search.solve_window(*self._args(position), int(low), int(high),
-                                                  self._table, self._scratch, self._shift))
+        return self._solve_window(position, low, high)
 
     def negamax(self, position: Position | str, alpha: int, beta: int) -> int:
         """One fail-soft alpha-beta search within ``(alpha, beta)``.
@@ -125,6 +210,10 @@ class Solver:
     @staticmethod
     def _args(position: Position) -> tuple:
         return np.uint64(position.current), np.uint64(position.mask), position.ply
+
+
+def _new_scratch() -> np.ndarray:
+    return np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
 
 
 def _playable(position: Position | str) -> Position:

@@ -25,6 +25,21 @@ def run_sql(path: str, *statements: str) -> None:
         conn.commit()
 
 
+def book_moves(path: str, ply: int) -> list[str]:
+    """A move string for each position a book stores at ``ply``, in key order.
+
+    Books store keys, not moves: each string is the smallest that reaches the
+    key from the book's root (or its mirror image).
+    """
+    from solver.packed import moves_of_key
+
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        (root,) = conn.execute("SELECT value FROM meta WHERE name = 'root'").fetchone()
+        keys = [k for (k,) in conn.execute(
+            "SELECT key FROM positions WHERE ply = ? ORDER BY key", (ply,))]
+    return [moves_of_key(k, root) for k in keys]
+
+
 def c4book_command() -> list[str]:
     """The console script installed next to this Python, else the module."""
     script = Path(sys.executable).with_name("c4book")

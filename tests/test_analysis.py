@@ -4,8 +4,6 @@ Every expected score comes from ``Solver`` directly (or from Pons' benchmark
 files), never from the book or from ``analyze`` itself.
 """
 
-import sqlite3
-from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ import pytest
 from bookgen.analysis import Analysis, analyze, describe_score, ordinal
 from solver import C4Error, GameOverError, IllegalMoveError, Position, Solver, win_score
 
-from conftest import SMALL_PLY, SMALL_ROOT
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 DATA = Path(__file__).parent / "data"
 
@@ -33,12 +31,6 @@ def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
     lines = (DATA / name).read_text().split("\n")
     picked = [line.split() for line in lines[::step] if line.strip()][:limit]
     return [(moves, int(score)) for moves, score in picked]
-
-
-def book_moves(path: str, ply: int) -> list[str]:
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return [m for (m,) in conn.execute(
-            "SELECT moves FROM positions WHERE ply = ? ORDER BY key", (ply,))]
 
 
 def mirrored(moves: str) -> str:

@@ -12,6 +12,7 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 from sqlalchemy.exc import ResourceClosedError
 
@@ -27,6 +28,7 @@ from bookgen import (
     SchemaMismatchError,
 )
 from solver import BoardSizeError, IllegalMoveError, Position, Solver
+from solver.packed import moves_of_keys
 
 from conftest import SMALL_PLY, SMALL_ROOT, run_sql
 
@@ -34,8 +36,10 @@ COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 
 
 def stored_moves(path: str, where: str = "1") -> list[str]:
+    """Stored positions as move strings (from the root where it can), in key order."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return [m for (m,) in conn.execute(f"SELECT moves FROM positions WHERE {where} ORDER BY key")]
+        keys = [k for (k,) in conn.execute(f"SELECT key FROM positions WHERE {where} ORDER BY key")]
+    return moves_of_keys(np.array(keys, dtype=np.uint64), SMALL_ROOT)
 
 
 def mirrored(moves: str) -> str:
@@ -172,7 +176,7 @@ def test_len_counts_and_info(book):
     assert {ply: sum(c.values()) for ply, c in counts.items()} == COUNTS
     assert counts[8] == {1: 1}
     assert book.info == BookInfo(width=7, height=6, root="44444433",
-                                 plies_complete=(8, 9, 10, 11, 12), schema_version=1, max_ply=12)
+                                 plies_complete=(8, 9, 10, 11, 12), schema_version=2, max_ply=12)
 
 
 def test_best_moves_agree_with_move_scores_on_derived_entries(book, small_book_path):
@@ -271,7 +275,16 @@ def test_an_unknown_schema_version(small_book_copy):
     run_sql(small_book_copy, "UPDATE meta SET value = '99' WHERE name = 'schema_version'")
     with pytest.raises(SchemaMismatchError, match="schema version '99'") as info:
         Book.open(small_book_copy)
-    assert repr(small_book_copy) in str(info.value) and "reads version 1" in str(info.value)
+    assert repr(small_book_copy) in str(info.value) and "reads version 2" in str(info.value)
+
+
+def test_a_version_1_book_names_the_upgrade_command(small_book_copy):
+    run_sql(small_book_copy, "UPDATE meta SET value = '1' WHERE name = 'schema_version'")
+    with pytest.raises(SchemaMismatchError, match="c4book upgrade --db") as info:
+        Book.open(small_book_copy)
+    assert str(info.value) == (f"{small_book_copy!r} has book schema version 1; this c4book "
+                               f"reads version 2: convert it in place with 'c4book upgrade "
+                               f"--db {small_book_copy}'")
 
 
 # -- opening writes nothing ----------------------------------------------------
@@ -323,11 +336,10 @@ def test_importing_and_reading_a_book_loads_neither_numba_nor_ray(small_book_pat
 
 
 def test_get_many_equals_get_one_by_one(book, small_book_path):
-    with closing(sqlite3.connect(small_book_path)) as conn:
-        stored = [m for (m,) in conn.execute("SELECT moves FROM positions ORDER BY key")]
-    mirrored = ["".join(str(8 - int(c)) for c in m) for m in stored]
+    stored = stored_moves(small_book_path)
+    mirrors = [mirrored(m) for m in stored]
     misses = ["", "4453", "4444443312356"]  # above the root, off its subtree, past ply 12
-    asked = stored + mirrored + misses
+    asked = stored + mirrors + misses
     many = book.get_many(asked)  # the numpy path
     assert many == [book.get(m) for m in asked]
     assert sum(e is None for e in many) == len(misses)

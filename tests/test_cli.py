@@ -17,7 +17,7 @@ import pytest
 
 from solver import Position, Solver
 
-from conftest import SMALL_PLY, SMALL_ROOT, c4book_command
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book_command
 
 DATA = Path(__file__).parent / "data"
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
@@ -60,12 +60,6 @@ def assert_one_line_error(result, command: str, *names: str) -> str:
 def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
     lines = [line.split() for line in (DATA / name).read_text().split("\n") if line.strip()]
     return [(moves, int(score)) for moves, score in lines[::step][:limit]]
-
-
-def book_moves(path: str, ply: int) -> list[str]:
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return [m for (m,) in conn.execute(
-            "SELECT moves FROM positions WHERE ply = ? ORDER BY key", (ply,))]
 
 
 def signed(score):

@@ -91,6 +91,27 @@ def test_strong_every_tenth_line_of_medium_sets(solver, name):
     assert mismatches(solver, pairs) == []
 
 
+BENCH = {"ply8-150.txt": 150, "ply10-random-200.txt": 200, "ply12-random-200.txt": 200}
+
+
+def load_bench(name):
+    """A bench file of book positions (tests/data/bench), in file order."""
+    pairs = [(moves, int(score)) for moves, score in
+             (line.split() for line in (DATA / "bench" / name).read_text().splitlines())]
+    assert len(pairs) == BENCH[name]
+    return pairs
+
+
+def test_strong_every_fourth_ply12_position(solver):
+    assert mismatches(solver, load_bench("ply12-random-200.txt")[::4]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(BENCH))
+def test_strong_all_bench_files(big_solver, name):
+    assert mismatches(big_solver, load_bench(name)) == []
+
+
 def test_weak_signs_begin_easy(solver, begin_easy):
     assert mismatches(solver, begin_easy, weak=True) == []
 
@@ -391,6 +412,48 @@ def test_forks_in_parallel_threads_stay_exact(middle_easy):
     with ThreadPoolExecutor(2) as pool:
         bad = list(pool.map(run, [(solvers[0], pairs[0::2]), (solvers[1], pairs[1::2])]))
     assert bad == [[], []]
+
+
+# -- several threads on one position -----------------------------------------------------
+
+def test_threads_give_the_same_exact_scores():
+    # Begin-Medium lines take far more nodes than a thread's solo start, so
+    # these positions are really raced by two threads sharing one table.
+    pairs = load("Test_L1_R2")[:12:3] + load("Test_L2_R2")[:40:10]
+    one, two = Solver(table_log2=20), Solver(table_log2=20, threads=2)
+    assert mismatches(one, pairs) == [] and mismatches(two, pairs) == []
+    assert mismatches(two, pairs, weak=True) == []
+    assert two.nodes > 0 and two._helpers  # the race ran: helper threads exist
+
+
+def test_threads_with_a_tiny_table_stay_exact():
+    # 1024 slots for two threads racing: constant overwrites of each other's entries.
+    two = Solver(table_log2=10, threads=2)
+    pairs = load("Test_L1_R2")[1:3]
+    assert mismatches(two, pairs) == []
+    assert [two.analyze(m) for m, _ in pairs] == [Solver(table_log2=16).analyze(m) for m, _ in pairs]
+
+
+def test_threads_respect_a_node_limit():
+    from solver import SearchLimitError
+
+    two = Solver(table_log2=16, threads=2)
+    two.set_node_limit(1000)
+    with pytest.raises(SearchLimitError):
+        two.solve(load("Test_L1_R3")[0][0])
+    two.set_node_limit(None)
+    moves, expected = load("Test_L2_R2")[0]
+    assert two.solve(moves) == expected
+
+
+def test_threads_argument():
+    from solver.engine import machine_threads
+
+    assert Solver(table_log2=10, threads=None).threads == machine_threads() >= 1
+    assert repr(Solver(table_log2=10, threads=2)) == "Solver(table_log2=10, threads=2)"
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="threads"):
+            Solver(table_log2=10, threads=bad)
 
 
 def test_kernels_release_the_gil():

@@ -4,9 +4,7 @@ Best moves are checked against ``Solver.analyze``; whole games are played out
 and must end exactly as the starting score says.
 """
 
-import sqlite3
 import time
-from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ import pytest
 from bookgen import Book, Decision, Player
 from solver import C4Error, GameOverError, IllegalMoveError, Position, Solver, win_score
 
-from conftest import SMALL_PLY, SMALL_ROOT
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 DATA = Path(__file__).parent / "data"
 
@@ -26,12 +24,6 @@ def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
 
 END_EASY = pons_lines("Test_L3_R1", 41, 24)      # lines 1, 42, 83, ...: 24 positions
 MIDDLE_EASY = pons_lines("Test_L2_R1", 97, 10)   # lines 1, 98, 195, ...: 10 positions
-
-
-def book_moves(path: str, ply: int) -> list[str]:
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return [m for (m,) in conn.execute(
-            "SELECT moves FROM positions WHERE ply = ? ORDER BY key", (ply,))]
 
 
 @pytest.fixture(scope="module")

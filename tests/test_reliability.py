@@ -22,7 +22,7 @@ C4BOOK = str(Path(sys.executable).with_name("c4book"))
 
 def entries(path: str) -> list[tuple]:
     with closing(sqlite3.connect(path)) as conn:
-        return conn.execute("SELECT key, ply, moves, score, wdl, best_moves, move_scores "
+        return conn.execute("SELECT key, ply, score, wdl, best_moves, move_scores "
                             "FROM positions ORDER BY key").fetchall()
 
 

@@ -10,10 +10,12 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bookgen import Book
 from solver import Position, Solver
+from solver.packed import moves_of_key, moves_of_keys
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
 # Canonical positions per ply, from the published table (7x6, unfinished games).
@@ -35,6 +37,7 @@ def rows(sql: str, *args) -> list[tuple]:
 
 def test_it_is_an_empty_board_book_up_to_ply_8(book):
     assert (book.info.width, book.info.height, book.info.root) == (7, 6, "")
+    assert book.info.schema_version == 2  # converted by c4book upgrade, not re-solved
     assert set(book.info.plies_complete) <= set(range(9))
     assert {ply for (ply,) in rows("SELECT DISTINCT ply FROM positions")} <= set(range(9))
 
@@ -46,19 +49,21 @@ def test_complete_plies_hold_every_canonical_position(book):
 
 
 def test_stored_positions_are_canonical_and_keyed_right():
-    for key, moves in rows("SELECT key, moves FROM positions"):
+    keys = [key for (key,) in rows("SELECT key FROM positions ORDER BY key")]
+    for key, moves in zip(keys, moves_of_keys(np.array(keys, dtype=np.uint64))):
         position = Position.from_moves(moves)
         assert position.key == key == position.canonical_key, moves
         assert not position.is_game_over
 
 
 def test_frontier_sample_matches_a_fresh_solve():
-    frontier = rows("SELECT moves, score, wdl, best_moves FROM positions "
+    frontier = rows("SELECT key, score, wdl, best_moves FROM positions "
                     "WHERE ply = 8 ORDER BY key")
     if not frontier:
         pytest.skip("no ply-8 position stored yet")
     solver = Solver(table_log2=22)
-    for moves, score, wdl, best in random.Random(2026).sample(frontier, min(4, len(frontier))):
+    for key, score, wdl, best in random.Random(2026).sample(frontier, min(4, len(frontier))):
+        moves = moves_of_key(key)
         position = Position.from_moves(moves)
         assert solver.solve(position) == score, moves
         assert wdl == (score > 0) - (score < 0)
@@ -67,7 +72,7 @@ def test_frontier_sample_matches_a_fresh_solve():
 
 
 def test_derived_entries_are_one_ply_of_negamax_over_their_children(book):
-    derived = rows("SELECT moves FROM positions WHERE move_scores IS NOT NULL ORDER BY key")
+    derived = rows("SELECT key FROM positions WHERE move_scores IS NOT NULL ORDER BY key")
     if not derived:
         pytest.skip("no shallower ply derived yet")
 
@@ -75,7 +80,8 @@ def test_derived_entries_are_one_ply_of_negamax_over_their_children(book):
         (score,) = rows("SELECT score FROM positions WHERE key = ?", key)[0]
         return score
 
-    for (moves,) in random.Random(2026).sample(derived, min(200, len(derived))):
+    for (key,) in random.Random(2026).sample(derived, min(200, len(derived))):
+        moves = moves_of_key(key)
         position = Position.from_moves(moves)
         expected = []
         for col in range(1, 8):

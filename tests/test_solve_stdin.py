@@ -113,6 +113,19 @@ def test_command_bad_option_is_usage_error():
     assert "unrecognized arguments: --no-such-option" in result.stderr
 
 
+def test_command_threads():
+    # Begin-Medium lines are long enough for the two threads to race.
+    lines = (DATA / "Test_L1_R2").read_text().splitlines()[:3]
+    text = "\n".join(lines) + "\n"
+    result = run_solve(text, "--threads", "2")
+    assert (result.returncode, result.stdout, result.stderr) == (0, text, "")
+    for bad in ("0", "two"):
+        result = run_solve("", "--threads", bad)
+        assert result.returncode == 2
+        assert f"{bad!r} is not a thread count" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
 # -- solve_lines in process -------------------------------------------------------------
 
 def solve_text(text, **options):

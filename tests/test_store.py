@@ -1,7 +1,8 @@
 """``BookStore`` (the writer) and ``schema`` (tables, packing, errors) on real SQLite files.
 
 Rows are real: frontier rows come from ``solve_frontier`` and derived rows
-from ``Solver.analyze``, on positions of the small book's subtree.
+from ``Solver.analyze``, on positions of the small book's subtree.  They are
+plain tuples in ``schema.COLUMNS`` order, as the build writes them.
 """
 
 import json
@@ -10,6 +11,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
@@ -23,13 +25,21 @@ from bookgen import (
     SchemaMismatchError,
 )
 from bookgen.frontier import solve_frontier
-from bookgen.schema import FORMAT, SCHEMA_VERSION, Entry, Meta, pack_scores, unpack_scores
+from bookgen.schema import (
+    COLUMNS,
+    FORMAT,
+    SCHEMA_VERSION,
+    Entry,
+    Meta,
+    pack_scores,
+    unpack_scores,
+)
 from bookgen.store import (
     BookSizeError,
     BookStore,
     check_sqlite_file,
+    entry_rows,
     is_url,
-    iter_chunks,
     make_engine,
     read_meta,
     sqlite_path,
@@ -47,20 +57,33 @@ def solver():
     return Solver(table_log2=20)
 
 
-@pytest.fixture(scope="module")
-def frontier_rows(solver):
-    return [solve_frontier(solver, moves) for moves in FRONTIER]
+def changed(row: tuple, **values) -> tuple:
+    """``row`` with some columns replaced."""
+    return tuple(values.get(name, value) for name, value in zip(COLUMNS, row))
+
+
+def key(moves: str) -> int:
+    return Position.from_moves(moves).key
 
 
 @pytest.fixture(scope="module")
-def derived_row(solver):
+def frontier_rows(solver) -> list[tuple]:
+    rows = []
+    for moves in FRONTIER:
+        solved = solve_frontier(solver, moves)
+        rows.append((key(moves), 12, solved.score, (solved.score > 0) - (solved.score < 0),
+                     solved.best_moves, None, solved.nodes))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def derived_row(solver) -> tuple:
     position = Position.from_moves("44444433111")  # ply 11, canonical
     scores = solver.analyze(position)
     score = max(s for s in scores if s is not None)
-    return {"key": position.key, "ply": 11, "moves": position.moves, "score": score,
-            "wdl": (score > 0) - (score < 0),
-            "best_moves": "".join(str(c) for c, s in enumerate(scores, 1) if s == score),
-            "move_scores": pack_scores(scores), "nodes": 0}
+    return (position.key, 11, score, (score > 0) - (score < 0),
+            "".join(str(c) for c, s in enumerate(scores, 1) if s == score),
+            pack_scores(scores), 0)
 
 
 @pytest.fixture()
@@ -72,8 +95,7 @@ def store(tmp_path):
 
 def table(path: str) -> list[tuple]:
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return conn.execute("SELECT key, ply, moves, score, wdl, best_moves, move_scores, nodes "
-                            "FROM positions ORDER BY key").fetchall()
+        return conn.execute(f"SELECT {', '.join(COLUMNS)} FROM positions ORDER BY key").fetchall()
 
 
 def journal_mode(path: str) -> str:
@@ -81,21 +103,14 @@ def journal_mode(path: str) -> str:
         return conn.execute("PRAGMA journal_mode").fetchone()[0]
 
 
-def as_tuple(row: dict) -> tuple:
-    return tuple(row[c] for c in ("key", "ply", "moves", "score", "wdl", "best_moves",
-                                  "move_scores", "nodes"))
-
-
 # -- the rows used below are real ---------------------------------------------
 
 def test_the_rows_are_real_solves(frontier_rows, derived_row):
-    assert [(r["moves"], r["ply"], r["score"], r["wdl"], r["best_moves"], r["move_scores"])
-            for r in frontier_rows] == [("444444331112", 12, -2, -1, "2", None),
-                                        ("444444331222", 12, -1, -1, "26", None),
-                                        ("444444331233", 12, -2, -1, "1256", None)]
-    assert all(r["key"] == Position.from_moves(r["moves"]).key for r in frontier_rows)
-    assert (derived_row["score"], derived_row["best_moves"]) == (2, "2")
-    assert unpack_scores(derived_row["move_scores"]) == [-15, 2, -15, None, -15, -15, -15]
+    assert [r[:6] for r in frontier_rows] == [(key("444444331112"), 12, -2, -1, "2", None),
+                                              (key("444444331222"), 12, -1, -1, "26", None),
+                                              (key("444444331233"), 12, -2, -1, "1256", None)]
+    assert derived_row[2:5] == (2, 1, "2")
+    assert unpack_scores(derived_row[5]) == [-15, 2, -15, None, -15, -15, -15]
 
 
 # -- creating a book -----------------------------------------------------------
@@ -104,9 +119,9 @@ def test_a_new_store_writes_its_metadata(store):
     assert store.meta() == {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
                             "width": "7", "height": "6", "root": SMALL_ROOT,
                             "root_key": str(ROOT_KEY), "ply": "8", "complete_plies": "[]"}
-    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 1)
+    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 2)
     assert store.count_by_ply() == {}
-    assert store.keys_at(SMALL_PLY) == set() and store.scores_at(SMALL_PLY) == {}
+    assert len(store.keys_at(SMALL_PLY)) == 0 and len(store.scores_at(SMALL_PLY)[0]) == 0
     assert store.complete_plies() == []
 
 
@@ -135,19 +150,20 @@ def test_a_url_names_the_same_file(tmp_path, frontier_rows):
 def test_insert_new_twice_keeps_one_row_with_the_first_values(store, frontier_rows):
     assert store.insert_new(frontier_rows) == 3
     first = table(store.db)
-    assert first == sorted(as_tuple(r) for r in frontier_rows)
+    assert first == sorted(frontier_rows)
     store.insert_new(frontier_rows)
     assert table(store.db) == first
-    changed = [dict(r, score=r["score"] + 1, wdl=1, best_moves="7", nodes=1) for r in frontier_rows]
-    store.insert_new(changed)
+    store.insert_new([changed(r, score=r[2] + 1, wdl=1, best_moves="7", nodes=1)
+                      for r in frontier_rows])
     assert table(store.db) == first
     assert store.count_by_ply() == {12: 3}
 
 
 def test_insert_new_adds_only_the_missing_keys(store, frontier_rows):
     store.insert_new(frontier_rows[:1])
-    store.insert_new([dict(frontier_rows[0], score=99)] + frontier_rows[1:])
-    assert store.scores_at(12) == {r["key"]: r["score"] for r in frontier_rows}
+    store.insert_new([changed(frontier_rows[0], score=99)] + frontier_rows[1:])
+    keys, scores = store.scores_at(12)
+    assert dict(zip(keys.tolist(), scores.tolist())) == {r[0]: r[2] for r in frontier_rows}
 
 
 def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, derived_row):
@@ -155,14 +171,14 @@ def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, d
     store.upsert([derived_row])
     store.upsert([derived_row])
     assert store.count_by_ply() == {11: 1, 12: 3}
-    assert {r[0]: r for r in table(store.db)}[derived_row["key"]] == as_tuple(derived_row)
+    assert {r[0]: r for r in table(store.db)}[derived_row[0]] == derived_row
     # upsert replaces the four result columns of a stored key, not its identity or nodes
-    wrong = dict(derived_row, score=-7, wdl=-1, best_moves="13", moves="other", ply=3, nodes=5,
-                 move_scores=pack_scores([-7, -8, -7, None, -9, -9, -9]))
+    wrong = changed(derived_row, score=-7, wdl=-1, best_moves="13", ply=3, nodes=5,
+                    move_scores=pack_scores([-7, -8, -7, None, -9, -9, -9]))
     store.upsert([wrong])
     store.upsert([wrong])
-    row = {r[0]: r for r in table(store.db)}[derived_row["key"]]
-    assert row == (derived_row["key"], 11, "44444433111", -7, -1, "13",
+    row = {r[0]: r for r in table(store.db)}[derived_row[0]]
+    assert row == (derived_row[0], 11, -7, -1, "13",
                    pack_scores([-7, -8, -7, None, -9, -9, -9]), 0)
     assert store.count_by_ply() == {11: 1, 12: 3}
 
@@ -175,14 +191,18 @@ def test_empty_writes_are_no_ops(store):
 def test_reading_back_by_ply(store, frontier_rows, derived_row):
     store.insert_new(frontier_rows)
     store.upsert([derived_row])
-    assert store.keys_at(12) == {Position.from_moves(m).key for m in FRONTIER}
-    assert store.scores_at(12) == {Position.from_moves("444444331112").key: -2,
-                                   Position.from_moves("444444331222").key: -1,
-                                   Position.from_moves("444444331233").key: -2}
-    assert store.scores_at(11) == {derived_row["key"]: 2}
-    assert store.finished_keys_at(11) == {derived_row["key"]}
-    assert store.finished_keys_at(12) == set()  # frontier rows have no move scores
-    assert store.keys_at(10) == set()
+    keys = sorted(key(m) for m in FRONTIER)
+    assert store.keys_at(12).tolist() == keys and store.keys_at(12).dtype == np.uint64
+    assert store.keys_at(12, keys[1], keys[2]).tolist() == keys[1:2]  # a range of keys
+    assert store.keys_at(12, keys[2] + 1).tolist() == []
+    stored, scores = store.scores_at(12)
+    assert dict(zip(stored.tolist(), scores.tolist())) == {
+        key("444444331112"): -2, key("444444331222"): -1, key("444444331233"): -2}
+    assert stored.tolist() == keys and scores.dtype == np.int8
+    assert [a.tolist() for a in store.scores_at(11)] == [[derived_row[0]], [2]]
+    assert store.finished_keys_at(11).tolist() == [derived_row[0]]
+    assert store.finished_keys_at(12).tolist() == []  # frontier rows have no move scores
+    assert store.keys_at(10).tolist() == []
     assert list(store.count_by_ply().items()) == [(11, 1), (12, 3)]
 
 
@@ -209,7 +229,7 @@ def test_reopening_keeps_rows_and_metadata(tmp_path, frontier_rows):
     for root in (SMALL_ROOT, "44444455"):
         again = BookStore(path, root, Position.from_moves(root).canonical_key)
         assert again.meta()["root"] == SMALL_ROOT and again.complete_plies() == [12]
-        assert again.keys_at(12) == {r[0] for r in before}
+        assert again.keys_at(12).tolist() == [r[0] for r in before]
         again.close()
     assert table(path) == before
 
@@ -275,10 +295,15 @@ def test_files_that_are_not_books_are_refused(tmp_path):
 
 
 def test_schema_and_board_size_are_checked(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '2' WHERE name = 'schema_version'")
-    with pytest.raises(SchemaMismatchError, match="schema version '2'"):
+    run_sql(small_book_copy, "UPDATE meta SET value = '3' WHERE name = 'schema_version'")
+    with pytest.raises(SchemaMismatchError, match="schema version '3'"):
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    run_sql(small_book_copy, "UPDATE meta SET value = '1' WHERE name = 'schema_version'",
+    run_sql(small_book_copy, "UPDATE meta SET value = '1' WHERE name = 'schema_version'")
+    with pytest.raises(SchemaMismatchError, match=f"schema version 1; this c4book reads version "
+                                                  f"2: convert it in place with 'c4book upgrade "
+                                                  f"--db {small_book_copy}'"):
+        BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
+    run_sql(small_book_copy, "UPDATE meta SET value = '2' WHERE name = 'schema_version'",
             "UPDATE meta SET value = '5' WHERE name = 'height'")
     with pytest.raises(BookSizeError, match="7x5 board, not 7x6") as info:
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
@@ -342,8 +367,8 @@ def test_the_read_only_engine_reads_and_cannot_write(small_book_copy):
 
 def test_pack_matches_the_stored_bytes_of_the_root(small_book_path):
     with closing(sqlite3.connect(f"file:{small_book_path}?mode=ro", uri=True)) as conn:
-        (packed,) = conn.execute("SELECT move_scores FROM positions WHERE moves = ?",
-                                 (SMALL_ROOT,)).fetchone()
+        (packed,) = conn.execute("SELECT move_scores FROM positions WHERE key = ?",
+                                 (ROOT_KEY,)).fetchone()
     assert packed == b"@PB\x00P@B" == pack_scores([0, 16, 2, None, 16, 0, 2])
     assert unpack_scores(packed) == [0, 16, 2, None, 16, 0, 2]
 
@@ -367,11 +392,26 @@ def test_unpack_none_is_none():
 
 def test_tables_and_errors():
     assert (Entry.__tablename__, Meta.__tablename__) == ("positions", "meta")
-    assert repr(Entry(moves="4453", ply=4, score=-2)) == "Entry(moves='4453', ply=4, score=-2)"
+    assert repr(Entry(key=1234, ply=4, score=-2)) == "Entry(key=1234, ply=4, score=-2)"
     for error in (NotABookError, CorruptBookError, SchemaMismatchError, IncompatibleBookError):
         assert issubclass(error, BookError) and issubclass(error, ValueError)
 
 
-def test_iter_chunks():
-    assert [list(c) for c in iter_chunks(list(range(7)), 3)] == [[0, 1, 2], [3, 4, 5], [6]]
-    assert list(iter_chunks([], 3)) == []
+def test_entry_rows_are_plain_tuples_in_column_order():
+    keys = np.array([5, 9], dtype=np.uint64)
+    scores = np.array([-2, 0], dtype=np.int8)
+    best = np.array([0b10, 0b1011], dtype=np.uint8)
+    assert entry_rows(12, keys, scores, best, nodes=np.array([7, 8])) == [
+        (5, 12, -2, -1, "2", None, 7), (9, 12, 0, 0, "124", None, 8)]
+    packed = np.frombuffer(pack_scores([0, 16, 2, None, 16, 0, 2]) * 2, np.uint8).reshape(2, 7)
+    rows = entry_rows(8, keys, scores, best, packed)
+    assert [r[5] for r in rows] == [b"@PB\x00P@B"] * 2 and [r[6] for r in rows] == [0, 0]
+    assert all(type(v) in (int, str, bytes) for r in rows for v in r)
+
+
+def test_many_rows_in_one_write(store):
+    keys = np.arange(1, 300_001, dtype=np.uint64)
+    rows = entry_rows(12, keys, np.zeros(len(keys), np.int8), np.ones(len(keys), np.uint8))
+    assert store.insert_new(rows) == 300_000
+    assert store.count_by_ply() == {12: 300_000}
+    assert np.array_equal(store.keys_at(12), keys)

@@ -64,7 +64,7 @@ def postgres_url():
 
 def sqlite_rows(path: str) -> list[tuple]:
     with closing(sqlite3.connect(path)) as conn:
-        return conn.execute("SELECT key, ply, moves, score, wdl, best_moves, move_scores "
+        return conn.execute("SELECT key, ply, score, wdl, best_moves, move_scores "
                             "FROM positions ORDER BY key").fetchall()
 
 
@@ -74,11 +74,11 @@ def postgres_rows(url: str) -> list[tuple]:
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
-            rows = conn.execute(text("SELECT key, ply, moves, score, wdl, best_moves, "
-                                     "move_scores FROM positions ORDER BY key")).all()
+            rows = conn.execute(text("SELECT key, ply, score, wdl, best_moves, move_scores "
+                                     "FROM positions ORDER BY key")).all()
     finally:
         engine.dispose()
-    return [(*row[:6], None if row[6] is None else bytes(row[6])) for row in rows]
+    return [(*row[:5], None if row[5] is None else bytes(row[5])) for row in rows]
 
 
 def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_session):

@@ -15,6 +15,7 @@ import pytest
 from bookgen import BookNotFoundError, NotABookError
 from bookgen.verify import verify
 from solver import Position, Solver
+from solver.packed import moves_of_key
 
 from conftest import SMALL_PLY, SMALL_ROOT
 
@@ -46,12 +47,17 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
+def key(moves: str) -> int:
+    return Position.from_moves(moves).key
+
+
 def parents_of(path: str, moves: str) -> list[str]:
-    """Stored moves of every book position one move above ``moves``, found by replay."""
+    """Every book position one move above ``moves``, found by replay, as verify shows them."""
     target = Position.from_moves(moves).canonical_key
     parents = []
-    for (parent,) in stored(path, "SELECT moves FROM positions WHERE ply = ? ORDER BY key",
-                            len(moves) - 1):
+    for (stored_key,) in stored(path, "SELECT key FROM positions WHERE ply = ? ORDER BY key",
+                                len(moves) - 1):
+        parent = moves_of_key(stored_key, SMALL_ROOT)
         position = Position.from_moves(parent)
         if any(position.can_play(c) and not position.is_winning_move(c)
                and position.play(c).canonical_key == target for c in range(1, 8)):
@@ -90,12 +96,14 @@ def test_cli_runs_as_a_module_too(small_book_path):
 # -- a damaged derived entry -----------------------------------------------------
 
 def test_an_altered_derived_score_is_reported_with_its_parents(small_book_copy, solver):
-    (moves, score, best, packed), = stored(
-        small_book_copy, "SELECT moves, score, best_moves, move_scores FROM positions "
+    (stored_key, score, best, packed), = stored(
+        small_book_copy, "SELECT key, score, best_moves, move_scores FROM positions "
         "WHERE ply = 11 ORDER BY key LIMIT 1")
+    moves = moves_of_key(stored_key, SMALL_ROOT)
     truth = solver.solve(Position.from_moves(moves))
     assert (moves, score, truth) == ("44444433111", 2, 2)
-    assert execute(small_book_copy, "UPDATE positions SET score = 5 WHERE moves = ?", moves) == 1
+    assert execute(small_book_copy, "UPDATE positions SET score = 5 WHERE key = ?",
+                   stored_key) == 1
 
     report = verify(small_book_copy, sample=0, progress=False)
     assert not report.ok
@@ -120,8 +128,8 @@ def test_an_altered_derived_score_is_reported_with_its_parents(small_book_copy, 
     ("move_scores", "X'31420031313131'", "moves [-15, 2, None, -15, -15, -15, -15], but"),
 ])
 def test_any_altered_derived_column_is_reported(small_book_copy, column, value, shown):
-    execute(small_book_copy, f"UPDATE positions SET {column} = {value} "
-                             "WHERE moves = '44444433111'")
+    execute(small_book_copy, f"UPDATE positions SET {column} = {value} WHERE key = ?",
+            key("44444433111"))
     report = verify(small_book_copy, sample=0, progress=False)
     assert len(report.problems) == 1, report.problems
     assert report.problems[0].startswith("'44444433111': stored score 2 best")
@@ -132,7 +140,7 @@ def test_any_altered_derived_column_is_reported(small_book_copy, column, value, 
 
 def test_cli_reports_an_altered_root_and_exits_1(small_book_copy, solver):
     assert solver.solve(Position.from_moves(SMALL_ROOT)) == 16
-    execute(small_book_copy, "UPDATE positions SET score = 15 WHERE moves = ?", SMALL_ROOT)
+    execute(small_book_copy, "UPDATE positions SET score = 15 WHERE key = ?", key(SMALL_ROOT))
     result = run_cli("--db", small_book_copy, "--sample", "0")
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stdout.splitlines()[1:] == [
@@ -151,7 +159,7 @@ def test_an_altered_frontier_entry_is_caught_by_the_fresh_solve_sample(small_boo
                         if solver.is_best_move(position, c, truth))
     assert (truth, true_best) == (-2, "1256")
     # best moves alone: the parents' check cannot see it, only a re-solve can
-    execute(small_book_copy, "UPDATE positions SET best_moves = '12' WHERE moves = ?", moves)
+    execute(small_book_copy, "UPDATE positions SET best_moves = '12' WHERE key = ?", key(moves))
     assert verify(small_book_copy, sample=0, progress=False).ok
 
     report = verify(small_book_copy, sample=1000, progress=False)
@@ -164,7 +172,7 @@ def test_cli_reports_an_altered_frontier_score_and_exits_1(small_book_copy, solv
     moves = "444444331112"
     truth = solver.solve(Position.from_moves(moves))
     assert truth == -2
-    execute(small_book_copy, "UPDATE positions SET score = 3, wdl = 1 WHERE moves = ?", moves)
+    execute(small_book_copy, "UPDATE positions SET score = 3, wdl = 1 WHERE key = ?", key(moves))
     result = run_cli("--db", small_book_copy, "--sample", "574")
     assert result.returncode == 1, result.stdout + result.stderr
     lines = result.stdout.splitlines()
@@ -182,7 +190,7 @@ def test_a_deleted_frontier_row_fails_the_count(small_book_copy):
     moves = "444444331112"
     parents = parents_of(small_book_copy, moves)
     assert parents == ["44444433111"]
-    assert execute(small_book_copy, "DELETE FROM positions WHERE moves = ?", moves) == 1
+    assert execute(small_book_copy, "DELETE FROM positions WHERE key = ?", key(moves)) == 1
     report = verify(small_book_copy, sample=0, progress=False)
     assert report.entries == 752
     assert report.problems == [
@@ -197,15 +205,15 @@ def test_a_deleted_frontier_row_fails_the_count(small_book_copy):
 def test_an_unexpected_row_fails_the_count(small_book_copy):
     # a ply-12 position that is not reachable from the root: 4444443 then 3 ... (column 3 first)
     extra = Position.from_moves("444444313131")
-    row = (extra.key, 12, extra.moves, 0, 0, "1", None, 0)
-    execute(small_book_copy, "INSERT INTO positions VALUES (?, ?, ?, ?, ?, ?, ?, ?)", *row)
+    row = (extra.canonical_key, 12, 0, 0, "1", None, 0)
+    execute(small_book_copy, "INSERT INTO positions VALUES (?, ?, ?, ?, ?, ?, ?)", *row)
     report = verify(small_book_copy, sample=0, progress=False)
     assert report.problems == [
         "ply 12: 575 stored positions, 574 enumerated (0 missing, 1 unexpected)"]
 
 
 def test_only_complete_plies_are_counted(small_book_copy):
-    execute(small_book_copy, "DELETE FROM positions WHERE moves = '444444331112'")
+    execute(small_book_copy, "DELETE FROM positions WHERE key = ?", key("444444331112"))
     execute(small_book_copy, "UPDATE meta SET value = '[8, 9, 10, 11]' "
                              "WHERE name = 'complete_plies'")
     report = verify(small_book_copy, sample=0, progress=False)
@@ -214,21 +222,31 @@ def test_only_complete_plies_are_counted(small_book_copy):
         "'44444433111': '444444331112' (child of '44444433111') is not in the book"]
 
 
-# -- rows that do not describe themselves ----------------------------------------
+# -- keys that are not what their row says ------------------------------------
 
-def test_stored_moves_that_do_not_replay(small_book_copy):
-    execute(small_book_copy, "UPDATE positions SET moves = '4444443318' "
-                             "WHERE moves = '4444443311'")
+def test_a_key_that_is_not_canonical(small_book_copy):
+    # the root's mirror image: the same position, but not the key a book stores
+    mirror = key("44444455")
+    execute(small_book_copy, "UPDATE positions SET key = ? WHERE key = ?", mirror, key(SMALL_ROOT))
     report = verify(small_book_copy, sample=0, progress=False)
-    assert report.problems == ["'4444443318': stored moves do not replay: illegal move '8' at "
-                               "position 10 of '4444443318': columns are digits 1-7"]
+    assert report.problems[0] == f"key {mirror}: not the canonical key of a position at ply 8"
+    assert "ply 8: 1 stored positions, 1 enumerated (1 missing, 1 unexpected)" in report.problems
 
 
-def test_stored_moves_of_another_position(small_book_copy):
-    # the root's mirror image replays to the mirror key, not the stored one
-    execute(small_book_copy, "UPDATE positions SET moves = '44444455' WHERE moves = ?", SMALL_ROOT)
+def test_a_key_at_the_wrong_ply(small_book_copy):
+    execute(small_book_copy, "UPDATE positions SET ply = 9 WHERE key = ?", key("4444443311"))
     report = verify(small_book_copy, sample=0, progress=False)
-    assert report.problems == ["'44444455': stored key/ply do not match its moves"]
+    assert f"key {key('4444443311')}: not the canonical key of a position at ply 9" in \
+        report.problems
+
+
+def test_a_key_no_game_reaches_is_named_by_its_number(small_book_copy):
+    # the root with one more first-player stone: no game reaches it
+    impossible = key(SMALL_ROOT) + (1 << 7)
+    execute(small_book_copy, "UPDATE positions SET key = ? WHERE key = ?", impossible,
+            key(SMALL_ROOT))
+    report = verify(small_book_copy, sample=0, progress=False)
+    assert report.problems[0].startswith(f"key {impossible}: not the canonical key")
 
 
 # -- not a book ------------------------------------------------------------------

@@ -1,27 +1,28 @@
 """Tests for ``bookgen.worker``: batches solved on real Ray workers, threads sharing a table."""
 
+import numpy as np
 import pytest
 
-from bookgen.enumerate import positions_by_ply
+from bookgen.enumerate import keys_by_ply
 from bookgen.frontier import solve_frontier
 from bookgen.worker import solve_batch, warm_up, worker_solvers
 from solver import Position, Solver
+from solver.packed import moves_of_keys
 
 from conftest import SMALL_ROOT
 
-FIELDS = ("key", "ply", "moves", "score", "wdl", "best_moves")
-
 
 @pytest.fixture(scope="module")
-def frontier() -> list[str]:
-    """60 neighbouring ply-12 positions below SMALL_ROOT, in build order."""
-    return [p.moves for p in positions_by_ply(Position.from_moves(SMALL_ROOT), 12)[12][:60]]
+def frontier():
+    """60 neighbouring ply-12 positions below SMALL_ROOT, in build order (keys)."""
+    return keys_by_ply(Position.from_moves(SMALL_ROOT), 12)[12][:60]
 
 
 @pytest.fixture(scope="module")
 def expected(frontier) -> list[tuple]:
+    """(score, best columns as bits) of each, solved here by moves."""
     solver = Solver(table_log2=20)
-    return [tuple(solve_frontier(solver, m)[f] for f in FIELDS) for m in frontier]
+    return [solve_frontier(solver, m)[:2] for m in moves_of_keys(frontier)]
 
 
 def test_worker_solvers_share_one_table_and_persist():
@@ -37,9 +38,10 @@ def test_batch_rows_are_exact_and_in_order(ray_session, frontier, expected, thre
     import ray
 
     task = solve_batch.options(num_cpus=threads)
-    rows, seconds, pid = ray.get(task.remote(frontier, 20, threads))
-    assert [tuple(r[f] for f in FIELDS) for r in rows] == expected
-    assert all(r["nodes"] >= 0 for r in rows) and seconds > 0 and pid > 0
+    result = ray.get(task.remote(frontier, 20, threads))
+    assert list(zip(result.scores.tolist(), result.best.tolist())) == expected
+    assert result.scores.dtype == np.int8 and result.best.dtype == np.uint8
+    assert (result.nodes >= 0).all() and result.seconds > 0 and result.pid > 0
 
 
 def test_warm_up_starts_a_worker_process(ray_session):

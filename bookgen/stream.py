@@ -1,0 +1,76 @@
+"""The frontier's missing positions, streamed in key order a chunk at a time.
+
+The deepest ply is listed a slice of key space at a time
+(``enumerate.frontier_chunks``); each slice is checked against the keys the
+book already holds in that same range (one range scan of the primary key),
+and what is missing is handed out in batches.  The driver so holds the
+shallower plies, one slice of the frontier and its stored keys, never the
+whole frontier: the first batch goes out after the first slice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from solver import Position
+
+from .enumerate import contains_sorted, frontier_chunks, root_keys
+from .store import BookStore
+
+CHUNK = 4_000_000  # frontier keys listed per slice: 32 MB, plus a pass over the parents
+
+
+class FrontierStream:
+    """Missing keys of ``ply`` below ``root``; ``levels`` must hold ply - 1.
+
+    ``total`` and ``stored`` count the frontier listed so far; once
+    ``done``, they are the whole frontier's.
+    """
+
+    def __init__(self, store: BookStore | None, root: Position, levels: dict[int, np.ndarray],
+                 ply: int, chunk: int = CHUNK):
+        self.total = 0
+        self.stored = 0
+        self.done = False
+        self._store, self._ply = store, ply
+        parts = iter([root_keys(root)]) if ply == root.ply else frontier_chunks(
+            levels[ply - 1], chunk)
+        self._missing = self._check(parts)
+        self._buffer = np.empty(0, dtype=np.uint64)
+
+    def _check(self, parts: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+        for keys in parts:
+            if not len(keys):
+                continue
+            if self._store is None:
+                missing = keys
+            else:
+                stored = self._store.keys_at(self._ply, int(keys[0]), int(keys[-1]) + 1)
+                missing = keys[~contains_sorted(stored, keys)]
+            self.total += len(keys)
+            self.stored += len(keys) - len(missing)
+            yield missing
+        self.done = True
+
+    def chunks(self) -> Iterator[np.ndarray]:
+        """Every missing key, one listed slice at a time (for a single pass)."""
+        if len(self._buffer):
+            yield self._buffer
+            self._buffer = np.empty(0, dtype=np.uint64)
+        yield from self._missing
+
+    def take(self, count: int) -> np.ndarray:
+        """Up to ``count`` missing keys, in key order; an empty array once all are out."""
+        while len(self._buffer) < count and not self.done:
+            more = next(self._missing, None)
+            if more is not None:
+                self._buffer = np.concatenate([self._buffer, more])
+        batch, self._buffer = self._buffer[:count].copy(), self._buffer[count:]
+        return batch
+
+    @property
+    def pending(self) -> int:
+        """Missing keys listed but not yet handed out."""
+        return len(self._buffer)

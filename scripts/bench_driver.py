@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Benchmark what the build's driver does outside the search: listing, deriving, writing.
+
+    python scripts/bench_driver.py list --ply 12              # every ply, held whole
+    python scripts/bench_driver.py list --ply 14 --stream     # the last ply in key-order chunks
+    python scripts/bench_driver.py store --ply 11             # writes, reads, derivation
+    python scripts/bench_driver.py dry-run --ply 12           # c4book build --dry-run, timed
+    python scripts/bench_driver.py build --root 4444 --ply 14 # a real build (about an hour)
+
+``list`` checks the counts per ply against the published table (plies up
+to 10) and the total to ply 12, and reports the peak memory of this process
+(``ru_maxrss``) and its growth over the baseline after the kernels are loaded.
+``store`` writes a whole ply into a fresh SQLite file as the build writes
+frontier batches, reads it back as arrays, derives the ply above and writes
+that.  ``build`` runs the real driver on a fresh book (585,676 frontier
+positions under 4444 at ply 14) and reports its peak memory, the share of
+wall time outside solving and the rows written per second.  Each mode runs
+in its own process so that peak memory is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import resource
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from bookgen.build import DERIVE_CHUNK
+from bookgen.derive import derive
+from bookgen.enumerate import keys_by_ply
+from bookgen.store import BookStore, entry_rows
+from bookgen.stream import FrontierStream
+from solver import Position
+
+# Canonical positions per ply (unfinished games), from the published table.
+PUBLISHED = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464]
+TOTAL_TO_12 = 9_188_816
+BATCH = 20_000   # frontier rows per transaction, as the build's largest batches
+
+
+def peak_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6   # kB on Linux
+
+
+def rss_gb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e9
+
+
+def calibration() -> str:
+    """How fast this core runs plain Python right now: the machine is shared and noisy."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    total = 0
+    for i in range(10**7):
+        total += i
+    return (f"calibration: a 10^7-step Python loop took {time.perf_counter() - wall:.2f} s "
+            f"wall, {time.process_time() - cpu:.2f} s CPU")
+
+
+def warm_up() -> float:
+    """Load the kernels (numba's cache) outside the timings; the baseline memory."""
+    keys_by_ply(Position(), 6)
+    derive(keys_by_ply(Position(), 2)[1], keys_by_ply(Position(), 2)[2],
+           np.zeros(25, dtype=np.int8))
+    return rss_gb()
+
+
+def timed(work) -> tuple:
+    """``(result, (wall seconds, CPU seconds))``."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    return result, (time.perf_counter() - wall, time.process_time() - cpu)
+
+
+def report(what: str, count: int, seconds: tuple[float, float], unit: str) -> None:
+    wall, cpu = seconds
+    print(f"{what}: {wall:.2f} s = {count / wall:,.0f} {unit}/s "
+          f"(CPU {cpu:.2f} s = {count / cpu:,.0f} {unit}/s)")
+
+
+def bench_list(ply: int, stream: bool) -> None:
+    base = warm_up()
+    started, cpu = time.perf_counter(), time.process_time()
+    counts = {}
+    last = ply - 1 if stream else ply
+    levels = keys_by_ply(Position(), last)
+    for p, keys in levels.items():
+        counts[p] = len(keys)
+    listed = time.perf_counter() - started
+    if stream:
+        frontier = FrontierStream(None, Position(), levels, ply)
+        for chunk in frontier.chunks():
+            pass
+        counts[ply] = frontier.total
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    for p, n in counts.items():
+        check = "" if p >= len(PUBLISHED) else ("  = published" if n == PUBLISHED[p]
+                                                 else f"  != published {PUBLISHED[p]:,}")
+        print(f"  ply {p:>2}: {n:>12,}{check}")
+    total = sum(counts.values())
+    print(f"total to ply {ply}: {total:,}" + (
+        "" if ply != 12 else "  = published" if total == TOTAL_TO_12 else "  != published"))
+    mode = "last ply streamed in key-order chunks" if stream else "every ply held whole"
+    print(f"listing ({mode}): {wall:.1f} s wall, {cpu:.1f} s CPU ({listed:.1f} s wall "
+          f"before the last ply); "
+          f"peak memory {peak_gb():.2f} GB, {peak_gb() - base:.2f} GB over the "
+          f"{base:.2f} GB baseline = {(peak_gb() - base) * 1e9 / counts[ply]:.1f} bytes "
+          f"per ply-{ply} position")
+
+
+def bench_store(ply: int) -> None:
+    warm_up()
+    levels = keys_by_ply(Position(), ply)
+    children = levels[ply]
+    rng = np.random.default_rng(ply)
+    scores = rng.integers(-5, 6, len(children)).astype(np.int8)
+    best = rng.integers(1, 128, len(children)).astype(np.uint8)
+    nodes = rng.integers(0, 10**6, len(children))
+    with tempfile.TemporaryDirectory() as tmp:
+        store = BookStore(os.path.join(tmp, "bench.db"), "", 0)
+        def write_frontier():
+            for start in range(0, len(children), BATCH):
+                part = slice(start, start + BATCH)
+                store.insert_new(entry_rows(ply, children[part], scores[part], best[part],
+                                            nodes=nodes[part]), search_seconds=1.0)
+
+        _, write = timed(write_frontier)
+        report(f"frontier writes ({len(children):,} ply-{ply} rows, {BATCH:,} a transaction)",
+               len(children), write, "rows")
+        (child_keys, child_scores), read = timed(lambda: store.scores_at(ply))
+        report("read back as arrays", len(child_keys), read, "rows")
+        parents = levels[ply - 1]
+        entries, derived = timed(lambda: derive(parents, child_keys, child_scores))
+        report(f"derivation of ply {ply - 1}, children in memory", len(parents), derived,
+               "positions")
+
+        def write_derived():
+            for start in range(0, len(parents), DERIVE_CHUNK):
+                part = slice(start, start + DERIVE_CHUNK)
+                store.upsert(entry_rows(ply - 1, entries.keys[part], entries.scores[part],
+                                        entries.best[part], entries.move_scores[part]))
+
+        _, upsert = timed(write_derived)
+        report(f"derived writes ({DERIVE_CHUNK:,} a transaction)", len(parents), upsert, "rows")
+        report("derivation from the book: read, derive, write", len(parents),
+               tuple(a + b + c for a, b, c in zip(read, derived, upsert)), "positions")
+        store.close()
+
+
+def bench_dry_run(ply: int, root: str, sample: int) -> None:
+    from bookgen.dryrun import dry_run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        dry_run(os.path.join(tmp, "absent.db"), ply, root, sample=sample, progress=False,
+                out=sys.stdout)
+        print(f"c4book build --ply {ply} --dry-run (root {root or 'empty'}): "
+              f"{time.perf_counter() - started:.1f} s wall, peak memory {peak_gb():.2f} GB")
+
+
+def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
+    from bookgen.build import build
+
+    base = warm_up()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = db or os.path.join(tmp, "bench.db")
+        started = time.perf_counter()
+        summary = build(path, ply, root, table_log2=table_log2, progress=False,
+                        out=io.StringIO())
+        wall = time.perf_counter() - started
+    print(summary.report())
+    solvers = summary.solvers or 1
+    solving = summary.core_seconds / solvers
+    frontier = summary.frontier or 1
+    writes = summary.timings.get("writes", 0.0)
+    print(f"driver peak memory {peak_gb():.2f} GB, {peak_gb() - base:.2f} GB over the "
+          f"baseline = {(peak_gb() - base) * 1e9 / frontier:.1f} bytes per frontier position")
+    print(f"wall {wall:.0f} s, of which outside solving {wall - solving:.0f} s = "
+          f"{(wall - solving) / wall:.1%} (solving: core-seconds / {solvers} solvers)")
+    if writes:
+        print(f"frontier rows written: {summary.searched:,} in {writes:.1f} s = "
+              f"{summary.searched / writes:,.0f} rows/s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    modes = parser.add_subparsers(dest="mode", required=True)
+    p = modes.add_parser("list", help="list every position from the empty board")
+    p.add_argument("--ply", type=int, default=12)
+    p.add_argument("--stream", action="store_true",
+                   help="list the last ply in key-order chunks, as the build does")
+    p = modes.add_parser("store", help="writes, array reads and derivation of one ply")
+    p.add_argument("--ply", type=int, default=11)
+    p = modes.add_parser("dry-run", help="time c4book build --dry-run")
+    p.add_argument("--ply", type=int, default=12)
+    p.add_argument("--root", default="")
+    p.add_argument("--sample", type=int, default=100)
+    p = modes.add_parser("build", help="a real build on a fresh book (long: about an hour "
+                                       "on 2 cores for the default)")
+    p.add_argument("--ply", type=int, default=14)
+    p.add_argument("--root", default="4444")
+    p.add_argument("--db", default=None, help="keep the book here (default: a temporary file)")
+    p.add_argument("--table-log2", type=int, default=27)
+    args = parser.parse_args(argv)
+    print(f"{os.cpu_count()} CPUs on this machine; python {sys.version.split()[0]}; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(calibration())
+    if args.mode == "list":
+        bench_list(args.ply, args.stream)
+    elif args.mode == "store":
+        bench_store(args.ply)
+    elif args.mode == "dry-run":
+        bench_dry_run(args.ply, args.root, args.sample)
+    else:
+        bench_build(args.ply, args.root, args.db, args.table_log2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

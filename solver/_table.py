@@ -1,0 +1,112 @@
+"""The transposition table: two-slot buckets of one 64-bit word per entry.
+
+An entry packs the whole position key with what the search learnt::
+
+      63 ............................ 15 | 14 .. 11 | 10 .. 8 | 7 .. 6 | 5 .. 0
+      table key (49 bits)                |   work   |  move   |  type  | score - MIN_SCORE
+
+* **Whole key, no false matches.**  A 49-bit key plus 15 bits of payload fill
+  the word exactly, so a hit is always the right position, and a word written
+  by another thread is never read torn (aligned 64-bit stores are atomic).
+* **type**: 0 marks an empty slot, then UPPER, LOWER or EXACT bound.
+* **move**: the best (or cut) column seen, 0-6 in the key's orientation;
+  ``NO_MOVE`` when none was searched.
+* **work**: about log4 of the nodes searched under the entry.  Each bucket is
+  two neighbouring slots (one cache line): a new entry replaces the same
+  position if present, else the slot whose entry cost less to compute.  So one
+  slot keeps the costly results of deep searches while the other takes the
+  stream of cheap ones.
+
+Keys are canonical (see ``_key``): a position and its mirror image, and
+positions that differ only in dead stones, share one entry.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import bitboard as bb
+
+MIN_SCORE = -(bb.CELLS // 2)
+UPPER, LOWER, EXACT = 1, 2, 3
+NO_MOVE = 7
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+KEY_SHIFT = np.uint64(15)
+WORK_SHIFT = np.uint64(11)
+MOVE_SHIFT = np.uint64(8)
+TYPE_SHIFT = np.uint64(6)
+TYPE_BITS = np.uint64(3)
+SCORE_BITS = np.uint64(63)
+WORK_BITS = np.uint64(15)
+MOVE_BITS = np.uint64(7)
+EVEN = ~ONE
+
+
+@njit(cache=True, inline="always")
+def bucket(key, shift):
+    """First slot of the key's bucket (an even index)."""
+    return ((key * GOLDEN) >> shift) & EVEN
+
+
+@njit(cache=True, inline="always")
+def probe(table, slot, key):
+    """The entry stored for ``key`` in the bucket at ``slot``, or 0."""
+    entry = table[slot]
+    if entry >> KEY_SHIFT == key and entry & (TYPE_BITS << TYPE_SHIFT) != ZERO:
+        return entry
+    entry = table[slot + ONE]
+    if entry >> KEY_SHIFT == key and entry & (TYPE_BITS << TYPE_SHIFT) != ZERO:
+        return entry
+    return ZERO
+
+
+@njit(cache=True, inline="always")
+def entry_type(entry):
+    return np.int64((entry >> TYPE_SHIFT) & TYPE_BITS)
+
+
+@njit(cache=True, inline="always")
+def entry_score(entry):
+    return np.int64(entry & SCORE_BITS) + MIN_SCORE
+
+
+@njit(cache=True, inline="always")
+def entry_move(entry):
+    return np.int64((entry >> MOVE_SHIFT) & MOVE_BITS)
+
+
+@njit(cache=True, inline="always")
+def work_of(nodes):
+    """About log4 of a node count, capped to fit four bits."""
+    work = 0
+    while nodes > np.uint64(3) and work < 15:
+        nodes >>= np.uint64(2)
+        work += 1
+    return work
+
+
+@njit(cache=True, inline="always")
+def store(table, slot, key, kind, score, move, work):
+    """Write an entry into the bucket at ``slot`` (see the module doc for which slot)."""
+    first = table[slot]
+    second = table[slot + ONE]
+    if first >> KEY_SHIFT == key and first != ZERO:
+        target, old = slot, first
+    elif second >> KEY_SHIFT == key and second != ZERO:
+        target, old = slot + ONE, second
+    elif (second >> WORK_SHIFT) & WORK_BITS < (first >> WORK_SHIFT) & WORK_BITS:
+        target, old = slot + ONE, ZERO
+    else:
+        target, old = slot, ZERO
+    if old != ZERO:
+        old_kind = entry_type(old)
+        if old_kind == EXACT:
+            return  # nothing to add to an exact score
+        # An upper and a lower bound that meet make an exact score.
+        if old_kind + kind == UPPER + LOWER and entry_score(old) == score:
+            kind = EXACT
+    table[target] = ((key << KEY_SHIFT) | (np.uint64(work) << WORK_SHIFT)
+                     | (np.uint64(move) << MOVE_SHIFT) | (np.uint64(kind) << TYPE_SHIFT)
+                     | np.uint64(score - MIN_SCORE))

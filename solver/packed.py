@@ -1,0 +1,273 @@
+"""Positions packed in one integer: the key, and numba kernels over arrays of keys.
+
+A key is ``current + mask`` (see ``bitboard``).  Column by column it is
+``2**h - 1 + stones`` for a column of ``h`` stones, whose ``stones`` bits are
+the mover's: the ranges for different heights never overlap, so the key alone
+gives back the whole position.  Lists of millions of positions are then
+plain ``uint64`` arrays, eight bytes a position, that numpy sorts and
+searches and these kernels expand, with no Python object per position.
+
+The kernels here never search: they list children, mirror keys and replay a
+key to a move string.  The search kernels live in ``_search``.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import bitboard as bb
+from ._key import mirror  # columns reversed; works on keys, which never carry across columns
+
+U0 = np.uint64(0)
+U1 = np.uint64(1)
+U2 = np.uint64(2)
+H1 = np.uint64(bb.H1)
+GROUP = np.uint64((1 << bb.H1) - 1)   # one column's 7 bits
+BOTTOM = np.uint64(bb.BOTTOM)
+FULL = bb.CELLS
+SHIFTS = (U1, np.uint64(bb.HEIGHT), H1, np.uint64(bb.H1 + 1))  # |, /, -, \ lines
+
+
+@njit(cache=True, inline="always")
+def _has_four(stones):
+    for s in SHIFTS:
+        pairs = stones & (stones >> s)
+        if pairs & (pairs >> (U2 * s)):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def decode(key):
+    """``(current, mask, ply)`` of a key."""
+    mask = U0
+    ply = 0
+    for col in range(bb.WIDTH):
+        shift = np.uint64(col) * H1
+        group = ((key >> shift) & GROUP) + U1   # 2**h + stones: top bit gives h
+        h = 0
+        while group > U1:
+            group >>= U1
+            h += 1
+        mask |= ((U1 << np.uint64(h)) - U1) << shift
+        ply += h
+    return key - mask, mask, ply
+
+
+@njit(cache=True, inline="always")
+def canonical(key):
+    other = mirror(key)
+    return other if other < key else key
+
+
+@njit(cache=True, inline="always")
+def child_key(current, mask, col):
+    """``(key, won)`` after the mover plays ``col`` (0-based, not full)."""
+    shift = np.uint64(col) * H1
+    stone = (mask + (U1 << shift)) & ((GROUP >> U1) << shift)
+    new_mask = mask | stone
+    return (current ^ mask) + new_mask, _has_four(current | stone)
+
+
+@njit(cache=True, inline="always")
+def is_full_column(mask, col):
+    return ((mask >> (np.uint64(col) * H1 + np.uint64(bb.HEIGHT - 1))) & U1) != U0
+
+
+@njit(cache=True)
+def canonical_keys(keys):
+    """``canonical`` of each key."""
+    out = np.empty_like(keys)
+    for i in range(len(keys)):
+        out[i] = canonical(keys[i])
+    return out
+
+
+@njit(cache=True)
+def plies_of(keys):
+    """Stones on the board for each key."""
+    out = np.empty(len(keys), dtype=np.int64)
+    for i in range(len(keys)):
+        out[i] = decode(keys[i])[2]
+    return out
+
+
+@njit(cache=True)
+def _children_into(keys, low, high, out):
+    """Write the canonical unfinished children in ``[low, high)`` to ``out`` (if not
+    empty); return how many there are."""
+    n = 0
+    for i in range(len(keys)):
+        current, mask, ply = decode(keys[i])
+        if ply + 1 >= FULL:
+            continue  # the last stone ends the game: no unfinished child
+        for col in range(bb.WIDTH):
+            if is_full_column(mask, col):
+                continue
+            key, won = child_key(current, mask, col)
+            if won:
+                continue
+            key = canonical(key)
+            if low <= key < high:
+                if len(out):
+                    out[n] = key
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def unfinished_children(keys, low, high):
+    """Canonical keys in ``[low, high)`` of every unfinished child of ``keys``.
+
+    Unsorted, with repeats (transpositions, mirror pairs): the caller sorts.
+    Two passes, one to count and one to fill, so that listing a narrow range
+    of keys allocates only what falls in it, not seven keys per parent.
+    """
+    out = np.empty(_children_into(keys, low, high, np.empty(0, dtype=np.uint64)),
+                   dtype=np.uint64)
+    _children_into(keys, low, high, out)
+    return out
+
+
+@njit(cache=True)
+def unique_sorted(keys):
+    """``keys`` (sorted) without repeats, in place; returns the used prefix."""
+    n = 0
+    for i in range(len(keys)):
+        if i == 0 or keys[i] != keys[n - 1]:
+            keys[n] = keys[i]
+            n += 1
+    return keys[:n]
+
+
+DEAD_BITS = 12
+DEAD_SHIFT = np.uint64(64 - DEAD_BITS)
+FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def _replay(key, digits, dead, owner, tag, prefix):
+    """Fill ``digits`` with the smallest move string that reaches ``key``; steps taken.
+
+    The string starts with ``prefix`` (digits 1-7, 0 padded), or -1 is
+    returned when no string that starts so reaches the key.
+    Depth first from the end of the prefix, columns in order 1-7: a column is
+    played when the cell it fills holds a stone of the player to move in the
+    target.  The target holds no four, so neither does any position on the
+    way.  A dead end (no such column) backs up; -1 when there is no way.
+    Boards found dead are remembered in a small table (``dead``, ``owner``:
+    boards, and the ``tag`` of the key they were dead for), so that other
+    move orders reaching them are cut at once: without it, deep positions
+    can take tens of thousands of steps.
+    """
+    current, mask, ply = decode(key)
+    first = current if ply % 2 == 0 else current ^ mask   # the first player's stones
+    tried = np.zeros(ply + 1, dtype=np.int64)   # columns tried so far at each depth
+    stones = np.empty(ply + 1, dtype=np.uint64)
+    board = U0
+    depth = 0
+    steps = 0
+    while depth < len(prefix) and prefix[depth] != 0:   # the prefix is forced
+        mine = first if depth % 2 == 0 else mask ^ first
+        shift = np.uint64(prefix[depth] - 1) * H1
+        stone = (board + (U1 << shift)) & ((GROUP >> U1) << shift)
+        if depth >= ply or not stone & mine:
+            return -1
+        digits[depth] = prefix[depth]
+        board |= stone
+        depth += 1
+    start = depth
+    tried[depth] = 0
+    while depth < ply:
+        mine = first if depth % 2 == 0 else mask ^ first
+        played = False
+        while tried[depth] < bb.WIDTH:
+            col = tried[depth]
+            tried[depth] += 1
+            steps += 1
+            shift = np.uint64(col) * H1
+            stone = (board + (U1 << shift)) & ((GROUP >> U1) << shift)
+            if stone & mine:
+                slot = ((board | stone) * FIBONACCI) >> DEAD_SHIFT
+                if owner[slot] == tag and dead[slot] == board | stone:
+                    continue
+                stones[depth] = stone
+                digits[depth] = col + 1
+                board |= stone
+                depth += 1
+                tried[depth] = 0
+                played = True
+                break
+        if not played:
+            if depth == start:
+                return -1
+            slot = (board * FIBONACCI) >> DEAD_SHIFT
+            dead[slot], owner[slot] = board, tag
+            depth -= 1
+            board ^= stones[depth]
+    return steps
+
+
+@njit(cache=True)
+def _dead_table():
+    return np.zeros(1 << DEAD_BITS, dtype=np.uint64), np.full(1 << DEAD_BITS, -1, dtype=np.int64)
+
+
+@njit(cache=True)
+def replay_keys(keys, prefixes):
+    """Digit rows (1-7, zero padded) of a move order for each key; ply per key.
+
+    Each key's string starts with the first row of ``prefixes`` that can
+    start it (an all-zero row always can, if any string reaches the key).
+    """
+    digits = np.zeros((len(keys), FULL), dtype=np.uint8)
+    plies = np.full(len(keys), -1, dtype=np.int64)
+    dead, owner = _dead_table()
+    tag = 0
+    for i in range(len(keys)):
+        for j in range(len(prefixes)):
+            tag += 1   # a new search: boards found dead before do not apply
+            if _replay(keys[i], digits[i], dead, owner, tag, prefixes[j]) >= 0:
+                plies[i] = decode(keys[i])[2]
+                break
+    return digits, plies
+
+
+@njit(cache=True)
+def replay_steps(keys):
+    """Columns tried by ``_replay`` for each key (to measure its backtracking)."""
+    digits = np.zeros(FULL, dtype=np.uint8)
+    steps = np.zeros(len(keys), dtype=np.int64)
+    dead, owner = _dead_table()
+    none = np.zeros(0, dtype=np.uint8)
+    for i in range(len(keys)):
+        steps[i] = _replay(keys[i], digits, dead, owner, i, none)
+    return steps
+
+
+def _prefix_rows(root: str) -> np.ndarray:
+    """Prefixes to try: the root's moves, their mirror image, then none."""
+    rows = np.zeros((3, FULL), dtype=np.uint8)
+    mirrored = "".join(str(bb.WIDTH + 1 - int(c)) for c in root)
+    for row, moves in enumerate((root, mirrored)):
+        rows[row, :len(moves)] = [int(c) for c in moves]
+    return rows
+
+
+def moves_of_keys(keys: np.ndarray, root: str = "") -> list[str]:
+    """The smallest move string that replays to each key (of reachable, unfinished positions).
+
+    With ``root`` (a book's root moves), strings start with the root's moves,
+    or with their mirror image, when any such string reaches the key.
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    digits, plies = replay_keys(keys, _prefix_rows(root))
+    if (plies < 0).any():
+        bad = int(keys[int(np.argmax(plies < 0))])
+        raise ValueError(f"key {bad} is not a position reachable by legal play")
+    text = (digits + ord("0")).tobytes().decode("ascii")
+    return [text[i * FULL:i * FULL + p] for i, p in enumerate(plies.tolist())]
+
+
+def moves_of_key(key: int, root: str = "") -> str:
+    """The smallest move string that replays to ``key`` (from ``root`` if it can)."""
+    return moves_of_keys(np.array([key], dtype=np.uint64), root)[0]

@@ -1,0 +1,88 @@
+"""``solver.packed``: keys as whole positions, and the kernels over arrays of them."""
+
+import random
+
+import numpy as np
+import pytest
+
+from solver import Position
+from solver.bitboard import mirror_bits
+from solver.packed import (
+    canonical_keys,
+    moves_of_key,
+    moves_of_keys,
+    plies_of,
+    replay_steps,
+    unfinished_children,
+)
+
+from conftest import random_endgames
+
+
+def keys(positions) -> np.ndarray:
+    return np.array([p.key for p in positions], dtype=np.uint64)
+
+
+def random_positions(count: int, seed: int) -> list[Position]:
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        p = Position()
+        for _ in range(rng.randint(0, 30)):
+            safe = [c for c in p.legal_moves() if not p.is_winning_move(c)]
+            if not safe:
+                break
+            p = p.play(rng.choice(safe))
+        found.append(p)
+    return found
+
+
+@pytest.fixture(scope="module")
+def positions() -> list[Position]:
+    return random_positions(300, 13) + random_endgames(50, 13)
+
+
+def test_a_key_replays_to_itself(positions):
+    moves = moves_of_keys(keys(positions))
+    for position, replayed in zip(positions, moves):
+        again = Position.from_moves(replayed)
+        assert again.key == position.key and again.ply == position.ply
+        assert replayed <= position.moves  # the smallest string that reaches it
+
+
+def test_known_replays():
+    assert moves_of_key(0) == ""
+    assert moves_of_key(Position.from_moves("4").key) == "4"
+    # the small book's root, and its first ply-11 entry as the verify messages show it
+    assert moves_of_key(Position.from_moves("44444433").key) == "33444444"
+    assert moves_of_key(Position.from_moves("44444433111").key) == "11334444441"
+
+
+def test_a_key_that_no_game_reaches_is_refused():
+    # two stones of the first player and none of the second
+    impossible = Position.from_moves("1").key + (1 << 7)
+    with pytest.raises(ValueError, match=f"key {impossible} is not a position reachable"):
+        moves_of_key(impossible)
+
+
+def test_plies_and_canonical_keys(positions):
+    k = keys(positions)
+    assert plies_of(k).tolist() == [p.ply for p in positions]
+    assert canonical_keys(k).tolist() == [p.canonical_key for p in positions]
+    assert canonical_keys(k).tolist() == [min(x, mirror_bits(x)) for x in k.tolist()]
+
+
+def test_children_are_the_unfinished_plays(positions):
+    for position in positions[:100]:
+        children = unfinished_children(keys([position]), np.uint64(0), np.uint64(1 << 63))
+        expected = []
+        for col in position.legal_moves():
+            child = position.play(col)
+            if not child.is_game_over:
+                expected.append(child.canonical_key)
+        assert sorted(children.tolist()) == sorted(expected), position.moves
+
+
+def test_replays_back_up_only_a_little(positions):
+    steps = replay_steps(keys(positions))
+    assert (steps >= 0).all() and steps.max() < 5000

@@ -1,0 +1,89 @@
+"""Tests for ``solver._table``: entries, two-slot buckets and which entry a new one replaces."""
+
+import numpy as np
+
+from solver._table import EXACT, LOWER, NO_MOVE, UPPER, bucket, entry_move, entry_score, \
+    entry_type, probe, store, work_of
+
+SHIFT = np.uint64(64 - 10)
+
+
+def fresh():
+    return np.zeros(1 << 10, dtype=np.uint64)
+
+
+def keys_in_one_bucket(count):
+    """``count`` different 49-bit keys that hash to the same bucket."""
+    wanted, found = None, []
+    for key in range(1, 100_000):
+        slot = bucket(np.uint64(key), SHIFT)
+        wanted = slot if wanted is None else wanted
+        if slot == wanted:
+            found.append(np.uint64(key))
+            if len(found) == count:
+                return int(wanted), found
+    raise AssertionError("no such keys")
+
+
+def test_entry_round_trip():
+    table = fresh()
+    key = np.uint64((1 << 49) - 1)  # the largest key still fits beside the payload
+    slot = bucket(key, SHIFT)
+    for kind, score, move in ((UPPER, -21, 0), (LOWER, 21, 6), (EXACT, 0, NO_MOVE)):
+        table[:] = 0
+        store(table, slot, key, kind, score, move, 9)
+        entry = probe(table, slot, key)
+        assert (entry_type(entry), entry_score(entry), entry_move(entry)) == (kind, score, move)
+        assert probe(table, slot, key - np.uint64(1)) == 0
+
+
+def test_key_zero_is_not_an_empty_slot():
+    # The empty board's key is 0, the same as the key bits of an unused slot.
+    table = fresh()
+    slot = bucket(np.uint64(0), SHIFT)
+    assert probe(table, slot, np.uint64(0)) == 0
+    store(table, slot, np.uint64(0), UPPER, -3, NO_MOVE, 0)
+    assert entry_score(probe(table, slot, np.uint64(0))) == -3
+
+
+def test_bounds_that_meet_become_exact():
+    table = fresh()
+    slot, (key,) = keys_in_one_bucket(1)
+    store(table, slot, key, LOWER, 3, 2, 1)
+    store(table, slot, key, UPPER, 3, 2, 1)
+    assert entry_type(probe(table, slot, key)) == EXACT
+    store(table, slot, key, UPPER, 1, 2, 1)  # nothing overwrites an exact score
+    assert (entry_type(probe(table, slot, key)), entry_score(probe(table, slot, key))) == (EXACT, 3)
+
+
+def test_bucket_keeps_the_costlier_entry():
+    table = fresh()
+    slot, (deep, shallow, newer) = keys_in_one_bucket(3)
+    store(table, slot, deep, LOWER, 5, 3, 12)
+    store(table, slot, shallow, UPPER, -2, 1, 1)
+    assert probe(table, slot, deep) and probe(table, slot, shallow)  # both slots in use
+    store(table, slot, newer, UPPER, 0, 1, 3)
+    assert probe(table, slot, deep) and probe(table, slot, newer)
+    assert probe(table, slot, shallow) == 0  # the cheaper one made room
+    store(table, slot, newer, LOWER, 1, 4, 2)  # the same key is updated in place
+    assert entry_type(probe(table, slot, newer)) == LOWER
+    assert probe(table, slot, deep)
+
+
+def test_work_is_about_log4_of_nodes():
+    assert [work_of(np.uint64(n)) for n in (0, 1, 3, 4, 15, 16, 1 << 20)] == [0, 0, 0, 1, 1, 2, 10]
+    assert work_of(np.uint64(1 << 62)) == 15  # capped to four bits
+
+
+def test_solver_table_bounds_hold():
+    from solver import Position, Solver
+    from solver._search import table_bounds
+
+    solver = Solver(table_log2=16)
+    p = Position.from_moves("4455443")
+    assert table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._shift) == (-42, 42)
+    score = solver.solve(p)
+    low, high = table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._shift)
+    assert low <= score <= high and (low, high) != (-42, 42)
+    m = p.mirror()  # the mirror image shares the entry
+    assert table_bounds(np.uint64(m.current), np.uint64(m.mask), solver._table, solver._shift) == (low, high)
