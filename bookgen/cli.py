@@ -11,6 +11,8 @@ import sys
 from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
+from .play.levels import LEVELS
+
 DESCRIPTION = """\
 Connect 4 (7x6) perfect play and opening books.
 
@@ -140,13 +142,29 @@ def build_parser() -> argparse.ArgumentParser:
                    help="answer within about this long, unproven if need be (default: no limit)")
     p.set_defaults(run=lambda a: _commands().run_move(a.moves, _db(a), a.json, a.time, sys.stdout))
 
-    p = commands.add_parser("play", help="play a game against the AI in the terminal")
+    p = commands.add_parser(
+        "play", help="play a game against the AI in the terminal",
+        description="A game against the AI: type a column 1-7 each turn, q to quit. The last "
+                    "stone played is in capitals (and underlined on a colour terminal; set "
+                    "NO_COLOR to turn colours off).")
     _add_book_options(p)
     p.add_argument("--first", choices=("human", "ai"), default="human",
                    help="who plays first (default: %(default)s)")
+    p.add_argument("--start", default="", metavar="MOVES",
+                   help="moves already played, e.g. 4453: the game goes on from there, "
+                        "--first choosing who moves next (default: the empty board)")
+    p.add_argument("--level", choices=tuple(LEVELS), default="perfect",
+                   help="how well the AI plays: " + "; ".join(
+                       f"{name}: {level.about}" for name, level in LEVELS.items())
+                   + " (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of a level's random choices, to replay a game (default: random)")
+    p.add_argument("--hints", action="store_true",
+                   help="before each of your moves, show what every move leads to with best "
+                        "play (win, draw or loss, and with which stone)")
     p.add_argument("--time", type=_seconds, default=10.0, metavar="SECONDS",
-                   help="longest the AI thinks outside the book; past it, its move is a "
-                        "safe heuristic one, marked not proven (default: %(default)s)")
+                   help="longest the AI thinks outside the book; past it, it plays the best "
+                        "move it found, marked not proven (default: %(default)s)")
     p.set_defaults(run=_run_play)
 
     p = commands.add_parser("stats", help="what a book holds: positions per ply, outcomes, size")
@@ -194,7 +212,8 @@ def _commands():
 def _run_play(args: argparse.Namespace) -> int:
     from .game import run_play
 
-    return run_play(_db(args), args.first, sys.stdin, sys.stdout, args.time)
+    return run_play(_db(args), args.first, sys.stdin, sys.stdout, args.time, level=args.level,
+                    seed=args.seed, hints=args.hints, start=args.start)
 
 
 def _run_verify(args: argparse.Namespace) -> int:

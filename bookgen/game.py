@@ -2,24 +2,102 @@
 
 from __future__ import annotations
 
+import os
 from typing import IO
 
-from solver import Position
+from solver import GameOverError, Position
+from solver.bitboard import HEIGHT, WIDTH
 
 from .analysis import ordinal
 from .book import Book
-from .player import Player
+from .player import Decision, Player
+
+# ANSI colours: x red, o yellow; the last stone played also bold and underlined.
+COLOURS = {"x": "\x1b[31m", "o": "\x1b[33m"}
+LAST = "\x1b[1;4m"
+RESET = "\x1b[0m"
 
 
-def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str]) -> int:
-    """Play one game; returns 0 when it ends (or the human quits)."""
-    position = Position()
-    human = 0 if human_first else 1  # parity of the plies the human plays
-    out.write("You are x. " if human_first else "You are o. ")
+def use_colour(out: IO[str]) -> bool:
+    """Colour on a terminal, unless ``NO_COLOR`` is set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(out, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def board_text(position: Position, colour: bool = False) -> str:
+    """The board as ``str(Position)`` draws it, with the last stone in capitals (X, O).
+
+    With ``colour``, stones are coloured too, and the last one bold and underlined.
+    """
+    rows = str(position).split("\n")
+    last = None
+    if position.ply:
+        col = int(position.moves[-1]) - 1
+        height = position.moves.count(position.moves[-1])
+        last = (HEIGHT - height, col)
+    lines = []
+    for r, row in enumerate(rows[:HEIGHT]):
+        cells = row.split(" ")
+        for c in range(WIDTH):
+            stone = cells[c]
+            if (r, c) == last:
+                stone = stone.upper()
+            if colour and stone != ".":
+                stone = COLOURS[stone.lower()] + (LAST if (r, c) == last else "") + stone + RESET
+            cells[c] = stone
+        lines.append(" ".join(cells))
+    return "\n".join(lines + rows[HEIGHT:])
+
+
+def describe_decision(decision: Decision) -> str:
+    """How the AI found its move, in a few words."""
+    if decision.source == "level":
+        return f"looked {decision.depth} moves ahead"
+    if decision.proven:
+        return decision.source
+    return f"not proven: best found in time, {decision.depth} moves deep"
+
+
+def hint_words(score: int | None) -> str:
+    """A move's score for the player making it, in words."""
+    if score is None:
+        return "full"
+    if score == 0:
+        return "draw"
+    if score > 0:
+        return f"you win with your {ordinal(22 - score)} stone"
+    return f"you lose, to the AI's {ordinal(22 + score)} stone"
+
+
+def write_hints(player: Player, position: Position, out: IO[str]) -> None:
+    scores = player.analyze(position).move_scores
+    out.write("hints:\n")
+    for col, score in enumerate(scores, start=1):
+        if score is not None:
+            out.write(f"  {col}: {hint_words(score)}\n")
+
+
+def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str],
+              hints: bool = False, start: str = "") -> int:
+    """Play one game from the moves ``start``; returns 0 when it ends (or the human quits).
+
+    ``human_first``: the human makes the first move after ``start``.
+    """
+    colour = use_colour(out)
+    position = Position.from_moves(start)
+    if position.is_game_over:
+        raise GameOverError(f"the game is over after {start!r}: nothing left to play", start)
+    human = (position.ply + (not human_first)) % 2  # parity of the plies the human plays
+    out.write(f"Level: {player.level.name}. ")
+    out.write("You are x. " if human == 0 else "You are o. ")
     out.write("Type a column 1-7 and press Enter; q quits.\n\n")
-    out.write(f"{position}\n\n")
+    out.write(f"{board_text(position, colour)}\n\n")
     while not position.is_game_over:
         if position.ply % 2 == human:
+            if hints:
+                write_hints(player, position, out)
             col = _ask_column(position, stdin, out)
             if col is None:
                 out.write("\ngame abandoned\n")
@@ -28,9 +106,9 @@ def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str]) -
         else:
             decision = player.choose(position)
             position = position.play(decision.column)
-            how = decision.source if decision.proven else "heuristic, not proven"
-            out.write(f"AI plays {decision.column}  ({how}, {decision.seconds * 1000:.0f} ms)\n")
-        out.write(f"\n{position}\n\n")
+            out.write(f"AI plays {decision.column}  ({describe_decision(decision)}, "
+                      f"{decision.seconds * 1000:.0f} ms)\n")
+        out.write(f"\n{board_text(position, colour)}\n\n")
     if not position.is_won:
         out.write("Draw.\n")
     elif (position.ply - 1) % 2 == human:
@@ -63,10 +141,13 @@ DEFAULT_TIME = 10.0  # seconds per AI move outside the book
 
 
 def run_play(db: str | None, first: str, stdin: IO[str], out: IO[str],
-             time_budget: float | None = DEFAULT_TIME) -> int:
+             time_budget: float | None = DEFAULT_TIME, level: str = "perfect",
+             seed: int | None = None, hints: bool = False, start: str = "") -> int:
+    Position.from_moves(start)  # a bad start is reported before the book is opened
     book = None if db is None else Book.open(db)
     try:
-        return play_game(Player(book, time_budget=time_budget), first == "human", stdin, out)
+        player = Player(book, time_budget=time_budget, level=level, seed=seed)
+        return play_game(player, first == "human", stdin, out, hints, start)
     finally:
         if book is not None:
             book.close()

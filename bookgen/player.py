@@ -1,48 +1,68 @@
-"""``Player``: a perfect Connect 4 AI that reads the book before it searches."""
+"""``Player``: a Connect 4 AI that reads the book before it searches.
+
+By default it plays perfectly.  Under a time or node budget it plays the
+anytime search's move (``solver.anytime``): the result protected first, then
+the best move found; below ``level="perfect"`` it plays like a person of that
+level (``bookgen.play.levels``).
+"""
 
 from __future__ import annotations
 
 import math
+import random
 import time
 from dataclasses import dataclass
 
 from solver import Position, win_score
 from solver.bitboard import COLUMN_ORDER
-from solver.errors import GameOverError, SearchLimitError
+from solver.errors import GameOverError
 
+from .analysis import Analysis, analyze
 from .book import Book, as_position
-from .derive import best_of
+from .play.knowledge import Floors, book_floor
+from .play.levels import DEFAULT_LEVEL, get_level, level_move
 
 CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # 4 3 5 2 6 1 7
 
 
 @dataclass(frozen=True)
 class Decision:
-    """The move chosen and how: ``source`` is ``"book"``, ``"search"`` or
-    ``"heuristic"`` (time ran out); ``proven`` says the move is optimal."""
+    """The move chosen and how.
+
+    ``source`` is ``"book"``, ``"search"`` (exact), ``"anytime"`` (the budget
+    ran out first: the best move found, see ``depth``) or ``"level"`` (a
+    level's choice).  ``proven`` says the move is optimal; ``score`` is the
+    position's exact score when known.  ``depth`` is how deep the evaluation
+    search looked for an unproven move (0: it did not need to).
+    """
 
     column: int
     score: int | None
     source: str
     proven: bool
     seconds: float
+    depth: int | None = None
 
     def to_json(self) -> dict:
         return {"column": self.column, "score": self.score, "source": self.source,
-                "proven": self.proven, "seconds": round(self.seconds, 6)}
+                "proven": self.proven, "seconds": round(self.seconds, 6), "depth": self.depth}
 
 
 class Player:
     """Plays the best move: the fastest win, the slowest loss, never losing a draw.
 
-    ``time_budget`` (seconds) caps a search outside the book: when it runs
-    out the player answers with a safe heuristic move, marked not proven.
-    ``node_budget`` caps it in explored nodes instead (or as well), which,
-    unlike time, gives the same answers on any machine under any load.
+    ``time_budget`` (seconds) caps a search outside the book: the anytime
+    search then answers with the best move it found, marked not proven, but
+    never a move that loses at once while another does not, nor one off a
+    proven win.  ``node_budget`` caps it in explored nodes instead (or as
+    well), which, unlike time, gives the same answers on any machine under
+    any load.  ``level`` (see ``LEVELS``) plays weaker, like a person;
+    ``seed`` makes its choices reproducible.
     """
 
     def __init__(self, book: Book | None = None, time_budget: float | None = None,
-                 table_log2: int = 24, node_budget: int | None = None):
+                 table_log2: int | None = None, node_budget: int | None = None,
+                 level: str = DEFAULT_LEVEL, seed: int | None = None):
         if time_budget is not None and not (math.isfinite(time_budget) and time_budget > 0):
             raise ValueError(f"time_budget must be a positive number of seconds, "
                              f"got {time_budget!r}")
@@ -50,98 +70,118 @@ class Player:
                                         or not isinstance(node_budget, int) or node_budget < 1):
             raise ValueError(f"node_budget must be a positive whole number of nodes, "
                              f"got {node_budget!r}")
+        self.level = get_level(level)
         self.book = book
         self.time_budget = time_budget
-        self.node_budget = node_budget
-        self.table_log2 = table_log2
+        self.node_budget = node_budget if node_budget is not None else self.level.nodes
+        self.table_log2 = table_log2 if table_log2 is not None else \
+            _table_for(time_budget, self.node_budget)
+        self.seed = seed
+        self._rng = random.Random(seed)
         self._solver = None
-        self._nodes_per_second = 5e6  # refined after each search
+        self._anytime = None
+        self._floors = Floors()  # what earlier proofs say about positions to come
         self.last: Decision | None = None
 
     def __repr__(self) -> str:
-        nodes = "" if self.node_budget is None else f", node_budget={self.node_budget!r}"
-        return f"Player(book={self.book!r}, time_budget={self.time_budget!r}{nodes})"
+        nodes = "" if self.node_budget in (None, self.level.nodes) \
+            else f", node_budget={self.node_budget!r}"
+        level = "" if self.level.name == DEFAULT_LEVEL else \
+            f", level={self.level.name!r}, seed={self.seed!r}"
+        return f"Player(book={self.book!r}, time_budget={self.time_budget!r}{nodes}{level})"
 
     def best_move(self, moves: str | Position) -> int:
         """The column (1-7) to play."""
         return self.choose(moves).column
 
+    def analyze(self, moves: str | Position) -> Analysis:
+        """Every move's exact score: from the book where it can, by this player's solver otherwise."""
+        return analyze(as_position(moves), self.book, self._get_solver())
+
     def choose(self, moves: str | Position) -> Decision:
+        if self._anytime is None and (self.time_budget or self.level.name != "perfect"):
+            self._get_anytime()  # loads its kernels before the clock starts
         started = time.perf_counter()
         position = as_position(moves)
         if position.is_game_over:
             raise GameOverError(f"the game is over after {position.moves!r}: no move to play",
                                 position.moves)
-        column, score, source, proven = self._decide(position)
-        self.last = Decision(column, score, source, proven, time.perf_counter() - started)
+        column, score, source, proven, depth = self._decide(position, started)
+        self.last = Decision(column, score, source, proven, time.perf_counter() - started, depth)
         return self.last
 
-    def _decide(self, position: Position) -> tuple[int, int | None, str, bool]:
+    def _decide(self, position: Position, started: float) -> tuple[int, int | None, str, bool, int | None]:
+        if self.level.depth is not None:
+            column, _ = level_move(self._get_anytime(), position, self.level, self._rng)
+            return column, None, "level", False, self.level.depth
         entry = self.book.get(position) if self.book is not None else None
         if entry is not None and entry.best_moves:
-            return _centre_most(entry.best_moves), entry.score, "book", True
+            column = _centre_most(entry.best_moves)
+            if position.ply + 2 > self.book.info.max_ply:  # the book ends: remember its proof
+                self._floors.after_move(position, column, entry.score)
+            return column, entry.score, "book", True, None
         for col in CENTRE_FIRST:
             if position.is_winning_move(col):
-                return col, win_score(position.ply), "search", True
-        known = self._from_children(position) if self.book is not None else None
-        if known is not None:
-            return (*known, "book", True)
-        try:
-            return (*self._search(position), "search", True)
-        except SearchLimitError:
-            return _safe_move(position), None, "heuristic", False
-
-    def _from_children(self, position: Position) -> tuple[int, int] | None:
-        """``(column, score)`` from the book's entries of every child, when it has
-        them all though not the position itself (a build stopped before deriving it)."""
-        children = {col: position.play(col) for col in position.legal_moves()}
-        entries = dict(zip(children, self.book.get_many(list(children.values()))))
-        if not any(entries.values()) or any(entry is None and not children[col].is_game_over
-                                            for col, entry in entries.items()):
-            return None
-        score, best = best_of(position.move_scores(
-            lambda child: entries[int(child.moves[-1])].score))
-        return _centre_most(tuple(int(col) for col in best)), score
+                return col, win_score(position.ply), "search", True, None
+        if self.time_budget is None and self.node_budget is None:
+            return (*self._search(position), "search", True, None)
+        return self._anytime_move(position, started)
 
     def _search(self, position: Position) -> tuple[int, int]:
         solver = self._get_solver()
-        limits = [int(self.time_budget * self._nodes_per_second)] \
-            if self.time_budget is not None else []
-        if self.node_budget is not None:
-            limits.append(self.node_budget)
-        if limits:
-            solver.set_node_limit(min(limits))
-        before, started = solver.nodes, time.perf_counter()
-        try:
-            score = solver.solve(position)
-            for col in CENTRE_FIRST:
-                if solver.is_best_move(position, col, score):
-                    return col, score
-            raise AssertionError(f"no move reaches the score {score} of {position!r}")
-        finally:
-            solver.set_node_limit(None)
-            elapsed = time.perf_counter() - started
-            if elapsed > 0.05:
-                self._nodes_per_second = (solver.nodes - before) / elapsed
+        score = solver.solve(position)
+        for col in CENTRE_FIRST:
+            if solver.is_best_move(position, col, score):
+                return col, score
+        raise AssertionError(f"no move reaches the score {score} of {position!r}")
+
+    def _anytime_move(self, position: Position, started: float) -> tuple[int, int | None, str, bool, int | None]:
+        """The anytime search's move, within the budget, from what the book and earlier proofs say."""
+        own = self._floors.get(position)  # from this player's proofs: a win is kept at any cost
+        floors = [f for f in (own, book_floor(self.book, position)) if f is not None]
+        answer = self._get_anytime().choose(position, seconds=self.time_budget,
+                                            nodes=self.node_budget, low=max(floors, default=-99),
+                                            keep_win=own is not None and own >= 1, started=started)
+        if answer.score is not None and answer.proven:
+            self._floors.after_move(position, answer.column, answer.score)
+        elif answer.keeps_result and answer.result is not None and answer.result >= 0:
+            self._floors.after_move(position, answer.column, answer.result)
+        source = "search" if answer.proven else "anytime"
+        return answer.column, answer.score, source, answer.proven, \
+            None if answer.proven else answer.depth
+
+    def _get_anytime(self):
+        if self._anytime is None:
+            from solver.anytime import AnytimeSearch
+
+            self._anytime = AnytimeSearch(self._get_solver())
+        return self._anytime
 
     def _get_solver(self):
         if self._solver is None:
             from solver import Solver
 
-            self._solver = Solver(table_log2=self.table_log2)
+            # Searches with no budget race one thread per core on the table;
+            # budgeted ones set node limits, and those run on one thread.
+            self._solver = Solver(table_log2=self.table_log2, threads=None)
+            if self.time_budget is not None:
+                # Touch every page of the table now, not in the first timed searches.
+                self._solver.clear()
         return self._solver
+
+
+def _table_for(seconds: float | None, nodes: int | None) -> int:
+    """The solver's table size (log2 of its slots): 2**24 for exact play, 2**20-2**22 under a budget.
+
+    A budgeted search visits a few million nodes at most, and a big table
+    hurt it: on a loaded machine the first touches of a 128 MiB table stalled
+    20 ms searches by tens of milliseconds (scripts/bench_anytime.py).
+    """
+    if seconds is None and nodes is None:
+        return 24
+    most = min(n for n in (nodes, None if seconds is None else seconds * 5e6) if n is not None)
+    return max(20, min(22, math.ceil(math.log2(most + 1))))
 
 
 def _centre_most(columns: tuple[int, ...]) -> int:
     return min(columns, key=CENTRE_FIRST.index)
-
-
-def _safe_move(position: Position) -> int:
-    """Block the opponent's immediate win, else avoid handing one over; centre first."""
-    legal = [c for c in CENTRE_FIRST if position.can_play(c)]
-    blocks = [c for c in legal if position.is_opponent_winning_move(c)]
-    if blocks:
-        return blocks[0]
-    safe = [c for c in legal
-            if not any(position.play(c).is_winning_move(r) for r in range(1, 8))]
-    return (safe or legal)[0]

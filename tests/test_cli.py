@@ -227,7 +227,7 @@ def test_move_from_the_book(db):
 
 def test_move_json_from_the_book(db):
     data = json.loads(c4book("move", "44444455", "--db", db, "--json").stdout)
-    assert set(data) == {"moves", "column", "score", "source", "proven", "seconds"}
+    assert set(data) == {"moves", "column", "score", "source", "proven", "seconds", "depth"}
     assert (data["moves"], data["column"], data["score"], data["source"], data["proven"]) == \
         ("44444455", 3, 16, "book", True)
     assert 0 <= data["seconds"] < 5
@@ -248,12 +248,13 @@ def test_move_searched(db, solver):
 
 def test_move_with_a_time_budget(db):
     data = json.loads(c4book("move", "4", "--db", db, "--time", "0.3", "--json").stdout)
-    assert (data["moves"], data["column"], data["score"], data["source"], data["proven"]) == \
-        ("4", 4, None, "heuristic", False)
+    assert (data["moves"], data["score"], data["source"], data["proven"]) == \
+        ("4", None, "anytime", False)
+    assert 1 <= data["column"] <= 7 and data["depth"] >= 4
     assert data["seconds"] < 5
     text = c4book("move", "4", "--db", db, "--time", "0.3")
-    assert re.fullmatch(r"4  \(heuristic, \d+\.\d ms, not proven: time ran out\)\n",
-                        text.stdout), text.stdout
+    assert re.fullmatch(r"[1-7]  \(anytime, \d+\.\d ms, not proven: time ran out, "
+                        r"best found \d+ moves deep\)\n", text.stdout), text.stdout
 
 
 @pytest.mark.parametrize("budget", ["nan", "inf"])

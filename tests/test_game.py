@@ -9,11 +9,12 @@ through a subprocess.
 import io
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from bookgen import Book, BookNotFoundError, Player
-from bookgen.game import play_game, run_play
+from bookgen.game import board_text, play_game, run_play
 from solver import Position, Solver
 
 from conftest import SMALL_ROOT, c4book_command
@@ -51,15 +52,15 @@ def book(small_book_path):
 class ScriptedHuman:
     """A stdin for ``play_game``: types some bad lines first, then plays.
 
-    It follows the game from what ``play_game`` writes ("AI plays N") and
-    plays column 4 while it can (trying the full column 4 once), then 3 until
-    the position is the book's root; from there ``script`` (ply -> column),
+    It follows the game from what ``play_game`` writes ("AI plays N"),
+    tries the full column 4 once, then plays ``script`` (ply -> column),
     else the perfect ``brain``.
     """
 
     def __init__(self, out: io.StringIO, human_first: bool, brain: Player,
-                 noise=(), script=None):
+                 noise=(), script=None, start: str = SMALL_ROOT):
         self.out, self.human_first, self.brain = out, human_first, brain
+        self.start = start
         self.pending = list(noise)
         self.script = script or {}
         self.mine: list[int] = []
@@ -74,7 +75,7 @@ class ScriptedHuman:
             moves.append(first[i])
             if i < len(second):
                 moves.append(second[i])
-        return Position.from_moves("".join(map(str, moves)))
+        return Position.from_moves(self.start + "".join(map(str, moves)))
 
     def readline(self) -> str:
         if self.pending:
@@ -85,33 +86,28 @@ class ScriptedHuman:
                 self.tried_full = True
                 line = "4"
             else:
-                if position.can_play(4):
-                    col = 4
-                elif position.ply < len(SMALL_ROOT):
-                    col = 3
-                else:
-                    col = self.script.get(position.ply) or self.brain.best_move(position)
+                col = self.script.get(position.ply) or self.brain.best_move(position)
                 self.mine.append(col)
                 line = str(col)
         self.typed.append(line)
         return line + "\n"
 
 
-def boards_in_order(output: str, moves: str) -> None:
+def boards_in_order(output: str, moves: str, start: int = 0) -> None:
     """The board after every move is printed, in the order of the game."""
-    at = output.index(EMPTY_BOARD)
-    for ply in range(1, len(moves) + 1):
-        board = str(Position.from_moves(moves[:ply]))
+    at = output.index(board_text(Position.from_moves(moves[:start])))
+    for ply in range(start + 1, len(moves) + 1):
+        board = board_text(Position.from_moves(moves[:ply]))
         found = output.find(f"\n{board}\n", at)
         assert found >= 0, moves[:ply]
         at = found + 1
 
 
-def play_scripted(book, human_first: bool, noise=(), script=None):
+def play_scripted(book, human_first: bool, noise=(), script=None, start=SMALL_ROOT):
     out = io.StringIO()
     ai = Player(book, node_budget=NODE_BUDGET, table_log2=20)
-    human = ScriptedHuman(out, human_first, Player(book, table_log2=20), noise, script)
-    assert play_game(ai, human_first, human, out) == 0
+    human = ScriptedHuman(out, human_first, Player(book, table_log2=20), noise, script, start)
+    assert play_game(ai, human_first, human, out, start=start) == 0
     text = out.getvalue()
     final = re.search(r"\nmoves: ([1-7]+)\n\Z", text)
     assert final, text[-300:]
@@ -120,7 +116,7 @@ def play_scripted(book, human_first: bool, noise=(), script=None):
 
 def ai_lines(text: str) -> list[tuple[int, str]]:
     return [(int(col), how) for col, how in
-            re.findall(r"^AI plays ([1-7])  \(([a-z ,]+), \d+ ms\)$", text, flags=re.M)]
+            re.findall(r"^AI plays ([1-7])  \((.+), \d+ ms\)$", text, flags=re.M)]
 
 
 def ai_tail(text: str) -> str:
@@ -130,37 +126,37 @@ def ai_tail(text: str) -> str:
 
 # -- whole games --------------------------------------------------------------
 
-def test_human_first_wins_against_the_heuristic_opening(book):
+ROOT_BOARD = board_text(Position.from_moves(SMALL_ROOT))
+
+
+def test_human_first_wins_from_the_book_root(book):
     text, human, moves = play_scripted(book, True, noise=NOISE)
-    assert text.startswith(f"You are x. Type a column 1-7 and press Enter; q quits.\n\n"
-                           f"{EMPTY_BOARD}\n\n")
+    assert text.startswith(f"Level: perfect. You are x. Type a column 1-7 and press Enter; "
+                           f"q quits.\n\n{ROOT_BOARD}\n\n")
     # every bad line got its message and another prompt, in order
     replies = "".join(PROMPT + reply for reply in NOISE_REPLIES)
-    assert f"{EMPTY_BOARD}\n\n{replies}{PROMPT}" in text
+    assert f"{ROOT_BOARD}\n\n{replies}{PROMPT}{FULL_REPLY}" in text
     assert text.count(FULL_REPLY) == 1
     assert text.count(PROMPT) == len(human.typed)
-    # Column 4 fills up, the AI's unproven opening answers lead into the book's root,
-    # where x wins with its 6th stone (score +16); from then on the AI reads the book.
+    # At the book's root x wins with its 6th stone (score +16); the AI reads the book.
     assert moves == "44444433532"
-    assert ai_lines(text) == [(4, "heuristic, not proven")] * 3 + \
-        [(3, "heuristic, not proven"), (3, "book")]
-    assert human.typed[len(NOISE):] == ["4", "4", "4", "4", "3", "5", "2"]
-    boards_in_order(text, moves)
-    assert text.endswith(f"{PROMPT}\n{Position.from_moves(moves)}\n\n"
+    assert ai_lines(text) == [(3, "book")]
+    assert human.typed[len(NOISE):] == ["4", "5", "2"]
+    boards_in_order(text, moves, len(SMALL_ROOT))
+    assert text.endswith(f"{PROMPT}\n{board_text(Position.from_moves(moves))}\n\n"
                          "You win, with your 6th stone!\nmoves: 44444433532\n")
 
 
 def test_ai_first_wins_from_the_book(book):
     text, human, moves = play_scripted(book, False)
-    assert text.startswith(f"You are o. Type a column 1-7 and press Enter; q quits.\n\n"
-                           f"{EMPTY_BOARD}\n\n")
+    assert text.startswith(f"Level: perfect. You are o. Type a column 1-7 and press Enter; "
+                           f"q quits.\n\n{ROOT_BOARD}\n\n")
     assert moves == "44444433532"
-    assert ai_lines(text) == [(4, "heuristic, not proven")] * 3 + \
-        [(3, "heuristic, not proven"), (5, "book"), (2, "book")]
-    assert human.typed == ["4", "4", "4", "4", "3", "3"]
+    assert ai_lines(text) == [(5, "book"), (2, "book")]
+    assert human.typed == ["4", "3"]
     assert text.count(FULL_REPLY) == 1
-    boards_in_order(text, moves)
-    assert text.endswith(f"AI plays 2  {ai_tail(text)}\n\n{Position.from_moves(moves)}\n\n"
+    boards_in_order(text, moves, len(SMALL_ROOT))
+    assert text.endswith(f"AI plays 2  {ai_tail(text)}\n\n{board_text(Position.from_moves(moves))}\n\n"
                          "The AI wins, with its 6th stone.\nmoves: 44444433532\n")
 
 
@@ -173,9 +169,19 @@ def test_drawn_game_played_to_the_last_cell(book):
     assert len(moves) == 42
     final = Position.from_moves(moves)
     assert final.is_full and not final.is_won
-    assert all(how != "heuristic, not proven" for col, how in ai_lines(text)[4:])
-    boards_in_order(text, moves)
-    assert text.endswith(f"\n{final}\n\nDraw.\nmoves: {moves}\n")
+    assert {how for col, how in ai_lines(text)} <= {"book", "search"}  # every move proven
+    boards_in_order(text, moves, len(SMALL_ROOT))
+    assert text.endswith(f"\n{board_text(final)}\n\nDraw.\nmoves: {moves}\n")
+
+
+def test_ai_answers_unproven_within_its_node_budget(book):
+    # "4444443" is outside the small book and takes millions of nodes to prove.
+    out = io.StringIO()
+    ai = Player(book, node_budget=NODE_BUDGET, table_log2=20)
+    assert play_game(ai, False, io.StringIO("q\n"), out, start="4444443") == 0
+    (col, how), = ai_lines(out.getvalue())
+    assert Position.from_moves("4444443").can_play(col)
+    assert re.fullmatch(r"not proven: best found in time, \d+ moves deep", how), how
 
 
 # -- input handling -----------------------------------------------------------
@@ -186,21 +192,22 @@ def test_quitting_abandons_the_game(quit_line):
     # Human first: the AI is never asked, so no book and no budget are needed.
     assert play_game(Player(None), True, io.StringIO("x\n0\n8\n\n-1\n" + quit_line), out) == 0
     replies = "".join(PROMPT + reply for reply in NOISE_REPLIES)
-    assert out.getvalue() == ("You are x. Type a column 1-7 and press Enter; q quits.\n\n"
+    assert out.getvalue() == ("Level: perfect. You are x. Type a column 1-7 and press Enter; q quits.\n\n"
                               f"{EMPTY_BOARD}\n\n{replies}{PROMPT}\ngame abandoned\n")
 
 
 def test_quitting_mid_game(book):
-    # x fills column 4 with the AI, tries it once more, then quits.
+    # From "44444" the human (o) fills column 4, the AI answers, the human
+    # tries column 4 once more, then quits.
     out = io.StringIO()
-    stdin = io.StringIO("4\n4\n4\n4\nq\n")
     ai = Player(book, node_budget=NODE_BUDGET, table_log2=20)
-    assert play_game(ai, True, stdin, out) == 0
+    assert play_game(ai, True, io.StringIO("4\n4\nq\n"), out, start="44444") == 0
     text = out.getvalue()
-    assert text.count("AI plays 4") == 3
+    assert text.startswith("Level: perfect. You are o. ")
+    (col, how), = ai_lines(text)
     assert text.count(FULL_REPLY) == 1
-    assert text.endswith(f"{str(Position.from_moves('444444'))}\n\n{PROMPT}{FULL_REPLY}"
-                         f"{PROMPT}\ngame abandoned\n")
+    assert text.endswith(f"{board_text(Position.from_moves('444444' + str(col)))}\n\n{PROMPT}"
+                         f"{FULL_REPLY}{PROMPT}\ngame abandoned\n")
 
 
 def test_superscript_digit_is_just_bad_input():
@@ -214,7 +221,7 @@ def test_superscript_digit_is_just_bad_input():
 def test_run_play_with_the_book(small_book_path):
     out = io.StringIO()
     assert run_play(small_book_path, "human", io.StringIO("q\n"), out) == 0
-    assert out.getvalue().startswith("You are x.")
+    assert out.getvalue().startswith("Level: perfect. You are x.")
     assert out.getvalue().endswith("game abandoned\n")
 
 
@@ -229,7 +236,7 @@ def test_play_command_rejects_bad_input_and_quits(small_book_path):
                     stdin="x\n0\n8\n\n-1\nq\n")
     assert result.returncode == 0 and result.stderr == ""
     replies = "".join(PROMPT + reply for reply in NOISE_REPLIES)
-    assert result.stdout == ("You are x. Type a column 1-7 and press Enter; q quits.\n\n"
+    assert result.stdout == ("Level: perfect. You are x. Type a column 1-7 and press Enter; q quits.\n\n"
                              f"{EMPTY_BOARD}\n\n{replies}{PROMPT}\ngame abandoned\n")
 
 
@@ -252,7 +259,8 @@ def test_play_command_ai_first_answers_within_its_time(small_book_path):
     result = c4book("play", "--db", small_book_path, "--first", "ai", "--time", "0.5",
                     stdin="q\n")
     assert result.returncode == 0 and result.stderr == ""
-    match = re.search(r"AI plays 4  \(heuristic, not proven, (\d+) ms\)", result.stdout)
+    match = re.search(r"AI plays [1-7]  \(not proven: best found in time, \d+ moves deep, "
+                      r"(\d+) ms\)", result.stdout)
     assert match and int(match.group(1)) < 30_000, result.stdout  # not minutes; compiling may count
     assert result.stdout.endswith("game abandoned\n")
 
@@ -262,3 +270,69 @@ def test_play_command_rejects_a_bad_time(small_book_path):
     assert result.returncode == 2
     assert result.stderr.strip() == ("c4book play: error: argument --time: '0' is not a "
                                      "positive number of seconds (see c4book play --help)")
+
+
+# -- levels, hints, the board ---------------------------------------------------
+
+SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
+def test_play_command_with_a_level_and_hints():
+    # The shipped book knows every move's score up to ply 7, so the hints are instant.
+    result = c4book("play", "--db", str(SHIPPED), "--level", "beginner", "--seed", "7",
+                    "--hints", stdin="4\n4\nq\n")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    out = result.stdout
+    assert out.startswith("Level: beginner. You are x. ")
+    # The empty board's move scores are -2 -1 0 1 0 -1 -2 (see the README).
+    assert ("hints:\n  1: you lose, to the AI's 20th stone\n  2: you lose, to the AI's 21st stone\n"
+            "  3: draw\n  4: you win with your 21st stone\n  5: draw\n"
+            "  6: you lose, to the AI's 21st stone\n  7: you lose, to the AI's 20th stone\n"
+            f"{PROMPT}") in out
+    assert out.count("hints:\n") == 3  # before each of the human's moves
+    ai = ai_lines(out)
+    assert [how for col, how in ai] == ["looked 2 moves ahead"] * 2
+    again = c4book("play", "--db", str(SHIPPED), "--level", "beginner", "--seed", "7",
+                   "--hints", stdin="4\n4\nq\n")
+    assert ai_lines(again.stdout) == ai  # the same seed, the same game
+
+
+def test_play_command_rejects_an_unknown_level(small_book_path):
+    result = c4book("play", "--db", small_book_path, "--level", "wizard", stdin="")
+    assert result.returncode == 2
+    assert "invalid choice: 'wizard'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_play_command_rejects_a_bad_start(small_book_path):
+    result = c4book("play", "--db", small_book_path, "--start", "4444444", stdin="")
+    assert result.returncode == 1
+    assert result.stderr.strip() == ("c4book play: error: column 4 is full at move 7 of "
+                                     "'4444444'")
+
+
+def test_the_last_stone_is_marked():
+    assert board_text(Position.from_moves("445")).split("\n")[-3:-1] == \
+        [". . . o . . .", ". . . x X . ."]
+    assert board_text(Position.from_moves("4454")).split("\n")[-4] == ". . . O . . ."
+    assert board_text(Position()) == EMPTY_BOARD
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colours_on_a_terminal_unless_no_color(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    out = Terminal()
+    play_game(Player(None), True, io.StringIO("4\nq\n"), out)
+    assert "\x1b[31m\x1b[1;4mX\x1b[0m" in out.getvalue()  # x red, the last stone underlined
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = Terminal()
+    play_game(Player(None), True, io.StringIO("4\nq\n"), plain)
+    assert "\x1b[" not in plain.getvalue()
+    monkeypatch.delenv("NO_COLOR")
+    piped = io.StringIO()
+    play_game(Player(None), True, io.StringIO("4\nq\n"), piped)
+    assert "\x1b[" not in piped.getvalue()

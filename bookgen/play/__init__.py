@@ -1,0 +1,1 @@
+"""Playing against people: levels of play and what the player knows between moves."""

@@ -1,0 +1,92 @@
+"""What the player knows about a position before it searches: bounds from the book and from its own proofs.
+
+* **Just past the book.**  Every parent of a position one ply past the book
+  (the position with one of the last mover's top stones taken back) is in
+  the book, and the last mover could have played into this position from
+  each: so its score, for the player to move, is at least minus the smallest
+  parent score.  A parent that was lost for its mover makes this position
+  a proven win.
+* **Proofs carry over.**  A move proven to keep a result keeps it after any
+  reply: the Pons score counts the winner's stones, so a won position stays
+  won at least as fast after any answer.
+"""
+
+from __future__ import annotations
+
+from solver import Position
+from solver.bitboard import COLUMN_MASKS, WIDTH
+
+FLOOR_MEMORY = 100_000  # positions remembered; forgotten all at once past it
+
+
+def moves_of(first: int, second: int) -> str | None:
+    """A move string reaching the position with these stones (first and second player's), if any."""
+    mask = first | second
+    ply = bin(mask).count("1")
+    if ply == 0:
+        return ""
+    last = first if ply % 2 == 1 else second
+    for col in range(WIDTH):
+        column = mask & COLUMN_MASKS[col]
+        if column:
+            top = 1 << (column.bit_length() - 1)
+            if top & last:
+                earlier = (first & ~top, second) if last is first else (first, second & ~top)
+                found = moves_of(*earlier)
+                if found is not None:
+                    return found + str(col + 1)
+    return None
+
+
+def parents(position: Position) -> list[Position]:
+    """The positions from which the last move could have led here (no finished games)."""
+    mover = position.current
+    last = mover ^ position.mask  # the stones of the player who just moved
+    first, second = (mover, last) if position.ply % 2 == 0 else (last, mover)
+    found = []
+    for col in range(WIDTH):
+        column = position.mask & COLUMN_MASKS[col]
+        if not column:
+            continue
+        top = 1 << (column.bit_length() - 1)
+        if not top & last:
+            continue
+        stones = (first & ~top, second) if position.ply % 2 == 1 else (first, second & ~top)
+        moves = moves_of(*stones)
+        if moves is not None:
+            found.append(Position.from_moves(moves))
+    return found
+
+
+def book_floor(book, position: Position) -> int | None:
+    """A lower bound on the score from the book entries of the position's parents, if any."""
+    if book is None or position.ply == 0:
+        return None
+    scores = [entry.score for entry in book.get_many(parents(position)) if entry is not None]
+    return -min(scores) if scores else None
+
+
+class Floors:
+    """Lower bounds on positions' scores, learnt from the player's own proven moves."""
+
+    def __init__(self):
+        self._floors: dict[int, int] = {}
+
+    def get(self, position: Position) -> int | None:
+        return self._floors.get(position.key)
+
+    def after_move(self, position: Position, column: int, floor: int) -> None:
+        """The mover's move ``column`` is proven to score at least ``floor``: so does every reply."""
+        child = position.play(column)
+        if child.is_game_over:
+            return
+        if len(self._floors) > FLOOR_MEMORY:
+            self._floors.clear()
+        for reply in child.legal_moves():
+            grandchild = child.play(reply)
+            if not grandchild.is_game_over:
+                key = grandchild.key
+                self._floors[key] = max(floor, self._floors.get(key, floor))
+
+
+

@@ -1,0 +1,66 @@
+"""Levels of play, from a beginner who makes human-looking mistakes up to perfect.
+
+A level below perfect looks ``depth`` plies ahead with the anytime search's
+evaluation (threats with row parity, open lines, centre) and picks at random,
+with its own seeded generator, among the moves valued within ``margin`` of
+the best: moves that look about as good, as a person's choice would.  The
+lower levels see less far and accept worse-looking moves, so their mistakes
+are plausible ones (a move that loses at once never looks near-equal).
+``expert`` plays the anytime search with a fixed node budget and the book:
+strong, but not always exact in the middle game.  ``perfect`` is exact.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from solver import Position
+from solver.errors import C4Error
+
+
+class LevelError(C4Error, ValueError):
+    """A level name that does not exist."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """How a level plays: ``depth`` and ``margin`` for the evaluation (no book), or
+    ``nodes`` for the anytime search after the book (both ``None``: exact play)."""
+
+    name: str
+    depth: int | None
+    margin: int
+    nodes: int | None
+    about: str
+
+
+LEVELS = {level.name: level for level in (
+    Level("beginner", 2, 60, None, "sees one move ahead, often picks a weaker move"),
+    Level("casual", 4, 25, None, "sees two moves ahead, sometimes picks a weaker move"),
+    Level("club", 8, 6, None, "sees four moves ahead, rarely picks a weaker move"),
+    Level("expert", None, 0, 100_000, "the book, then a short exact-first search"),
+    Level("perfect", None, 0, None, "the book, then the exact solver"),
+)}
+DEFAULT_LEVEL = "perfect"
+
+
+def get_level(name: str) -> Level:
+    """The level called ``name``; a ``ValueError`` naming the levels otherwise."""
+    level = LEVELS.get(name) if isinstance(name, str) else None
+    if level is None:
+        raise LevelError(f"unknown level {name!r}: choose one of {', '.join(LEVELS)}")
+    return level
+
+
+def pick_near_best(values: dict[int, int], margin: int, rng: random.Random) -> int:
+    """A random column among those valued within ``margin`` of the best (centre first on ties)."""
+    best = max(values.values())
+    near = sorted(col for col, value in values.items() if value >= best - margin)
+    return rng.choice(near)
+
+
+def level_move(search, position: Position, level: Level, rng: random.Random) -> tuple[int, int]:
+    """(column, its value) for an evaluation level."""
+    values = search.move_values(position, level.depth)
+    return (col := pick_near_best(values, level.margin, rng)), values[col]

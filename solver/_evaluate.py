@@ -1,0 +1,326 @@
+"""numba kernels for the anytime search: a static evaluation and a depth-limited alpha-beta.
+
+Values are from the side of the player to move.  A proven result lies beyond
+``BIG``: ``BIG + s`` for a proven win of Pons score ``s``, ``-BIG + s`` for a
+proven loss (``s < 0``); a heuristic value stays within ``HEURISTIC_MAX``.
+
+The evaluation follows the zugzwang rules that decide most Connect 4 games
+(Allis): a threat (an empty cell that would complete four) is worth much
+more on the rows where its owner can expect to be the one to fill it -- odd
+rows (1, 3, 5, counted from the bottom) for the first player, even rows for
+the second.  A threat sitting above the opponent's threat in the same column
+matters less (that column is decided lower down).  Open lines (four cells
+free of opponent stones) count how much room each side has left to make
+threats, which also rewards the centre, and centre stones count a little more.
+
+The search reads two exact sources at every node: the exact solver's
+transposition table (bounds proved by earlier searches; a proven win or loss
+ends the node, a proven draw bound clamps the evaluation) and a sorted array
+of canonical keys with exact scores (book entries the caller passes in).
+
+State lives in caller-owned arrays, as in ``_search``: ``scratch[0]`` counts
+nodes, ``scratch[1]`` is a node limit (0: none), ``scratch[2]`` is set when a
+search stopped, and ``scratch[3]`` is a stop request another thread may set
+(a timer at the deadline).  From ``ORDER_BASE`` on, 8 slots per ply for move
+ordering.  ``tt_keys``/``tt_data`` are the search's own table: depth, bound
+kind, value and best move of positions already searched, for iterative
+deepening to try the best move first.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import bitboard as bb
+from ._bits import BOARD, BOTTOM, column_mask, move_score, non_losing_moves, popcount, possible, winning_cells
+from ._search import table_bounds
+
+CELLS = bb.CELLS
+BIG = 10_000
+HEURISTIC_MAX = BIG - 100
+INFINITY = 2 * BIG
+
+# Rows counted from the bottom as 1-6: odd rows are bit rows 0, 2, 4.
+ODD_ROWS = np.uint64(bb.BOTTOM * 0b010101)
+EVEN_ROWS = np.uint64(bb.BOTTOM * 0b101010)
+CENTRE = np.uint64(bb.COLUMN_MASKS[3])
+NEAR_CENTRE = np.uint64(bb.COLUMN_MASKS[2] | bb.COLUMN_MASKS[4])
+ZERO = np.uint64(0)
+U1 = np.uint64(1)
+U8 = np.uint64(8)
+U16 = np.uint64(16)
+H1 = np.uint64(bb.H1)
+COLUMN_ORDER = bb.COLUMN_ORDER
+
+# Weights, in evaluation points; tuned by hand on random positions against
+# exact analyses (scripts/bench_anytime.py measures the result).
+GOOD_THREAT = 60      # odd-row threat of the first player, even-row of the second
+OTHER_THREAT = 25     # a threat on the other parity still forces answers
+SHADOWED = 4          # a threat above an opponent's threat in its column
+STACKED = 90          # two threats of one player one above the other
+TWO_LINE = 9          # open line holding two of the player's stones
+ONE_LINE = 2          # open line holding one
+CENTRE_STONE = 3
+ZUGZWANG = 150        # the only side with threats of its own parity
+NEAR_CENTRE_STONE = 1
+
+
+# Own table entries: value + VALUE_SHIFT in bits 16+, depth in bits 8-15,
+# kind in bits 4-5, best column + 1 in bits 0-3 (0: none).
+EXACT, LOWER, UPPER = 1, 2, 3
+VALUE_SHIFT = 1 << 20
+
+ORDER_BASE = 8
+SCRATCH_SIZE = ORDER_BASE + 8 * (CELLS + 1)
+
+
+@njit(cache=True, inline="always")
+def _above(cells):
+    """Every cell above some cell of ``cells`` in its column."""
+    # One row at a time: the sentinel row, masked off, stops each column's climb.
+    up = (cells << U1) & BOARD
+    above = up
+    for _ in range(4):
+        up = (up << U1) & BOARD
+        above |= up
+    return above
+
+
+@njit(cache=True, inline="always")
+def _open_lines(own, opponent):
+    """Weighted count of the lines of four free of opponent stones, by own stones in them."""
+    free = BOARD & ~opponent
+    total = 0
+    for step in (1, 6, 7, 8):  # vertical, the two diagonals, horizontal
+        s = np.uint64(step)
+        starts = free & (free >> s) & (free >> (s + s)) & (free >> (s + s + s))
+        a = own & starts
+        b = (own >> s) & starts
+        c = (own >> (s + s)) & starts
+        d = (own >> (s + s + s)) & starts
+        # Bit-sliced sum a + b + c + d for every line at once.
+        ab, cd = a ^ b, c ^ d
+        bit0 = ab ^ cd
+        carry_ab, carry_cd, carry = a & b, c & d, ab & cd
+        bit1 = carry_ab ^ carry_cd ^ carry
+        bit2 = (carry_ab & carry_cd) | ((carry_ab | carry_cd) & carry)
+        ones = bit0 & ~bit1 & ~bit2
+        twos = bit1 & ~bit0 & ~bit2
+        total += ONE_LINE * np.int64(popcount(ones)) + TWO_LINE * np.int64(popcount(twos))
+    return total
+
+
+@njit(cache=True, inline="always")
+def _threats(own, other, good_rows):
+    """Points for ``own``'s threats given ``other``'s threats (both empty-cell sets)."""
+    live = own & ~_above(other)
+    good = np.int64(popcount(live & good_rows))
+    bad = np.int64(popcount(live & ~good_rows))
+    shadowed = np.int64(popcount(own & ~live))
+    stacked = np.int64(popcount(own & (own >> U1)))
+    return GOOD_THREAT * good + OTHER_THREAT * bad + SHADOWED * shadowed + STACKED * stacked
+
+
+@njit(cache=True, nogil=True)
+def evaluate(position, mask, ply):
+    """Static value of a position for the player to move, within ``HEURISTIC_MAX``."""
+    mover_first = ply % 2 == 0
+    first = position if mover_first else position ^ mask
+    second = first ^ mask
+    first_threats = winning_cells(first, mask)
+    second_threats = winning_cells(second, mask)
+    value = _threats(first_threats, second_threats, ODD_ROWS) \
+        - _threats(second_threats, first_threats, EVEN_ROWS)
+    # Zugzwang: with threats of its own parity and none of the opponent's,
+    # a player usually wins the fight for the last cells.
+    first_good = first_threats & ~_above(second_threats) & ODD_ROWS
+    second_good = second_threats & ~_above(first_threats) & EVEN_ROWS
+    if first_good != ZERO and second_good == ZERO:
+        value += ZUGZWANG
+    elif second_good != ZERO and first_good == ZERO:
+        value -= ZUGZWANG
+    value += _open_lines(first, second) - _open_lines(second, first)
+    value += CENTRE_STONE * (np.int64(popcount(first & CENTRE)) - np.int64(popcount(second & CENTRE)))
+    value += NEAR_CENTRE_STONE * (np.int64(popcount(first & NEAR_CENTRE))
+                                  - np.int64(popcount(second & NEAR_CENTRE)))
+    if not mover_first:
+        value = -value
+    return max(-HEURISTIC_MAX, min(HEURISTIC_MAX, value))
+
+
+@njit(cache=True, inline="always")
+def proven_value(score):
+    """An exact Pons score as a search value: beyond ``BIG`` unless it is a draw."""
+    if score > 0:
+        return BIG + score
+    if score < 0:
+        return -BIG + score
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _mirror(bits):
+    out = ZERO
+    full = (U1 << H1) - U1
+    for col in range(7):
+        out |= ((bits >> (np.uint64(col) * H1)) & full) << (np.uint64(6 - col) * H1)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _known_score(position, mask, known_keys, known_scores):
+    """The exact score from the caller's sorted canonical keys, or 99 when unknown."""
+    if known_keys.size == 0:
+        return 99
+    key = position + mask
+    mirrored = _mirror(position) + _mirror(mask)
+    if mirrored < key:
+        key = mirrored
+    i = np.searchsorted(known_keys, key)
+    if i < known_keys.size and known_keys[i] == key:
+        return known_scores[i]
+    return 99
+
+
+@njit(cache=True, inline="always")
+def _insert_sorted(buffer, base, count, item):
+    """Insert ``item`` into ``buffer[base:base + count]``, kept in decreasing order."""
+    j = base + count
+    while j > base and buffer[j - 1] < item:
+        buffer[j] = buffer[j - 1]
+        j -= 1
+    buffer[j] = item
+
+
+@njit(cache=True, nogil=True)
+def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, shift,
+           known_keys, known_scores, scratch):
+    """Fail-soft negamax value within ``(alpha, beta)``, ``depth`` plies deep.
+
+    Forced moves (a single non-losing move) do not use up depth.  The caller
+    makes sure the player to move cannot win at once.
+    """
+    scratch[0] += U1
+    if scratch[3] != ZERO or (scratch[1] != ZERO and scratch[0] > scratch[1]):
+        scratch[2] = U1
+        return 0
+    moves = non_losing_moves(position, mask)
+    if moves == ZERO:
+        return proven_value(-((CELLS - ply) // 2))
+    if ply >= CELLS - 2:
+        return 0
+    known = _known_score(position, mask, known_keys, known_scores)
+    if known != 99:
+        return proven_value(known)
+
+    low, high = table_bounds(position, mask, table, shift)
+    if low >= 1:  # a proven win, at least this fast
+        if BIG + low >= beta:
+            return BIG + low
+        alpha = max(alpha, BIG + low)
+    elif high <= -1:
+        if -BIG + high <= alpha:
+            return -BIG + high
+        beta = min(beta, -BIG + high)
+
+    if depth <= 0 and moves & (moves - U1) != ZERO:
+        value = evaluate(position, mask, ply)
+        if low >= 0:
+            value = max(value, 0)
+        if high <= 0:
+            value = min(value, 0)
+        return value
+
+    key = position + mask
+    slot = key & np.uint64(tt_keys.size - 1)
+    tt_move = -1
+    if tt_keys[slot] == key:
+        data = tt_data[slot]
+        tt_move = np.int64(data & 15) - 1
+        if np.int64((data >> U8) & np.uint64(255)) >= depth:
+            value = np.int64(data >> U16) - VALUE_SHIFT
+            kind = np.int64((data >> np.uint64(4)) & np.uint64(3))
+            if kind == EXACT or (kind == LOWER and value >= beta) or (kind == UPPER and value <= alpha):
+                return value
+
+    # Order: the table's move, then more winning cells, then nearer the centre.
+    base = ORDER_BASE + 8 * ply
+    count = 0
+    for rank in range(7):
+        col = COLUMN_ORDER[rank]
+        move = moves & column_mask(col)
+        if move != ZERO:
+            item = (move_score(position, mask, move) << U8) | np.uint64(7 - rank)
+            if col == tt_move:
+                item |= np.uint64(1 << 20)
+            _insert_sorted(scratch, base, count, (item << U8) | np.uint64(col))
+            count += 1
+
+    next_depth = depth - 1 if count > 1 else depth
+    original_alpha = alpha
+    best, best_col = -INFINITY, -1
+    for i in range(count):
+        col = np.int64(scratch[base + i] & np.uint64(255))
+        move = moves & column_mask(col)
+        value = -search(position ^ mask, mask | move, ply + 1, next_depth, -beta, -alpha,
+                        tt_keys, tt_data, table, shift, known_keys, known_scores, scratch)
+        if scratch[2] != ZERO:
+            return 0
+        if value > best:
+            best, best_col = value, col
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    break
+    kind = LOWER if best >= beta else UPPER if best <= original_alpha else EXACT
+    tt_keys[slot] = key
+    tt_data[slot] = (np.uint64(best + VALUE_SHIFT) << U16) | (np.uint64(max(depth, 0)) << U8) \
+        | np.uint64(kind << 4) | np.uint64(best_col + 1)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, table, shift,
+                known_keys, known_scores, scratch):
+    """Search the root moves ``columns`` (0-based, in this order) to ``depth``.
+
+    ``values[i]`` gets column ``columns[i]``'s value; after the first move a
+    value at or below the best so far is only an upper bound.  Returns how
+    many moves were searched before a stop.
+    """
+    alpha = -INFINITY
+    for i in range(columns.size):
+        move = possible(mask) & column_mask(columns[i])
+        if ply + 1 >= CELLS:  # the move fills the board
+            values[i] = 0
+            alpha = max(alpha, 0)
+            continue
+        value = -search(position ^ mask, mask | move, ply + 1, depth - 1, -INFINITY, -alpha,
+                        tt_keys, tt_data, table, shift, known_keys, known_scores, scratch)
+        if scratch[2] != ZERO:
+            return i
+        values[i] = value
+        if value > alpha:
+            alpha = value
+    return columns.size
+
+
+@njit(cache=True, nogil=True)
+def safe_columns(position, mask):
+    """Bit c set for each 0-based column whose move does not let the opponent win at once."""
+    moves = non_losing_moves(position, mask)
+    out = 0
+    for col in range(7):
+        if moves & column_mask(col) != ZERO:
+            out |= 1 << col
+    return out
+
+
+@njit(cache=True, nogil=True)
+def winning_columns(position, mask):
+    """Bit c set for each 0-based column that wins at once."""
+    wins = winning_cells(position, mask) & possible(mask)
+    out = 0
+    for col in range(7):
+        if wins & column_mask(col) != ZERO:
+            out |= 1 << col
+    return out

@@ -1,0 +1,196 @@
+"""``solver.anytime`` and its kernels (``solver._evaluate``), against the exact solver.
+
+Budgets are given in nodes wherever an answer is checked, so that the tests
+go the same way under any load.
+"""
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import GameOverError, Position, Solver, win_score
+from solver import _evaluate as ev
+from solver.anytime import AnytimeAnswer, AnytimeSearch
+
+DATA = Path(__file__).parent / "data"
+
+
+def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
+    lines = [line.split() for line in (DATA / name).read_text().split("\n") if line.strip()]
+    return [(moves, int(score)) for moves, score in lines[::step][:limit]]
+
+
+END_EASY = pons_lines("Test_L3_R1", 53, 12)
+MIDDLE_MEDIUM = pons_lines("Test_L2_R2", 67, 15)
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver(table_log2=20)
+
+
+@pytest.fixture()
+def search():
+    return AnytimeSearch(Solver(table_log2=20), eval_table_log2=14)
+
+
+def args(position: Position):
+    return np.uint64(position.current), np.uint64(position.mask), position.ply
+
+
+def random_positions(count: int, seed: int, plies=range(4, 38)) -> list[Position]:
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position, target = Position(), rng.choice(plies)
+        while position.ply < target and not position.is_game_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_game_over:
+            found.append(position)
+    return found
+
+
+def loses_at_once(position: Position, col: int) -> bool:
+    child = position.play(col)
+    return not child.is_game_over and any(child.is_winning_move(c) for c in range(1, 8))
+
+
+# -- the evaluation ---------------------------------------------------------------
+
+def test_evaluation_is_the_same_for_the_mirror_image():
+    for position in random_positions(200, 1):
+        mirror = position.mirror()
+        assert ev.evaluate(*args(position)) == ev.evaluate(*args(mirror)), position.moves
+
+
+def test_evaluation_stays_heuristic():
+    values = [ev.evaluate(*args(p)) for p in random_positions(300, 2)]
+    assert all(abs(v) <= ev.HEURISTIC_MAX for v in values)
+    assert len(set(values)) > 50  # it tells positions apart
+
+
+def test_threats_count_more_on_their_owners_rows():
+    # One threat cell in column 1: on row 1 (bit row 0, odd: the first player's
+    # row), then on row 2 (even).  With the first player's rows, the odd one is good.
+    odd, even = np.uint64(1 << 0), np.uint64(1 << 1)
+    none = np.uint64(0)
+    assert ev._threats(odd, none, ev.ODD_ROWS) == ev.GOOD_THREAT
+    assert ev._threats(even, none, ev.ODD_ROWS) == ev.OTHER_THREAT
+    assert ev._threats(even, none, ev.EVEN_ROWS) == ev.GOOD_THREAT
+    # A threat above the opponent's threat in its column counts for little.
+    assert ev._threats(even, odd, ev.EVEN_ROWS) == ev.SHADOWED
+
+
+def test_full_depth_search_is_exact(solver):
+    # With the depth past the end, no leaf is a guess: every move's value is
+    # its proven exact score.
+    search = AnytimeSearch(Solver(table_log2=10), eval_table_log2=14)
+    for moves, _ in END_EASY:
+        position = Position.from_moves(moves)
+        exact = solver.analyze(position)
+        values = search.move_values(position, 42)
+        for col, score in enumerate(exact, start=1):
+            if score is not None:
+                assert values[col] == ev.proven_value(score), (moves, col)
+
+
+def test_solver_table_bounds_are_read_right(solver):
+    # The evaluation reads the exact solver's table: its bounds must hold.
+    search = AnytimeSearch(solver)
+    for moves, score in MIDDLE_MEDIUM[:8]:
+        position = Position.from_moves(moves)
+        solver.solve(position)
+        low, high = ev.solver_bounds(*args(position)[:2], search._table, search._shift)
+        assert (low, high) != (-42, 42), moves  # the root's bound was stored
+        assert low <= score <= high, moves
+
+
+def test_known_scores_are_used_at_the_leaves():
+    position = Position.from_moves("4453")
+    search = AnytimeSearch(Solver(table_log2=10), eval_table_log2=14)
+    child = position.play(4)
+    keys = np.array([child.canonical_key], dtype=np.uint64)
+    scores = np.array([-7], dtype=np.int64)  # a made-up score: the child loses for its mover
+    values = search.evaluate_moves(position, 3, [4], known=(keys, scores))
+    assert values == {4: ev.proven_value(7)}
+
+
+# -- the anytime move ---------------------------------------------------------------
+
+def test_never_loses_at_once_while_another_move_does_not():
+    search = AnytimeSearch(Solver(table_log2=16), eval_table_log2=14)
+    checked = 0
+    for position in random_positions(400, 3):
+        safe = [c for c in position.legal_moves() if not loses_at_once(position, c)]
+        answer = search.choose(position, nodes=1)
+        if safe:
+            checked += 1
+            assert answer.column in safe, position.moves
+    assert checked > 300
+
+
+def test_an_immediate_win_is_taken_and_proven():
+    answer = AnytimeSearch(Solver(table_log2=10)).choose(Position.from_moves("121212"), nodes=1)
+    assert answer == AnytimeAnswer(1, win_score(6), 1, True, True, 0, 0)
+
+
+def test_a_lost_position_blocks_and_says_so():
+    # o holds 3, 4 and 5 of the bottom row, open at both ends: every move loses.
+    position = Position.from_moves("137415")
+    assert not any(position.is_winning_move(c) for c in range(1, 8))
+    answer = AnytimeSearch(Solver(table_log2=10)).choose(position, nodes=1)
+    assert (answer.score, answer.result, answer.proven) == (-18, -1, True)
+
+
+@pytest.mark.parametrize("moves, score", END_EASY[:6] + MIDDLE_MEDIUM[:4])
+def test_enough_budget_gives_the_exact_move(solver, moves, score):
+    position = Position.from_moves(moves)
+    answer = AnytimeSearch(Solver(table_log2=20)).choose(position, nodes=50_000_000)
+    exact = solver.analyze(position)
+    assert answer.proven and answer.column in [c for c, s in enumerate(exact, 1) if s == score]
+    assert answer.score in (score, None)
+
+
+def test_a_known_win_is_never_thrown_away_however_long_it_takes_to_prove(solver):
+    # Middle-Medium wins need tens of thousands of nodes; told that the
+    # position is won, a 100-node budget still plays a winning move.
+    wins = [(m, s) for m, s in MIDDLE_MEDIUM if s > 0]
+    assert len(wins) >= 4
+    for moves, score in wins:
+        position = Position.from_moves(moves)
+        fresh = Solver(table_log2=20)
+        fresh.set_node_limit(100)
+        with pytest.raises(Exception):
+            fresh.solve(position, weak=True)  # not provable within the budget
+        answer = AnytimeSearch(Solver(table_log2=20)).choose(position, nodes=100, low=1)
+        exact = solver.analyze(position)
+        assert exact[answer.column - 1] > 0, moves
+        assert answer.keeps_result and answer.result == 1
+
+
+def test_node_budget_gives_the_same_answer_every_time():
+    position = Position.from_moves("4453")
+    answers = {AnytimeSearch(Solver(table_log2=16)).choose(position, nodes=30_000)
+               for _ in range(2)}
+    assert len(answers) == 1
+
+
+def test_time_budget_is_kept():
+    import time
+
+    search = AnytimeSearch(Solver(table_log2=20))
+    search.choose(Position.from_moves("4453"), seconds=0.01)  # load the kernels
+    started = time.perf_counter()
+    answer = search.choose(Position.from_moves("4"), seconds=0.2)
+    assert time.perf_counter() - started < 2.0  # generous: the machine may be loaded
+    assert not answer.proven and answer.depth >= 4
+
+
+def test_needs_a_budget_and_a_game_to_play():
+    search = AnytimeSearch(Solver(table_log2=10))
+    with pytest.raises(ValueError, match="needs a budget"):
+        search.choose(Position.from_moves("4"))
+    with pytest.raises(GameOverError, match="'1212121'"):
+        search.choose(Position.from_moves("1212121"), nodes=10)

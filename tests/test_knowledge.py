@@ -1,0 +1,83 @@
+"""``bookgen.play.knowledge``: bounds from the book's parents and from the player's own proofs."""
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bookgen import Book
+from bookgen.play.knowledge import Floors, book_floor, moves_of, parents
+from solver import Position, Solver
+
+SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
+
+
+def random_position(rng: random.Random, ply: int) -> Position:
+    while True:
+        position = Position()
+        while position.ply < ply and not position.is_game_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_game_over:
+            return position
+
+
+def test_moves_of_rebuilds_any_position():
+    rng = random.Random(1)
+    for _ in range(100):
+        position = random_position(rng, rng.randrange(0, 20))
+        first = position.current if position.ply % 2 == 0 else position.current ^ position.mask
+        rebuilt = Position.from_moves(moves_of(first, first ^ position.mask))
+        assert rebuilt == position, position.moves
+
+
+def test_parents_are_one_move_back():
+    position = Position.from_moves("4453")
+    found = parents(position)
+    # o played last, and o's stones top columns 3 and 4: either came last.
+    assert set(found) == {Position.from_moves("445"), Position.from_moves("435")}
+    assert sorted(c for p in found for c in p.legal_moves() if p.play(c) == position) == [3, 4]
+
+
+def test_every_parent_leads_here():
+    rng = random.Random(2)
+    for _ in range(50):
+        position = random_position(rng, rng.randrange(1, 30))
+        found = parents(position)
+        assert found, position.moves  # the position came from somewhere
+        for parent in found:
+            assert not parent.is_game_over
+            assert sum(parent.play(c) == position for c in parent.legal_moves()) == 1
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
+def test_book_floor_just_past_the_book_is_a_true_lower_bound():
+    rng = random.Random(3)
+    solver = Solver(table_log2=22)
+    exact = 0
+    with Book.open(str(SHIPPED)) as book:
+        for _ in range(12):
+            position = random_position(rng, 9)
+            floor = book_floor(book, position)
+            assert floor is not None, position.moves  # every parent is in the book
+            score = solver.solve(position)
+            assert score >= floor, position.moves
+            exact += score == floor
+        assert book_floor(book, Position.from_moves("4" * 6 + "3" * 6 + "5" * 6)) is None
+        assert book_floor(book, Position()) is None
+    assert exact >= 3  # often the bound is the score itself
+
+
+def test_book_floor_without_a_book():
+    assert book_floor(None, Position.from_moves("4453")) is None
+
+
+def test_floors_carry_a_proven_score_to_every_reply():
+    floors = Floors()
+    position = Position.from_moves("4453")
+    floors.after_move(position, 4, 3)
+    child = position.play(4)
+    for reply in child.legal_moves():
+        assert floors.get(child.play(reply)) == 3
+    assert floors.get(position) is None and floors.get(child) is None
+    floors.after_move(position, 4, 1)  # a weaker bound never lowers a known one
+    assert floors.get(child.play(1)) == 3
