@@ -50,10 +50,14 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
         return Analysis(position.moves, position.ply, entry.score, entry.wdl, entry.best_moves,
                         entry.move_scores, "book")
     searched, used_book = False, entry is not None
+    children = [position.play(col) for col in position.legal_moves()
+                if not position.is_winning_move(col)]
+    in_book = {} if book is None else {  # every child in one lookup
+        child.key: found for child, found in zip(children, book.get_many(children))}
 
     def child_score(child: Position) -> int:
         nonlocal searched, used_book, solver
-        child_entry = book.get(child) if book is not None else None
+        child_entry = in_book.get(child.key)
         if child_entry is not None:
             used_book = True
             return child_entry.score

@@ -16,6 +16,7 @@ rerunning the same command solves only what is missing.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -31,9 +32,11 @@ from solver import Position
 from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
+from .build_lock import BuildLock
 from .derive import derive
 from .enumerate import contains_sorted, keys_by_ply
-from .store import BookStore, entry_rows
+from .ray_connect import RayStartError
+from .store import BookStore, entry_rows, sqlite_path
 from .stream import FrontierStream
 
 if TYPE_CHECKING:
@@ -146,7 +149,7 @@ def check_request(root: str, ply: int) -> Position:
 def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | None = None,
           workers: int | None = None, threads: int | None = None,
           table_log2: int = DEFAULT_TABLE_LOG2, progress: bool = True,
-          out: IO[str] | None = None) -> BuildSummary:
+          out: IO[str] | None = None, verbose: bool = False) -> BuildSummary:
     """Build (or extend, or resume) the book in ``db``; see the module docstring."""
     from . import cluster
 
@@ -164,9 +167,19 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
     started = time.perf_counter()
     store = BookStore(db, root, root_position.canonical_key)
     summary = BuildSummary(root=root, ply=ply, db=db)
-    with _graceful_interrupts() as stop:
-        _build(store, root_position, ply, summary, address, workers, threads, table_log2,
-               progress, stop)
+    discard = False
+    try:
+        # Refuses at once while another live build holds this book.
+        with BuildLock(store.engine, db), _graceful_interrupts() as stop:
+            _build(store, root_position, ply, summary, address, workers, threads, table_log2,
+                   progress, stop, verbose)
+    except (RayStartError, BuildArgumentError):
+        discard = store.created  # nothing was searched: a book this run made goes again
+        raise
+    finally:
+        store.close()
+        if discard:
+            _remove_new_book(db)
     summary.wall_seconds = time.perf_counter() - started
     print(summary.report(), file=out)
     return summary
@@ -174,8 +187,8 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
 
 def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSummary,
            address: str | None, workers: int | None, threads: int | None, table_log2: int,
-           progress: bool, stop: threading.Event) -> None:
-    from . import cluster
+           progress: bool, stop: threading.Event, verbose: bool = False) -> None:
+    from . import cluster, ray_connect
 
     timings = summary.timings
     try:
@@ -186,7 +199,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
         solved: list[tuple[np.ndarray, np.ndarray]] = []   # (keys, scores) of each batch
         if len(first) or not frontier.done:
             with _timed(timings, "start"):
-                owned = cluster.connect(address, workers)
+                owned = ray_connect.connect(address, workers, verbose=verbose)
             try:
                 with _timed(timings, "start"):
                     largest = max(cluster.node_cpus())
@@ -218,7 +231,14 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
         summary.interrupted = True
     finally:
         summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
-        store.close()
+
+
+def _remove_new_book(db: str) -> None:
+    path = sqlite_path(db)
+    if path is not None:
+        for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+            if os.path.exists(name):
+                os.remove(name)
 
 
 def _describe(plan: WorkerPlan, table_log2: int) -> str:

@@ -111,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="each worker process's transposition table, as a power of two of "
                         "8-byte slots (default: %(default)s, 1 GiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--verbose", action="store_true",
+                   help="show Ray's own messages (hidden by default; a failure names their log)")
     p.add_argument("--dry-run", action="store_true",
                    help="write nothing and start no Ray: print positions per ply, how many are "
                         "stored, the frontier's size, and its search cost in core-hours, "
@@ -238,7 +240,8 @@ def _run_build(args: argparse.Namespace) -> int:
         return 0
 
     summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
-                    threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress)
+                    threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress,
+                    verbose=args.verbose)
     return 130 if summary.interrupted else 0
 
 

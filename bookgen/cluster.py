@@ -1,15 +1,14 @@
-"""Joining or starting Ray: an embedded local Ray by default, a cluster by address."""
+"""Cluster addresses, and how the frontier's solvers are laid out on the nodes.
+
+Starting or joining Ray is ``ray_connect``'s job."""
 
 from __future__ import annotations
 
-import os
 import re
 from typing import NamedTuple
 
 import ray
 
-import bookgen
-import solver
 from solver.errors import C4Error
 
 _HOST_PORT = re.compile(r"^(ray://)?(?P<host>[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5})$")
@@ -27,21 +26,6 @@ def check_address(address: str) -> str:
         raise AddressError(f"malformed --address {address!r}: use 'auto', 'HOST:PORT' "
                            "or 'ray://HOST:PORT'")
     return address
-
-
-def connect(address: str | None, workers: int | None) -> bool:
-    """Make sure Ray is up; returns True when this call started it (and owns it)."""
-    if ray.is_initialized():
-        return False
-    if address is None:
-        # "local": always a fresh embedded Ray, never a cluster that happens to run here.
-        ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
-                 logging_level="WARNING", log_to_driver=False)
-    else:
-        # Ship our own code to the cluster: workers read nothing from local files.
-        ray.init(address=check_address(address), logging_level="WARNING", log_to_driver=False,
-                 runtime_env={"py_modules": [solver, bookgen]})
-    return True
 
 
 def cluster_cpus() -> int:

@@ -177,6 +177,7 @@ class BookStore:
                 f"{db!r} is a book from root {meta['root']!r}, not {root_moves!r}: "
                 "use another --db for another root")
         self.exists = meta is not None
+        self.created = meta is None and not readonly  # this store made the book (or its tables)
         self.readonly = readonly
         self.engine = make_engine(db, readonly=readonly and path is not None)
         if meta is None and not readonly:

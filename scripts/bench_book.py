@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark reading a book: opening it, looking positions up, the AI's answer.
+"""Benchmark reading a book: opening it, looking positions up one by one and
+many at once, the AI's answer.
 
 Positions are sampled (fixed seed) from the book itself, half of them in
 mirrored orientation, so both lookup paths are timed.
@@ -22,12 +23,34 @@ from bookgen import Book, Player
 
 
 def sample_moves(db: str, count: int, seed: int) -> list[str]:
+    import numpy as np
+
+    from solver.packed import moves_of_keys
+
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        moves = [row[0] for row in conn.execute("SELECT moves FROM positions")]
+        keys = [row[0] for row in conn.execute("SELECT key FROM positions")]
+        root = conn.execute("SELECT value FROM meta WHERE name = 'root'").fetchone()[0]
+    moves = moves_of_keys(np.array(keys, dtype=np.uint64), root)  # books store keys only
     rng = random.Random(seed)
     picked = [rng.choice(moves) for _ in range(count)]
     # Half in the other orientation: the lookup then goes through the mirror.
     return [m if i % 2 else "".join(str(8 - int(c)) for c in m) for i, m in enumerate(picked)]
+
+
+def raw_lookups(db: str, positions: list[str]) -> list[float]:
+    """One sqlite3 query per known key, no parsing: what Book.get adds to is this."""
+    from solver import Position
+
+    keys = [Position.from_moves(m).canonical_key for m in positions]
+    times = []
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        for key in keys:
+            t = time.perf_counter()
+            row = conn.execute("SELECT key, score, best_moves, move_scores FROM positions "
+                               "WHERE key = ?", (key,)).fetchone()
+            times.append(time.perf_counter() - t)
+            assert row is not None
+    return times
 
 
 def random_positions(ply: int, count: int, seed: int) -> list[str]:
@@ -87,6 +110,22 @@ def main(argv: list[str] | None = None) -> int:
             entry = book.get(moves)
             lookups.append(time.perf_counter() - t)
             assert entry is not None, moves
+        book.get_many(positions[:1000])  # numpy's first call loads it: outside the timing
+        batches = []
+        for _ in range(5):
+            t = time.perf_counter()
+            entries = book.get_many(positions)
+            batches.append(time.perf_counter() - t)
+            assert all(e is not None for e in entries)
+        from solver import Position
+
+        parents = [Position.from_moves(p) for p in positions[:2000]]
+        children = [[p.play(c) for c in p.legal_moves()] for p in parents]  # as the AI asks
+        t = time.perf_counter()
+        for group in children:
+            book.get_many(group)
+        children_seconds = (time.perf_counter() - t) / len(children)
+        raw = raw_lookups(args.db, positions)
         player = Player(book)
         answers = []
         for moves in positions[:2000]:
@@ -99,6 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python -c 'import bookgen.book' (a fresh process): {import_seconds * 1e3:.0f} ms")
     print(f"Book.open:                {open_seconds * 1e3:.1f} ms")
     print(f"Book.get:                 {percentiles(lookups)}")
+    best = min(batches)
+    print(f"Book.get_many:            {len(positions) / best:,.0f} positions/s "
+          f"(best of {len(batches)} calls of {len(positions):,}; median "
+          f"{len(positions) / statistics.median(batches):,.0f}/s)")
+    print(f"Book.get_many(children):  {children_seconds * 1e6:6.1f} us per call, "
+          f"a position's children as Positions")
+    print(f"raw sqlite3, by key:      {percentiles(raw)}  (the floor, for a loaded machine)")
     print(f"Player.choose from book:  {percentiles(answers)}")
     if args.past:
         with Book.open(args.db) as book:

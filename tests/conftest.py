@@ -3,8 +3,10 @@
 import random
 import shutil
 import sqlite3
+import subprocess
 import sys
-from contextlib import closing
+import textwrap
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,6 +47,33 @@ def c4book_command() -> list[str]:
         return [str(script)]
     found = shutil.which("c4book")
     return [found] if found else [sys.executable, "-m", "bookgen.cli"]
+
+
+class Serving:
+    """A ``serving`` process, what it printed first, and its stderr once it ended."""
+
+    process: subprocess.Popen
+    first_line = ""
+    stderr = ""
+    returncode = None
+
+
+@contextmanager
+def serving(code: str, env: dict):
+    """Run ``code`` in a Python of its own for the block: it prints one line (an
+    address), then waits for its stdin to close before cleaning up and exiting."""
+    process = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env)
+    result = Serving()
+    result.process = process
+    try:
+        result.first_line = process.stdout.readline().strip()
+        assert result.first_line, process.stderr.read()
+        yield result
+    finally:
+        _, result.stderr = process.communicate("", timeout=120)
+        result.returncode = process.returncode
 
 
 @pytest.fixture(scope="module")

@@ -333,3 +333,27 @@ def test_importing_and_reading_a_book_loads_neither_numba_nor_ray(small_book_pat
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_get_many_equals_get_one_by_one(book, small_book_path):
+    stored = stored_moves(small_book_path)
+    mirrors = [mirrored(m) for m in stored]
+    misses = ["", "4453", "4444443312356"]  # above the root, off its subtree, past ply 12
+    asked = stored + mirrors + misses
+    many = book.get_many(asked)  # the numpy path
+    assert many == [book.get(m) for m in asked]
+    assert sum(e is None for e in many) == len(misses)
+    assert book.get_many(asked[:5]) == many[:5]  # the short path
+    positions = [Position.from_moves(m) for m in asked[:100]]
+    assert book.get_many(positions) == many[:100]
+    assert book.get_many([]) == []
+
+
+@pytest.mark.parametrize("bad, message", [("4a", "illegal move 'a'"),
+                                          ("44444444", "column 4 is full"),
+                                          ("12121212", "comes after the game was won"),
+                                          (4453, "got 4453")])
+def test_get_many_names_a_bad_input(book, bad, message):
+    for count in (2, 100):  # both paths
+        with pytest.raises(ValueError, match=message):
+            book.get_many([SMALL_ROOT] * (count - 1) + [bad])

@@ -62,7 +62,7 @@ def book_floor(book, position: Position) -> int | None:
     """A lower bound on the score from the book entries of the position's parents, if any."""
     if book is None or position.ply == 0:
         return None
-    scores = [entry.score for entry in map(book.get, parents(position)) if entry is not None]
+    scores = [entry.score for entry in book.get_many(parents(position)) if entry is not None]
     return -min(scores) if scores else None
 
 

@@ -1,0 +1,201 @@
+"""One build at a time per book: a lock row in the book's own metadata.
+
+The row (``meta.build_lock``) says who builds: host, pid, when it started,
+and a heartbeat the driver refreshes every ``HEARTBEAT_SECONDS``.  A second
+driver reads it and refuses at once, naming that build.  A driver that was
+killed cannot remove its row, so a row only counts while its owner lives:
+
+* on the same host, while its pid runs (and is the same process: its start
+  time in ``/proc`` must match, so a recycled pid does not count);
+* from another host, while its heartbeat is younger than ``STALE_SECONDS``.
+
+Taking and refreshing the row are compare-and-swap statements (``UPDATE ...
+WHERE value = <what we read>``), atomic on SQLite and PostgreSQL alike, so
+two drivers starting together cannot both win.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from dataclasses import asdict, dataclass
+
+from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from .schema import BookError, Meta
+
+LOCK_NAME = "build_lock"
+HEARTBEAT_SECONDS = 10.0
+STALE_SECONDS = 60.0
+
+
+class BuildLockedError(BookError, RuntimeError):
+    """Another build is writing this book."""
+
+
+@dataclass(frozen=True)
+class LockOwner:
+    """Who holds a book's build lock."""
+
+    host: str
+    pid: int
+    since: float                  # time.time() when the build started
+    heartbeat: float              # time.time() of its last sign of life
+    process_start: str | None     # the pid's start time in /proc, where there is one
+
+    @classmethod
+    def me(cls) -> LockOwner:
+        now = time.time()
+        return cls(socket.gethostname(), os.getpid(), now, now, _process_start(os.getpid()))
+
+    @classmethod
+    def from_json(cls, text: str) -> LockOwner | None:
+        try:
+            return cls(**json.loads(text))
+        except (TypeError, ValueError):
+            return None  # unreadable: treated as no lock
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    def is_alive(self, now: float | None = None) -> bool:
+        if self.host == socket.gethostname():
+            return _pid_runs(self.pid) and (self.process_start is None
+                                            or _process_start(self.pid) == self.process_start)
+        return (now or time.time()) - self.heartbeat < STALE_SECONDS
+
+    def describe(self, now: float | None = None) -> str:
+        since = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(self.since))
+        beat = max(0.0, (now or time.time()) - self.heartbeat)
+        return f"host {self.host}, pid {self.pid}, since {since}, last heartbeat {beat:.0f} s ago"
+
+
+class BuildLock:
+    """Hold the build lock of the book behind ``engine`` for a ``with`` block.
+
+    Entering raises ``BuildLockedError`` when a live build holds it; a dead
+    owner's lock is taken over.  While held, a thread refreshes the heartbeat.
+    """
+
+    def __init__(self, engine: Engine, db: str):
+        self.engine = engine
+        self.db = db
+        self.owner: LockOwner | None = None
+        self._value: str | None = None   # the row as we last wrote it
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> BuildLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def acquire(self) -> None:
+        try:
+            self._acquire()
+        except OperationalError as error:  # read-only, or held by a writer past the timeout
+            raise BookError(f"cannot take the build lock of {self.db!r}: {error.orig}") from None
+
+    def _acquire(self) -> None:
+        for _ in range(5):  # lost races only: each round someone else changed the row
+            current = self._read()
+            if current is not None:
+                holder = LockOwner.from_json(current)
+                if holder is not None and holder.is_alive():
+                    raise BuildLockedError(
+                        f"{self.db!r} is being built by another c4book build ({holder.describe()}); "
+                        "wait for it to finish, or stop it (Ctrl-C) and rerun this command")
+            owner = LockOwner.me()
+            if self._swap(current, owner.to_json()):
+                self.owner, self._value = owner, owner.to_json()
+                self._thread = threading.Thread(target=self._beat, name="c4book-build-lock",
+                                                daemon=True)
+                self._thread.start()
+                return
+        raise BuildLockedError(f"{self.db!r}: another c4book build keeps taking its lock")
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._value is not None:
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(delete(Meta).where(Meta.name == LOCK_NAME,
+                                                    Meta.value == self._value))
+            except OperationalError:
+                pass  # an unwritable book: the row names a dead pid, which frees it
+            self._value = None
+
+    # -- the row --------------------------------------------------------------
+    def _read(self) -> str | None:
+        with self.engine.connect() as conn:
+            return conn.execute(select(Meta.value).where(Meta.name == LOCK_NAME)).scalar()
+
+    def _swap(self, expected: str | None, new: str) -> bool:
+        """Write ``new`` if the row still reads ``expected`` (absent for None)."""
+        if expected is None:
+            # A plain INSERT: a row written meanwhile makes it fail, never overwritten.
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(insert(Meta).values(name=LOCK_NAME, value=new))
+            except IntegrityError:
+                return False
+            return True
+        with self.engine.begin() as conn:
+            stmt = (update(Meta).where(Meta.name == LOCK_NAME, Meta.value == expected)
+                    .values(value=new))
+            return conn.execute(stmt).rowcount == 1
+
+    def _beat(self) -> None:
+        while not self._stop.wait(HEARTBEAT_SECONDS):
+            owner = LockOwner(**{**asdict(self.owner), "heartbeat": time.time()})
+            try:
+                if self._swap(self._value, owner.to_json()):
+                    self._value = owner.to_json()
+            except Exception:
+                pass  # a busy book: the next beat tries again, well within STALE_SECONDS
+
+
+def read_lock(engine: Engine) -> LockOwner | None:
+    """The lock's owner as recorded (alive or not), or None."""
+    with engine.connect() as conn:
+        value = conn.execute(select(Meta.value).where(Meta.name == LOCK_NAME)).scalar()
+    return None if value is None else LockOwner.from_json(value)
+
+
+def _pid_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return _process_state(pid) != "Z"  # a zombie is dead, only not yet reaped
+
+
+def _proc_stat(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    # The command name may hold spaces: the fields after it follow its ')'.
+    return text[text.rindex(")") + 2:].split()
+
+
+def _process_state(pid: int) -> str | None:
+    fields = _proc_stat(pid)
+    return fields[0] if fields else None
+
+
+def _process_start(pid: int) -> str | None:
+    fields = _proc_stat(pid)
+    return fields[19] if fields else None  # field 22 of stat: start time in clock ticks

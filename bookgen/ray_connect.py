@@ -1,0 +1,285 @@
+"""Starting or joining Ray for a build, quietly, and failing in one line.
+
+Two ways in:
+
+* no ``--address``: an embedded local Ray on this machine's cores, secured
+  with a token of its own (token authentication, without Ray's notice that
+  it turned it on, and without writing a token file);
+* ``--address``: a running cluster.  Before ``ray.init`` gets it (which
+  retries a wrong address for minutes), the address is probed: a TCP
+  connection, an HTTP/2 greeting (Ray speaks gRPC), then a GCS client that
+  also tells a missing token apart.  Each probe is bounded, so a wrong
+  address fails in seconds.
+
+Ray's own log lines (its C++ core writes them straight to file descriptor 2)
+go to a log file unless ``verbose``; when something fails, the one-line error
+names that file.  Every failure is a ``RayStartError``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import sys
+import tempfile
+from contextlib import contextmanager
+
+from solver.errors import C4Error
+
+PROBE_SECONDS = 5.0
+CLUSTER_HELP = "see 'On a multi-node Ray cluster' in the README"
+# An HTTP/2 client's opening bytes and an empty SETTINGS frame: a gRPC server
+# answers with a SETTINGS frame (type 4) of its own.
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_SETTINGS_FRAME = 4
+
+
+class RayStartError(C4Error, RuntimeError):
+    """Ray could not be started here, or the cluster at ``--address`` not joined."""
+
+
+def connect(address: str | None, workers: int | None, *, verbose: bool = False) -> bool:
+    """Make sure Ray is up; returns True when this call started it (and owns it)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    if address in (None, "local"):
+        start_local(workers, verbose=verbose)
+    else:
+        join_cluster(address, verbose=verbose)
+    return True
+
+
+def start_local(workers: int | None, *, verbose: bool = False) -> None:
+    """A fresh embedded Ray, never a cluster that happens to run on this machine."""
+    import ray
+
+    _secure_local_ray()
+    with _ray_output(verbose) as log:
+        try:
+            ray.init(address="local", num_cpus=workers or os.cpu_count(),
+                     include_dashboard=False, log_to_driver=verbose,
+                     logging_level="INFO" if verbose else "ERROR")
+        except Exception as error:
+            _shutdown_quietly()
+            raise RayStartError(
+                f"could not start Ray on this machine: {_first_line(error)}; check free space "
+                f"and permissions in {os.environ.get('RAY_TMPDIR') or tempfile.gettempdir()} "
+                "and that `ray status` shows no broken Ray here, then retry"
+                f"{_log_hint(log, verbose)}") from None
+
+
+def join_cluster(address: str, *, verbose: bool = False) -> None:
+    """Join the running cluster at ``address`` ('auto', HOST:PORT or ray://HOST:PORT)."""
+    import ray
+
+    import bookgen
+    import solver
+
+    from .cluster import check_address
+
+    target = _resolve(check_address(address))
+    _check_answers(address, target)
+    client = target.startswith("ray://")
+    if not client:
+        _check_gcs(address, target, verbose)
+    with _ray_output(verbose) as log:
+        try:
+            # Ship our own code to the cluster: workers read nothing from local files.
+            ray.init(address=target, log_to_driver=verbose,
+                     logging_level="INFO" if verbose else "ERROR",
+                     runtime_env={"py_modules": [solver, bookgen]})
+        except Exception as error:
+            _shutdown_quietly()
+            raise _join_error(address, error, log, verbose) from None
+
+
+# -- the embedded Ray ----------------------------------------------------------
+
+def _secure_local_ray() -> None:
+    """Token authentication for the local Ray, with a token known to this build only.
+
+    Ray turns token authentication on by itself for a local Ray, but then
+    warns about it on every start and writes ``~/.ray/auth_token``.  Asking
+    for it explicitly silences the warning; an in-memory token (inherited by
+    Ray's processes through the environment) keeps the home directory clean.
+    A user's own ``RAY_AUTH_MODE=disabled``, and a user's own token, are respected.
+    """
+    mode = os.environ.setdefault("RAY_AUTH_MODE", "token")
+    if mode.lower() != "token":
+        return
+    if not _token_available():
+        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    _reload_ray_auth_config()
+
+
+def _token_available() -> bool:
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return True
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
+    return os.path.isfile(path)
+
+
+def _reload_ray_auth_config() -> None:
+    """Ray caches its config and token in C++; make it see the environment now."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader, Config
+
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
+    except (ImportError, AttributeError):  # another Ray version: it reads them at start
+        pass
+
+
+# -- probing a cluster address -----------------------------------------------
+
+def _resolve(address: str) -> str:
+    """'auto' becomes the address of the cluster running on this machine."""
+    if address != "auto":
+        return address
+    from ray._private.services import canonicalize_bootstrap_address
+
+    try:
+        found = canonicalize_bootstrap_address("auto")
+    except Exception:
+        found = None
+    if not found:
+        raise RayStartError("no Ray cluster runs on this machine (--address auto); start one "
+                            f"with `ray start --head`, or pass --address HEAD_IP:6379 ({CLUSTER_HELP})")
+    return found
+
+
+def _host_port(target: str) -> tuple[str, int]:
+    host, _, port = target.removeprefix("ray://").rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+def _no_cluster(address: str, why: str) -> RayStartError:
+    return RayStartError(f"no Ray cluster answers at {address} ({why}); start one with "
+                         f"`ray start --head`, or check the address ({CLUSTER_HELP})")
+
+
+def _check_answers(address: str, target: str) -> None:
+    """Something listens at ``target`` and greets like a gRPC server; within seconds."""
+    host, port = _host_port(target)
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_SECONDS) as sock:
+            if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+                return  # a TLS handshake would come first: leave the rest to Ray
+            sock.settimeout(PROBE_SECONDS)
+            sock.sendall(_HTTP2_PREFACE)
+            header = _read_exactly(sock, 9)
+    except socket.gaierror:
+        raise _no_cluster(address, f"unknown host {host!r}") from None
+    except (TimeoutError, socket.timeout):
+        raise _no_cluster(address, f"no answer within {PROBE_SECONDS:.0f} s") from None
+    except ConnectionRefusedError:
+        raise _no_cluster(address, "connection refused") from None
+    except OSError as error:
+        raise _no_cluster(address, error.strerror or str(error)) from None
+    if len(header) < 9 or header[3] != _SETTINGS_FRAME:
+        raise _no_cluster(address, "something else listens on that port")
+
+
+def _read_exactly(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _check_gcs(address: str, target: str, verbose: bool) -> None:
+    """Ask the cluster's GCS for its id: fails at once on a missing or wrong token."""
+    from ray._private.authentication.authentication_token_setup import AUTH_MODE_ENV_VAR
+
+    if os.environ.get(AUTH_MODE_ENV_VAR, "").lower() == "token" and not _token_available():
+        raise RayStartError(f"RAY_AUTH_MODE=token but no Ray token here to join {address}: "
+                            "copy the head node's ~/.ray/auth_token or set RAY_AUTH_TOKEN "
+                            f"({CLUSTER_HELP})")
+    try:
+        from ray._raylet import GcsClient
+    except ImportError:
+        return
+    with _ray_output(verbose) as log:
+        try:
+            GcsClient(address=target)
+        except Exception as error:
+            raise _join_error(address, error, log, verbose) from None
+
+
+def _join_error(address: str, error: Exception, log: str | None,
+                verbose: bool) -> RayStartError:
+    text = f"{type(error).__name__}: {error}"
+    if any(word in text for word in ("Unauthenticated", "InvalidAuthToken",
+                                     "AuthenticationError")):
+        if os.environ.get("RAY_AUTH_MODE", "").lower() != "token":
+            return RayStartError(
+                f"the Ray cluster at {address} requires a token: export RAY_AUTH_MODE=token "
+                f"and give this machine the cluster's token ({CLUSTER_HELP})")
+        return RayStartError(f"the Ray cluster at {address} refused this machine's token: "
+                             f"use the head node's token ({CLUSTER_HELP})")
+    if "version" in text.lower() and "mismatch" in text.lower():
+        return RayStartError(f"the Ray cluster at {address} runs another Ray or Python "
+                             f"version: {_first_line(error)}; install the same versions as "
+                             f"on the head node{_log_hint(log, verbose)}")
+    if "Timed out" in text or "TimedOut" in text:
+        return _no_cluster(address, "its GCS does not answer")
+    return RayStartError(f"could not join the Ray cluster at {address}: {_first_line(error)}"
+                         f"{_log_hint(log, verbose)}")
+
+
+# -- keeping Ray's output off the terminal -----------------------------------
+
+@contextmanager
+def _ray_output(verbose: bool):
+    """Send file descriptor 2 to a log file for the duration, unless ``verbose``.
+
+    Yields the log's path (``None`` when verbose).  The log is removed when
+    nothing went wrong, and kept for the error message otherwise.
+    """
+    if verbose:
+        yield None
+        return
+    sys.stderr.flush()
+    fd, path = tempfile.mkstemp(prefix="c4book-ray-", suffix=".log")
+    saved = os.dup(2)
+    os.dup2(fd, 2)
+    os.close(fd)
+    failed = True
+    try:
+        yield path
+        failed = False
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        if not failed or os.path.getsize(path) == 0:
+            os.unlink(path)
+
+
+def _log_hint(log: str | None, verbose: bool) -> str:
+    if verbose:
+        return ""
+    if log is not None and os.path.exists(log) and os.path.getsize(log):
+        return f" (Ray's messages: {log}; or rerun with --verbose)"
+    return " (rerun with --verbose for Ray's messages)"
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0][:300]
+
+
+def _shutdown_quietly() -> None:
+    """Undo a half-made start, so nothing of it outlives the failed command."""
+    import ray
+
+    try:
+        ray.shutdown()
+    except Exception:
+        pass

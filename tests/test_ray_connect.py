@@ -1,0 +1,193 @@
+"""``bookgen.ray_connect``: Ray that will not start, addresses where no cluster answers,
+a cluster that wants a token, and a quiet, token-secured embedded Ray.
+
+Every failure is provoked for real: a port nobody listens on, a port held by a
+plain socket, a temp dir Ray cannot use, a real token-protected cluster.
+"""
+
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from contextlib import closing
+
+import pytest
+
+from conftest import SMALL_ROOT, c4book_command, serving
+
+FAIL_WITHIN = 30  # seconds: the issue's bound for a wrong --address
+
+
+def c4book_build(db: str, *extra: str, env: dict | None = None, timeout: float = 120):
+    """``c4book build`` in this environment changed by ``env`` (None removes a variable)."""
+    args = [*c4book_command(), "build", "--root", SMALL_ROOT, "--db", db, "--no-progress",
+            "--table-log2", "18", *extra]
+    changed = {**os.environ, **(env or {})}
+    started = time.monotonic()
+    result = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
+                            env={k: v for k, v in changed.items() if v is not None})
+    return result, time.monotonic() - started
+
+
+def one_line_error(result) -> str:
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("c4book build: error: "), lines[0]
+    return lines[0]
+
+
+def book_state(path: str) -> tuple[list, dict]:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        rows = conn.execute("SELECT * FROM positions ORDER BY key").fetchall()
+        meta = dict(conn.execute("SELECT name, value FROM meta"))
+    return rows, meta
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_nothing_listening_at_the_address(tmp_path):
+    port = free_port()
+    db = str(tmp_path / "new.db")
+    result, seconds = c4book_build(db, "--ply", "10", "--address", f"127.0.0.1:{port}")
+    line = one_line_error(result)
+    assert f"no Ray cluster answers at 127.0.0.1:{port}" in line
+    assert "ray start --head" in line and "README" in line
+    assert seconds < FAIL_WITHIN
+    assert not os.path.exists(db)
+
+
+def test_a_port_held_by_something_else(small_book_copy):
+    before = book_state(small_book_copy)
+    with socket.socket() as server:  # accepts connections, never speaks gRPC
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        address = f"127.0.0.1:{server.getsockname()[1]}"
+        result, seconds = c4book_build(small_book_copy, "--ply", "13", "--address", address)
+    line = one_line_error(result)
+    assert f"no Ray cluster answers at {address}" in line and "ray start --head" in line
+    assert seconds < FAIL_WITHIN
+    assert book_state(small_book_copy) == before  # rows and metadata, lock row included
+
+
+def test_ray_that_cannot_start_is_one_line_and_leaves_the_book(small_book_copy, tmp_path):
+    not_a_dir = tmp_path / "a-file"
+    not_a_dir.write_text("Ray wants a directory here\n")
+    env = {"RAY_TMPDIR": str(not_a_dir)}
+    before = book_state(small_book_copy)
+    result, _ = c4book_build(small_book_copy, "--ply", "13", env=env)
+    line = one_line_error(result)
+    assert "could not start Ray on this machine" in line and str(not_a_dir) in line
+    assert book_state(small_book_copy) == before
+
+    new = str(tmp_path / "new.db")
+    result, _ = c4book_build(new, "--ply", "10", env=env)
+    assert "could not start Ray" in one_line_error(result)
+    assert not os.path.exists(new)  # a book this run would have made is not left behind
+
+
+def run_python(code: str, env: dict | None = None, timeout: float = 120):
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+
+
+def test_embedded_ray_is_quiet_and_wants_a_token(tmp_path):
+    # A clean environment: no auth settings, and a home without ~/.ray/auth_token.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    env["HOME"] = str(tmp_path)
+    with serving("""
+            import sys, ray
+            from bookgen.ray_connect import connect
+            assert connect(None, 1)
+            assert ray.get(ray.remote(lambda: 6 * 7).remote()) == 42
+            print(ray.get_runtime_context().gcs_address, flush=True)
+            sys.stdin.read()
+            ray.shutdown()
+            """, env) as local:
+        # Without the token, the embedded Ray's GCS turns a client away.
+        probe = run_python(f"""
+            from ray._raylet import GcsClient
+            try:
+                GcsClient(address={local.first_line!r})
+            except Exception as error:
+                print(type(error).__name__, error)
+        """, env=env, timeout=60)
+        assert "InvalidAuthToken" in probe.stdout, probe.stdout + probe.stderr
+    assert local.returncode == 0, local.stderr
+    assert local.stderr.strip() == ""  # not a word from Ray: no token notice, no warnings
+    assert not (tmp_path / ".ray").exists()  # and no token file written
+
+
+def without_ray_auth(home) -> dict:
+    """No Ray auth settings (this process's Ray set RAY_AUTH_MODE), and a home
+    without ~/.ray/auth_token."""
+    return {**{k: None for k in os.environ if k.startswith("RAY_AUTH")}, "HOME": str(home)}
+
+
+def test_a_local_build_prints_nothing_from_ray(tmp_path):
+    env = without_ray_auth(tmp_path)
+    result, _ = c4book_build(str(tmp_path / "quiet.db"), "--ply", "9", "--workers", "1",
+                             env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith("book "), result.stderr  # the summary, and only it
+    assert "Token" not in result.stderr and "WARNING" not in result.stderr
+    ray_home = tmp_path / ".ray"
+    assert not ray_home.exists(), sorted(p.name for p in ray_home.rglob("*"))
+
+
+@pytest.fixture(scope="module")
+def token_cluster():
+    """A real one-node Ray cluster that requires a token, in its own process."""
+    token = "c4book-test-" + os.urandom(8).hex()
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}
+    with serving("""
+            import sys
+            from ray.cluster_utils import Cluster
+            cluster = Cluster(initialize_head=True,
+                              head_node_args={"num_cpus": 1, "include_dashboard": False})
+            print(cluster.address, flush=True)
+            sys.stdin.read()
+            cluster.shutdown()
+            """, env) as head:
+        yield head.first_line, token
+
+
+def test_a_cluster_wanting_a_token_says_so(token_cluster, tmp_path):
+    address, _ = token_cluster
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    env["HOME"] = str(tmp_path)  # no ~/.ray/auth_token either
+    db = str(tmp_path / "new.db")
+    started = time.monotonic()
+    result = subprocess.run([*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "9",
+                             "--db", db, "--address", address],
+                            capture_output=True, text=True, timeout=120, env=env)
+    line = one_line_error(result)
+    assert f"the Ray cluster at {address} requires a token" in line
+    assert "RAY_AUTH_MODE=token" in line and "README" in line
+    assert time.monotonic() - started < FAIL_WITHIN
+    assert not os.path.exists(db)
+
+    env.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="not-the-token")
+    result = subprocess.run([*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "9",
+                             "--db", db, "--address", address],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert "refused this machine's token" in one_line_error(result)
+
+
+def test_with_the_token_the_build_runs_on_the_cluster(token_cluster, tmp_path):
+    address, token = token_cluster
+    db = str(tmp_path / "joined.db")
+    result, _ = c4book_build(db, "--ply", "9", "--address", address,
+                             env={"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
+                             timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "searched 6 frontier positions" in result.stderr
+    assert "WARNING" not in result.stderr and "rpc_client" not in result.stderr
