@@ -8,7 +8,7 @@ from solver import Position
 from solver.errors import GameOverError
 
 from .book import Book, as_position
-from .derive import best_of, sign
+from .scoring import best_of, sign
 
 
 @dataclass(frozen=True)

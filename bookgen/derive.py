@@ -19,6 +19,8 @@ from numba import njit
 from solver.bitboard import CELLS, WIDTH
 from solver.packed import canonical, child_key, decode, is_full_column
 
+from .scoring import best_of, sign  # noqa: F401  (re-exported for callers of derive)
+
 
 NO_MOVE = 0      # a full column, in packed move scores
 SCORE_OFFSET = 64  # packed move score = score + 64 (see ``schema.pack_scores``)
@@ -99,14 +101,3 @@ def derive(parents: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray
         raise MissingChildError(f"{moves_of_key(int(out.missing[at]))!r} (child of "
                                 f"{moves_of_key(int(parents[at]))!r}) is not in the book")
     return out
-
-
-def best_of(move_scores: list[int | None]) -> tuple[int, str]:
-    """``(score, best columns as a digit string)`` from per-move scores."""
-    score = max(s for s in move_scores if s is not None)
-    best = "".join(str(col) for col, s in enumerate(move_scores, start=1) if s == score)
-    return score, best
-
-
-def sign(score: int) -> int:
-    return (score > 0) - (score < 0)
