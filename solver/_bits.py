@@ -67,20 +67,26 @@ def can_win_next(position, mask):
 
 
 @njit(cache=True, inline="always")
-def non_losing_moves(position, mask):
+def safe_moves(mask, threats):
     """Playable cells that do not hand the opponent an immediate win.
 
-    Zero when every move loses at once: either the opponent has two
-    immediate threats, or every move fills the cell under one of them.
+    ``threats`` are the opponent's winning cells.  Zero when every move
+    loses at once: either the opponent has two immediate threats, or every
+    move fills the cell under one of them.
     """
     moves = possible(mask)
-    opponent_wins = winning_cells(position ^ mask, mask)
-    forced = moves & opponent_wins
+    forced = moves & threats
     if forced != np.uint64(0):
         if forced & (forced - U1):
             return np.uint64(0)
         moves = forced
-    return moves & ~(opponent_wins >> U1)
+    return moves & ~(threats >> U1)
+
+
+@njit(cache=True, inline="always")
+def non_losing_moves(position, mask):
+    """``safe_moves`` for the player to move, whose stones are ``position``."""
+    return safe_moves(mask, winning_cells(position ^ mask, mask))
 
 
 @njit(cache=True, inline="always")

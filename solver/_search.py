@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from . import bitboard as bb
-from ._bits import popcount, possible, winning_cells
+from ._bits import popcount, possible, safe_moves, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
 from ._table import EXACT, LOWER, NO_MOVE, UPPER, bucket, entry_move, entry_score, entry_type, \
@@ -68,13 +68,7 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
     # -- 1. Bounds from the board alone -------------------------------------------------
     opponent = position ^ mask
     threats_against = winning_cells(opponent, mask)
-    moves = possible(mask)
-    forced = moves & threats_against
-    if forced != ZERO:
-        if forced & (forced - ONE) != ZERO:
-            return _loss(ply)  # two threats to block
-        moves = forced
-    moves &= ~(threats_against >> ONE)  # never play under the opponent's threat
+    moves = safe_moves(mask, threats_against)
     if moves == ZERO:
         return _loss(ply)
     if ply >= CELLS - 2:
@@ -118,14 +112,7 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
         settled = False
         value = 0
         while True:
-            c_moves = possible(c_mask)
-            c_forced = c_moves & c_threats
-            if c_forced != ZERO:
-                if c_forced & (c_forced - ONE) != ZERO:
-                    c_moves = ZERO
-                else:
-                    c_moves = c_forced
-            c_moves &= ~(c_threats >> ONE)
+            c_moves = safe_moves(c_mask, c_threats)
             if c_moves == ZERO:
                 settled, value = True, sign * _loss(c_ply)
                 break
