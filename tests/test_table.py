@@ -1,5 +1,7 @@
 """Tests for ``solver._table``: entries, two-slot buckets and which entry a new one replaces."""
 
+from pathlib import Path
+
 import numpy as np
 
 from solver._table import EXACT, LOWER, NO_MOVE, UPPER, bucket, entry_move, entry_score, \
@@ -80,7 +82,8 @@ def test_solver_table_bounds_hold():
     from solver._search import table_bounds
 
     solver = Solver(table_log2=16)
-    p = Position.from_moves("4455443")
+    # A Middle-Medium position (Test_L2_R2 line 1): searched, so its root is stored.
+    p = Position.from_moves((Path(__file__).parent / "data" / "Test_L2_R2").read_text().split()[0])
     assert table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._shift) == (-42, 42)
     score = solver.solve(p)
     low, high = table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._shift)
