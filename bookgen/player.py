@@ -19,7 +19,7 @@ from solver.errors import GameOverError
 
 from .analysis import Analysis, analyze
 from .book import Book, as_position
-from .play.knowledge import Floors, book_floor
+from .play.knowledge import Floors, book_floor, book_leaves
 from .play.levels import DEFAULT_LEVEL, get_level, level_move
 
 CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # 4 3 5 2 6 1 7
@@ -149,6 +149,7 @@ class Player:
         floors = [f for f in (own, book_floor(self.book, position)) if f is not None]
         answer = self._get_anytime().choose(position, seconds=self.time_budget,
                                             nodes=self.node_budget, low=max(floors, default=-99),
+                                            known=book_leaves(self.book, position),
                                             keep_win=own is not None and own >= 1, started=started)
         if answer.score is not None and answer.proven:
             self._floors.after_move(position, answer.column, answer.score)
