@@ -59,8 +59,13 @@ def run_move(moves: str, db: str | None, as_json: bool, time_budget: float | Non
         out.write(json.dumps({"moves": Position.from_moves(moves).moves,
                               **decision.to_json()}) + "\n")
     else:
-        proof = "" if decision.proven else \
-            f", not proven: time ran out, best found {decision.depth} moves deep"
+        if decision.proven:
+            proof = ""
+        elif decision.keeps is not None:
+            kept = {1: "win", 0: "draw", -1: "loss"}[decision.keeps]
+            proof = f", not proven best: time ran out; it keeps the {kept}"
+        else:
+            proof = f", not proven: time ran out, best found {decision.depth} moves deep"
         score = "" if decision.score is None else f", score {_signed(decision.score)}"
         out.write(f"{decision.column}  ({decision.source}{score}, "
                   f"{decision.seconds * 1000:.1f} ms{proof})\n")

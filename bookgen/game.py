@@ -57,6 +57,9 @@ def describe_decision(decision: Decision) -> str:
         return f"looked {decision.depth} moves ahead"
     if decision.proven:
         return decision.source
+    if decision.keeps is not None:
+        kept = {1: "its win", 0: "the draw", -1: "a lost game"}[decision.keeps]
+        return f"keeps {kept}, not proven best in time"
     return f"not proven: best found in time, {decision.depth} moves deep"
 
 

@@ -19,7 +19,7 @@ from solver.errors import GameOverError
 
 from .analysis import Analysis, analyze
 from .book import Book, as_position
-from .play.knowledge import Floors, book_floor
+from .play.knowledge import Floors, book_floor, book_leaves
 from .play.levels import DEFAULT_LEVEL, get_level, level_move
 
 CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # 4 3 5 2 6 1 7
@@ -33,7 +33,9 @@ class Decision:
     ran out first: the best move found, see ``depth``) or ``"level"`` (a
     level's choice).  ``proven`` says the move is optimal; ``score`` is the
     position's exact score when known.  ``depth`` is how deep the evaluation
-    search looked for an unproven move (0: it did not need to).
+    search looked for an unproven move (0: it did not need to).  ``keeps``
+    is the position's result (1 won, 0 drawn, -1 lost) when the move is
+    proven to keep it, else ``None``.
     """
 
     column: int
@@ -42,10 +44,12 @@ class Decision:
     proven: bool
     seconds: float
     depth: int | None = None
+    keeps: int | None = None
 
     def to_json(self) -> dict:
         return {"column": self.column, "score": self.score, "source": self.source,
-                "proven": self.proven, "seconds": round(self.seconds, 6), "depth": self.depth}
+                "proven": self.proven, "seconds": round(self.seconds, 6), "depth": self.depth,
+                "keeps": self.keeps}
 
 
 class Player:
@@ -106,25 +110,29 @@ class Player:
         if position.is_game_over:
             raise GameOverError(f"the game is over after {position.moves!r}: no move to play",
                                 position.moves)
-        column, score, source, proven, depth = self._decide(position, started)
-        self.last = Decision(column, score, source, proven, time.perf_counter() - started, depth)
+        column, score, source, proven, depth, keeps = self._decide(position, started)
+        if keeps is None and score is not None and proven:
+            keeps = (score > 0) - (score < 0)
+        self.last = Decision(column, score, source, proven, time.perf_counter() - started, depth,
+                             keeps)
         return self.last
 
-    def _decide(self, position: Position, started: float) -> tuple[int, int | None, str, bool, int | None]:
+    def _decide(self, position: Position, started: float) -> tuple:
+        """(column, score, source, proven, depth, keeps): see ``Decision``."""
         if self.level.depth is not None:
             column, _ = level_move(self._get_anytime(), position, self.level, self._rng)
-            return column, None, "level", False, self.level.depth
+            return column, None, "level", False, self.level.depth, None
         entry = self.book.get(position) if self.book is not None else None
         if entry is not None and entry.best_moves:
             column = _centre_most(entry.best_moves)
             if position.ply + 2 > self.book.info.max_ply:  # the book ends: remember its proof
                 self._floors.after_move(position, column, entry.score)
-            return column, entry.score, "book", True, None
+            return column, entry.score, "book", True, None, None
         for col in CENTRE_FIRST:
             if position.is_winning_move(col):
-                return col, win_score(position.ply), "search", True, None
+                return col, win_score(position.ply), "search", True, None, None
         if self.time_budget is None and self.node_budget is None:
-            return (*self._search(position), "search", True, None)
+            return (*self._search(position), "search", True, None, None)
         return self._anytime_move(position, started)
 
     def _search(self, position: Position) -> tuple[int, int]:
@@ -135,12 +143,13 @@ class Player:
                 return col, score
         raise AssertionError(f"no move reaches the score {score} of {position!r}")
 
-    def _anytime_move(self, position: Position, started: float) -> tuple[int, int | None, str, bool, int | None]:
+    def _anytime_move(self, position: Position, started: float) -> tuple:
         """The anytime search's move, within the budget, from what the book and earlier proofs say."""
         own = self._floors.get(position)  # from this player's proofs: a win is kept at any cost
         floors = [f for f in (own, book_floor(self.book, position)) if f is not None]
         answer = self._get_anytime().choose(position, seconds=self.time_budget,
                                             nodes=self.node_budget, low=max(floors, default=-99),
+                                            known=book_leaves(self.book, position),
                                             keep_win=own is not None and own >= 1, started=started)
         if answer.score is not None and answer.proven:
             self._floors.after_move(position, answer.column, answer.score)
@@ -148,7 +157,8 @@ class Player:
             self._floors.after_move(position, answer.column, answer.result)
         source = "search" if answer.proven else "anytime"
         return answer.column, answer.score, source, answer.proven, \
-            None if answer.proven else answer.depth
+            None if answer.proven else answer.depth, \
+            answer.result if answer.keeps_result else None
 
     def _get_anytime(self):
         if self._anytime is None:

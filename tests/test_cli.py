@@ -227,7 +227,8 @@ def test_move_from_the_book(db):
 
 def test_move_json_from_the_book(db):
     data = json.loads(c4book("move", "44444455", "--db", db, "--json").stdout)
-    assert set(data) == {"moves", "column", "score", "source", "proven", "seconds", "depth"}
+    assert set(data) == {"moves", "column", "score", "source", "proven", "seconds", "depth",
+                         "keeps"}
     assert (data["moves"], data["column"], data["score"], data["source"], data["proven"]) == \
         ("44444455", 3, 16, "book", True)
     assert 0 <= data["seconds"] < 5
@@ -255,6 +256,8 @@ def test_move_with_a_time_budget(db):
     text = c4book("move", "4", "--db", db, "--time", "0.3")
     assert re.fullmatch(r"[1-7]  \(anytime, \d+\.\d ms, not proven: time ran out, "
                         r"best found \d+ moves deep\)\n", text.stdout), text.stdout
+    assert data["keeps"] is None  # nothing proven about the opening
+
 
 
 @pytest.mark.parametrize("budget", ["nan", "inf"])

@@ -324,15 +324,16 @@ class Terminal(io.StringIO):
 
 
 def test_colours_on_a_terminal_unless_no_color(monkeypatch):
+    # From "4" the human (o) quits at once: the board shows x's stone, the last one.
     monkeypatch.delenv("NO_COLOR", raising=False)
     out = Terminal()
-    play_game(Player(None), True, io.StringIO("4\nq\n"), out)
+    play_game(Player(None), True, io.StringIO("q\n"), out, start="4")
     assert "\x1b[31m\x1b[1;4mX\x1b[0m" in out.getvalue()  # x red, the last stone underlined
     monkeypatch.setenv("NO_COLOR", "1")
     plain = Terminal()
-    play_game(Player(None), True, io.StringIO("4\nq\n"), plain)
-    assert "\x1b[" not in plain.getvalue()
+    play_game(Player(None), True, io.StringIO("q\n"), plain, start="4")
+    assert "\x1b[" not in plain.getvalue() and ". . . X . . ." in plain.getvalue()
     monkeypatch.delenv("NO_COLOR")
     piped = io.StringIO()
-    play_game(Player(None), True, io.StringIO("4\nq\n"), piped)
-    assert "\x1b[" not in piped.getvalue()
+    play_game(Player(None), True, io.StringIO("q\n"), piped, start="4")
+    assert piped.getvalue() == plain.getvalue()

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bookgen import Book
-from bookgen.play.knowledge import Floors, book_floor, moves_of, parents
+from bookgen.play.knowledge import Floors, book_floor, book_leaves, moves_of, parents
 from solver import Position, Solver
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
@@ -81,3 +81,18 @@ def test_floors_carry_a_proven_score_to_every_reply():
     assert floors.get(position) is None and floors.get(child) is None
     floors.after_move(position, 4, 1)  # a weaker bound never lowers a known one
     assert floors.get(child.play(1)) == 3
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
+def test_book_leaves_are_the_childrens_scores():
+    with Book.open(str(SHIPPED)) as book:
+        position = Position.from_moves("4453")
+        keys, scores = book_leaves(book, position)
+        assert list(keys) == sorted(keys) and len(keys) == len(scores) == 7
+        for col in range(1, 8):
+            child = position.play(col)
+            i = list(keys).index(child.canonical_key)
+            assert scores[i] == book.get(child).score
+        past = Position.from_moves("44533712")  # ply 8: its children are past the book
+        assert [len(a) for a in book_leaves(book, past)] == [0, 0]
+    assert [len(a) for a in book_leaves(None, position)] == [0, 0]

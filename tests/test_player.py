@@ -126,7 +126,7 @@ def test_choose_from_the_book(book):
     assert 0 <= decision.seconds < 1.0
     assert player.last is decision
     data = decision.to_json()
-    assert set(data) == {"column", "score", "source", "proven", "seconds", "depth"}
+    assert set(data) == {"column", "score", "source", "proven", "seconds", "depth", "keeps"}
     assert (data["column"], data["score"], data["source"], data["proven"]) == (5, 16, "book", True)
 
 
@@ -315,7 +315,9 @@ def test_a_proven_win_is_never_thrown_away_when_it_takes_long_to_prove(book_move
         proving.set_node_limit(10_000)
         with pytest.raises(SearchLimitError):
             proving.solve(moves, weak=True)
-        assert player.choose(moves).column in wins
+        decision = player.choose(moves)
+        assert decision.column in wins
+        assert decision.keeps == 1  # proven to keep the win, if not proven the fastest
 
 
 # -- levels -------------------------------------------------------------------

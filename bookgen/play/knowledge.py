@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from solver import Position
 from solver.bitboard import COLUMN_MASKS, WIDTH
 
@@ -64,6 +66,25 @@ def book_floor(book, position: Position) -> int | None:
         return None
     scores = [entry.score for entry in book.get_many(parents(position)) if entry is not None]
     return -min(scores) if scores else None
+
+
+def book_leaves(book, position: Position) -> tuple[np.ndarray, np.ndarray]:
+    """The book's exact scores of the position's children, for the search's leaves.
+
+    (sorted canonical keys, scores), empty past the book's last ply.  Useful
+    when the book holds the children but not the position itself (a book
+    built from another root, or one still being built).
+    """
+    found: dict[int, int] = {}
+    if book is not None and position.ply < book.info.max_ply:
+        for col in position.legal_moves():
+            child = position.play(col)
+            entry = None if child.is_game_over else book.get(child)
+            if entry is not None:
+                found[child.canonical_key] = entry.score
+    keys = sorted(found)
+    return (np.array(keys, dtype=np.uint64),
+            np.array([found[k] for k in keys], dtype=np.int64))
 
 
 class Floors:

@@ -54,7 +54,7 @@ def get_level(name: str) -> Level:
 
 
 def pick_near_best(values: dict[int, int], margin: int, rng: random.Random) -> int:
-    """A random column among those valued within ``margin`` of the best (centre first on ties)."""
+    """A random column among those valued within ``margin`` of the best."""
     best = max(values.values())
     near = sorted(col for col, value in values.items() if value >= best - margin)
     return rng.choice(near)
