@@ -191,7 +191,7 @@ def _insert_sorted(buffer, base, count, item):
     buffer[j] = item
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)  # no reference counting: see _search.negamax
 def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, shift,
            known_keys, known_scores, scratch):
     """Fail-soft negamax value within ``(alpha, beta)``, ``depth`` plies deep.
@@ -278,7 +278,7 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, shi
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, table, shift,
                 known_keys, known_scores, scratch):
     """Search the root moves ``columns`` (0-based, in this order) to ``depth``.

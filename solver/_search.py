@@ -23,8 +23,8 @@ from . import bitboard as bb
 from ._bits import popcount, possible, safe_moves, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
-from ._table import EXACT, LOWER, NO_MOVE, UPPER, bucket, entry_move, entry_score, entry_type, \
-    probe, store, work_of
+from ._table import EXACT, LOWER, NO_MOVE, UPPER, entry_move, entry_score, entry_type, \
+    prefetch, probe, slot_of, store, work_of
 
 CELLS = bb.CELLS
 COLUMN_ORDER = bb.COLUMN_ORDER
@@ -54,7 +54,10 @@ def _loss(ply):
     return -((CELLS - ply) // 2)
 
 
-@njit(cache=True, nogil=True)
+# _nrt=False: numba would otherwise count references to ``table`` and
+# ``scratch`` with atomic instructions at every call, 12% of the search's
+# time; these kernels allocate nothing, so they need no counting.
+@njit(cache=True, nogil=True, _nrt=False)
 def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
     """Fail-soft negamax score of a position within ``(alpha, beta)``.
 
@@ -89,6 +92,10 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
         if alpha >= beta:
             return beta
     alpha0, beta0 = alpha, beta
+    # Start loading our table entry now: the child scan below hides part of the wait.
+    key, mirrored = table_key(position, mask)
+    slot = slot_of(key, ply, shift)
+    prefetch(table, slot)
 
     # -- 2. Children: forced play settles some, and moves the others to a real choice ----
     # A child where the opponent has one move that does not lose at once is
@@ -158,8 +165,6 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
             return beta
 
     # -- 3. The table ---------------------------------------------------------------------
-    key, mirrored = table_key(position, mask)
-    slot = bucket(key, shift)
     entry = probe(table, slot, key)
     table_rank = -1
     if entry != ZERO:
@@ -190,7 +195,8 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
         for i in range(count):
             same = scratch[base + 24 + i] & ONE
             c_key, _ = table_key(scratch[base + 8 + i], scratch[base + 16 + i])
-            c_entry = probe(table, bucket(c_key, shift), c_key)
+            c_ply = np.int64(scratch[base + 24 + i] >> ONE)
+            c_entry = probe(table, slot_of(c_key, c_ply, shift), c_key)
             if c_entry == ZERO:
                 continue
             c_kind = entry_type(c_entry)
@@ -271,7 +277,7 @@ def _half_toward_zero(x):
     return -((-x) // 2) if x < 0 else x // 2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def solve_window(position, mask, ply, low, high, table, scratch, shift):
     """The exact score clamped to ``[low, high]``, by null-window narrowing.
 
@@ -307,7 +313,7 @@ def table_bounds(position, mask, table, shift):
     For other kernels that read the solver's table (the anytime player's leaves).
     """
     key, _ = table_key(position, mask)
-    entry = probe(table, bucket(key, shift), key)
+    entry = probe(table, slot_of(key, np.int64(popcount(mask)), shift), key)
     if entry == ZERO:
         return -CELLS, CELLS
     kind = entry_type(entry)

@@ -17,12 +17,27 @@ An entry packs the whole position key with what the search learnt::
   slot keeps the costly results of deep searches while the other takes the
   stream of cheap ones.
 
-Keys are canonical (see ``_key``): a position and its mirror image, and
-positions that differ only in dead stones, share one entry.
+Keys are canonical (see ``_key``): a position and its mirror image share one entry.
+
+**Two tables in one array.**  A probe of the big table is a trip to main
+memory (about 160 ns on our machines, most of a node's cost), yet the deep
+positions that make most of the nodes are cheap to recompute and are met again
+soon if at all.  So positions from ``NEAR_PLY`` on use a small near table
+(``NEAR_SLOTS``, 1 MiB) that stays in the CPU's cache, and only the costly
+shallow positions go to the big one::
+
+      slots 0 .. 2**table_log2 - 1        | 2**table_log2 .. + NEAR_SLOTS - 1
+      big table: ply < NEAR_PLY           | near table: ply >= NEAR_PLY
+
+On ply-8 book positions the near table cuts the time by a quarter for 10%
+more nodes; on the empty board, by a third.
 """
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from . import bitboard as bb
 
@@ -42,12 +57,46 @@ SCORE_BITS = np.uint64(63)
 WORK_BITS = np.uint64(15)
 MOVE_BITS = np.uint64(7)
 EVEN = ~ONE
+NEAR_PLY = 23
+NEAR_LOG2 = 17
+NEAR_SLOTS = 1 << NEAR_LOG2
+NEAR_SHIFT = np.uint64(64 - NEAR_LOG2)
+SIXTY_FOUR = np.uint64(64)
+
+
+def new_table(table_log2):
+    """An empty table: ``2**table_log2`` big-table slots, then the near table."""
+    return np.zeros((1 << table_log2) + NEAR_SLOTS, dtype=np.uint64)
 
 
 @njit(cache=True, inline="always")
 def bucket(key, shift):
     """First slot of the key's bucket (an even index)."""
     return ((key * GOLDEN) >> shift) & EVEN
+
+
+@njit(cache=True, inline="always")
+def slot_of(key, ply, shift):
+    """First slot of the key's bucket, in the big or the near table by ``ply``."""
+    if ply < NEAR_PLY:
+        return bucket(key, shift)
+    return (ONE << (SIXTY_FOUR - shift)) + bucket(key, NEAR_SHIFT)
+
+
+@intrinsic
+def prefetch(typingctx, table, slot):
+    """Start loading ``table[slot]`` into the cache, and go on without waiting."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        address = builder.bitcast(builder.gep(array.data, [args[1]]), ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        kind = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
+        llvm_prefetch = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0")
+        # read, high temporal locality, data cache
+        builder.call(llvm_prefetch, [address, ir.Constant(i32, 0), ir.Constant(i32, 3),
+                                     ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.void(table, slot), codegen
 
 
 @njit(cache=True, inline="always")

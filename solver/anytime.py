@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _evaluate as ev
+from ._table import new_table
 from .alarm import Alarm
 from .bitboard import CELLS, COLUMN_ORDER, win_score
 from .engine import Solver
@@ -160,7 +161,9 @@ class AnytimeSearch:
         self._scratch = np.zeros(ev.SCRATCH_SIZE, dtype=np.uint64)
         self._alarm = Alarm()
         # The solver's table at the leaves; an empty one if its layout is unknown.
-        self._table = getattr(self.solver, "_table", np.zeros(1, dtype=np.uint64))
+        self._table = getattr(self.solver, "_table", None)
+        if self._table is None:
+            self._table = new_table(1)
         self._shift = getattr(self.solver, "_shift", np.uint64(63))
         # Load (or compile) every kernel now, so that no budget pays for it.
         warm = Position.from_moves("4444443")

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _search
+from ._table import new_table
 from .bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, WIDTH, win_score
 from .errors import GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
@@ -35,7 +36,8 @@ class Solver:
     """Strong and weak Connect 4 solver with a persistent transposition table.
 
     ``Solver().solve(Position.from_moves("4453"))`` gives the exact score.
-    The table (``2**table_log2`` slots of 8 bytes) is kept across calls.
+    The table (``2**table_log2`` slots of 8 bytes, and a 1 MiB near table
+    for deep positions) is kept across calls.
     With ``threads=N`` a hard position is searched by N threads that share
     the table (``None``: one per core); answers are the same, only sooner.
     """
@@ -51,7 +53,7 @@ class Solver:
             raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
         self.table_log2 = table_log2
         self.threads = threads
-        self._table = np.zeros(1 << table_log2, dtype=np.uint64)
+        self._table = new_table(table_log2)
         self._scratch = _new_scratch()
         self._shift = np.uint64(64 - table_log2)
         self._helpers: list[Solver] = []

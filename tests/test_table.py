@@ -90,3 +90,32 @@ def test_solver_table_bounds_hold():
     assert low <= score <= high and (low, high) != (-42, 42)
     m = p.mirror()  # the mirror image shares the entry
     assert table_bounds(np.uint64(m.current), np.uint64(m.mask), solver._table, solver._shift) == (low, high)
+
+
+def test_deep_positions_use_the_near_table():
+    from solver._table import NEAR_PLY, NEAR_SLOTS, new_table, slot_of
+
+    log2 = 16
+    table = new_table(log2)
+    assert len(table) == (1 << log2) + NEAR_SLOTS
+    shift = np.uint64(64 - log2)
+    for key in (np.uint64(k * 7919 + 1) for k in range(1000)):
+        shallow = slot_of(key, NEAR_PLY - 1, shift)
+        deep = slot_of(key, NEAR_PLY, shift)
+        assert shallow == bucket(key, shift) and shallow % 2 == 0
+        assert 1 << log2 <= deep < len(table) - 1 and deep % 2 == 0
+
+
+def test_solver_stores_deep_and_shallow_entries_apart():
+    from solver import Position, Solver
+    from solver._table import NEAR_PLY
+
+    solver = Solver(table_log2=16)
+    # Middle-Medium positions from before NEAR_PLY, whose searches go past it.
+    lines = (Path(__file__).parent / "data" / "Test_L2_R2").read_text().splitlines()
+    shallow = [line.split() for line in lines if len(line.split()[0]) < NEAR_PLY - 4][:5]
+    assert len(shallow) == 5
+    for moves, score in shallow:
+        assert solver.solve(Position.from_moves(moves)) == int(score)
+    big, near = solver._table[:1 << 16], solver._table[1 << 16:]
+    assert np.count_nonzero(big) > 0 and np.count_nonzero(near) > 0
