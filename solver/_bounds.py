@@ -19,18 +19,27 @@ Two rules, both proofs rather than guesses, so the search stays exact:
 
   If the mover's stones plus the m cells hold no four, the mover cannot
   win (score <= 0); if the follower's stones plus the f cells hold one, the
-  follower wins (score <= -1).  A position one move away from all-even
-  columns gives the same bounds the other way round, to the player who can
-  make that move and then follow.
+  follower wins (score <= -1).
+* **Claimeven with paired odd columns.**  A column with an odd number of
+  empty cells has its next cell in an f row.  While there is an even number
+  of such columns, the follower still has an answer to every move: on top of
+  it, or, when the mover plays the next cell of an odd column, the next cell
+  of another odd column.  So the follower surely gets every empty f cell
+  except the next cells of the odd columns, and the mover at most all the
+  other cells; the same two tests then bound the score.  With an odd number
+  of odd columns, the player to move may play into one of them and become
+  the follower: that gives the same bounds the other way round.
 
-Cheap (a few shifts) and about 10% fewer nodes on ply-8 positions.
+Cheap (a few shifts per node).  The plain rule cut about 10% of the nodes on
+ply-8 positions; pairing the odd columns (an idea from Steininger's evens
+strategy) cuts 7% more there and 13% on ply-10 positions.
 """
 
 import numpy as np
 from numba import njit
 
 from . import bitboard as bb
-from ._bits import BOARD, BOTTOM, U1, has_four
+from ._bits import BOARD, BOTTOM, has_four, popcount
 
 ZERO = np.uint64(0)
 # 0-based rows 0, 2, 4 (the board's rows 1, 3, 5), and rows 1, 3, 5, of every column.
@@ -46,10 +55,12 @@ def upper_bound(position, mask, high):
     opponent = position ^ mask
     if not has_four(BOARD & ~opponent):
         high = 0
-    if (mask + BOTTOM) & HIGH_ROWS == ZERO:  # every column has even empties
-        empty = BOARD & ~mask
-        if not has_four(position | (empty & LOW_ROWS)):
-            return -1 if has_four(opponent | (empty & HIGH_ROWS)) else min(high, 0)
+    odd = (mask + BOTTOM) & HIGH_ROWS  # the next cell of each column with odd empties
+    if popcount(odd) & 1 == 0:
+        # The opponent follows up, and pairs the odd columns (see the module doc).
+        theirs = opponent | (BOARD & ~(mask | odd) & HIGH_ROWS)
+        if not has_four(BOARD & ~theirs):
+            return -1 if has_four(theirs) else min(high, 0)
     return high
 
 
@@ -61,9 +72,15 @@ def lower_bound(position, mask, moves, low):
     if not has_four(BOARD & ~position):
         low = 0
     odd = (mask + BOTTOM) & HIGH_ROWS  # the next cell of each column with odd empties
-    if odd != ZERO and odd & (odd - U1) == ZERO and odd & moves != ZERO:
-        # One move makes every column even; then we follow up.
-        empty = BOARD & ~(mask | odd)
-        if not has_four((position ^ mask) | (empty & LOW_ROWS)):
-            return 1 if has_four(position | odd | (empty & HIGH_ROWS)) else max(low, 0)
+    if popcount(odd) & 1 == 1:
+        # Play into one odd column; then we follow up and pair the rest.
+        options = odd & moves
+        while options != ZERO:
+            cell = options & (ZERO - options)
+            options ^= cell
+            ours = position | cell | (BOARD & ~(mask | odd) & HIGH_ROWS)
+            if not has_four(BOARD & ~ours):
+                if has_four(ours):
+                    return 1
+                low = max(low, 0)
     return low

@@ -78,3 +78,21 @@ def test_claimeven_decides_the_winner():
     mover_wins = Position.from_moves("535447272413227344371")
     assert lower_bound(*args(mover_wins), non_losing(mover_wins), -LOOSE) == 1
     assert solver.solve(mover_wins) == 2
+
+
+def odd_columns(p: Position) -> int:
+    """Columns with an odd number of empty cells."""
+    return sum(p.moves.count(str(c)) % 2 for c in range(1, 8))
+
+
+def test_paired_odd_columns_hold_and_fire(positions):
+    # The rules also cover positions with several odd columns, paired by the follower.
+    uppers = lowers = 0
+    for p, score in positions:
+        if odd_columns(p) >= 2:
+            high = upper_bound(*args(p), LOOSE)
+            low = lower_bound(*args(p), non_losing(p), -LOOSE)
+            assert low <= score <= high, (p.moves, score, low, high)
+            uppers += high <= 0 and odd_columns(p) % 2 == 0
+            lowers += low >= 0 and odd_columns(p) % 2 == 1
+    assert uppers >= 10 and lowers >= 10
