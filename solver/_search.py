@@ -36,7 +36,7 @@ COLUMN_MASKS = np.array([((1 << bb.HEIGHT) - 1) << (col * bb.H1) for col in COLU
 
 NODES, LIMIT, STOPPED, JITTER, JITTER_PLY = 0, 1, 2, 3, 4
 SORT_BASE = 8
-PLY_STRIDE = 32  # per ply: 8 sort items, then 8 each of child stones, masks, plies
+PLY_STRIDE = 40  # per ply: 8 sort items, then 8 each of child stones, masks, plies, threats
 SCRATCH_SIZE = SORT_BASE + PLY_STRIDE * (CELLS + 1)
 
 # Child stones considered for move ordering are weighted as in Steininger's
@@ -58,10 +58,11 @@ def _loss(ply):
 # ``scratch`` with atomic instructions at every call, 12% of the search's
 # time; these kernels allocate nothing, so they need no counting.
 @njit(cache=True, nogil=True, _nrt=False)
-def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
+def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, shift):
     """Fail-soft negamax score of a position within ``(alpha, beta)``.
 
     The player to move must not be able to win at once, and ``ply < 42``.
+    ``threats_against`` are the opponent's winning cells (the parent knows them).
     """
     scratch[NODES] += ONE
     if scratch[LIMIT] != ZERO and scratch[NODES] > scratch[LIMIT]:
@@ -70,7 +71,6 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
 
     # -- 1. Bounds from the board alone -------------------------------------------------
     opponent = position ^ mask
-    threats_against = winning_cells(opponent, mask)
     moves = safe_moves(mask, threats_against)
     if moves == ZERO:
         return _loss(ply)
@@ -153,6 +153,7 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
         scratch[base + 8 + count] = c_pos
         scratch[base + 16 + count] = c_mask
         scratch[base + 24 + count] = np.uint64((c_ply << 1) | (1 if sign > 0 else 0))
+        scratch[base + 32 + count] = c_threats
         scratch[base + count] = (np.uint64(score) << np.uint64(16)) | np.uint64((7 - rank) << 8 | count)
         count += 1
     if count == 0:
@@ -244,10 +245,11 @@ def negamax(position, mask, ply, alpha, beta, table, scratch, shift):
         c_ply = np.int64(c_info >> ONE)
         c_pos = scratch[base + 8 + idx]
         c_mask = scratch[base + 16 + idx]
+        c_threats = scratch[base + 32 + idx]
         if c_info & ONE:
-            value = negamax(c_pos, c_mask, c_ply, alpha, beta, table, scratch, shift)
+            value = negamax(c_pos, c_mask, c_ply, alpha, beta, c_threats, table, scratch, shift)
         else:
-            value = -negamax(c_pos, c_mask, c_ply, -beta, -alpha, table, scratch, shift)
+            value = -negamax(c_pos, c_mask, c_ply, -beta, -alpha, c_threats, table, scratch, shift)
         if scratch[STOPPED] != ZERO:
             return 0  # stopped: nothing here is proven, so nothing is stored
         if value > best:
@@ -280,6 +282,7 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
     """
     if (winning_cells(position, mask) & possible(mask)) != ZERO:
         return min(max((CELLS + 1 - ply) // 2, low), high)
+    threats = winning_cells(position ^ mask, mask)
     lo = max(-((CELLS - ply) // 2), low)
     hi = min((CELLS + 1 - ply) // 2, high)
     # MTD(f): test just below the best guess, a draw, and then at each bound
@@ -288,7 +291,7 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
     # on ply-10 positions, 8% on ply-8 ones.
     med = min(max(0, lo + 1), hi) - 1
     while lo < hi:
-        r = negamax(position, mask, ply, med, med + 1, table, scratch, shift)
+        r = negamax(position, mask, ply, med, med + 1, threats, table, scratch, shift)
         if scratch[STOPPED] != ZERO:
             return 0
         if r <= med:

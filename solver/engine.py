@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _search
+from ._bits import winning_cells
 from ._table import new_table
 from .bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, WIDTH, win_score
 from .errors import GameOverError, IllegalMoveError, SearchLimitError
@@ -186,7 +187,9 @@ class Solver:
             raise ValueError(f"empty window ({alpha}; {beta})")
         if any(position.is_winning_move(col) for col in range(1, WIDTH + 1)):
             return win_score(position.ply)
-        return self._checked(_search.negamax(*self._args(position), int(alpha), int(beta),
+        current, mask, ply = self._args(position)
+        threats = winning_cells(current ^ mask, mask)
+        return self._checked(_search.negamax(current, mask, ply, int(alpha), int(beta), threats,
                                              self._table, self._scratch, self._shift))
 
     def analyze(self, position: Position | str) -> list[int | None]:
