@@ -188,7 +188,7 @@ class Solver:
         if any(position.is_winning_move(col) for col in range(1, WIDTH + 1)):
             return win_score(position.ply)
         current, mask, ply = self._args(position)
-        threats = winning_cells(current ^ mask, mask)
+        threats = np.uint64(winning_cells(current ^ mask, mask))
         return self._checked(_search.negamax(current, mask, ply, int(alpha), int(beta), threats,
                                              self._table, self._scratch, self._shift))
 
