@@ -30,11 +30,11 @@ import time
 
 import numpy as np
 
-from bookgen.build import DERIVE_CHUNK
-from bookgen.derive import derive
-from bookgen.enumerate import keys_by_ply
-from bookgen.store import BookStore, entry_rows
-from bookgen.stream import FrontierStream
+from bookgen.build.driver import DERIVE_CHUNK
+from bookgen.build.derive import derive
+from bookgen.build.enumerate import keys_by_ply
+from bookgen.book.store import BookStore, entry_rows
+from bookgen.build.stream import FrontierStream
 from solver import Position
 
 # Canonical positions per ply (unfinished games), from the published table.
@@ -153,7 +153,7 @@ def bench_store(ply: int) -> None:
 
 
 def bench_dry_run(ply: int, root: str, sample: int) -> None:
-    from bookgen.dryrun import dry_run
+    from bookgen.build.dryrun import dry_run
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
@@ -164,7 +164,7 @@ def bench_dry_run(ply: int, root: str, sample: int) -> None:
 
 
 def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
-    from bookgen.build import build
+    from bookgen.build.driver import build
 
     base = warm_up()
     with tempfile.TemporaryDirectory() as tmp:

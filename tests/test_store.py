@@ -24,8 +24,8 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
-from bookgen.frontier import solve_frontier
-from bookgen.schema import (
+from bookgen.build.frontier import solve_frontier
+from bookgen.book.schema import (
     COLUMNS,
     FORMAT,
     SCHEMA_VERSION,
@@ -34,7 +34,7 @@ from bookgen.schema import (
     pack_scores,
     unpack_scores,
 )
-from bookgen.store import (
+from bookgen.book.store import (
     BookSizeError,
     BookStore,
     check_sqlite_file,

@@ -32,11 +32,11 @@ from solver import Position
 from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
+from ..book.store import BookStore, entry_rows, sqlite_path
 from .build_lock import BuildLock
 from .derive import derive
 from .enumerate import contains_sorted, keys_by_ply
 from .ray_connect import RayStartError
-from .store import BookStore, entry_rows, sqlite_path
 from .stream import FrontierStream
 
 if TYPE_CHECKING:
