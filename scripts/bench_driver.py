@@ -30,10 +30,11 @@ import time
 
 import numpy as np
 
-from bookgen.build.driver import DERIVE_CHUNK
+from bookgen.book.rows import Rows
+from bookgen.book.store import BookStore
 from bookgen.build.derive import derive
+from bookgen.build.driver import DERIVE_CHUNK
 from bookgen.build.enumerate import keys_by_ply
-from bookgen.book.store import BookStore, entry_rows
 from bookgen.build.stream import FrontierStream
 from solver import Position
 
@@ -126,8 +127,8 @@ def bench_store(ply: int) -> None:
         def write_frontier():
             for start in range(0, len(children), BATCH):
                 part = slice(start, start + BATCH)
-                store.insert_new(entry_rows(ply, children[part], scores[part], best[part],
-                                            nodes=nodes[part]), search_seconds=1.0)
+                store.insert_new(Rows(ply, children[part], scores[part], best[part],
+                                      nodes=nodes[part]), search_seconds=1.0)
 
         _, write = timed(write_frontier)
         report(f"frontier writes ({len(children):,} ply-{ply} rows, {BATCH:,} a transaction)",
@@ -142,8 +143,8 @@ def bench_store(ply: int) -> None:
         def write_derived():
             for start in range(0, len(parents), DERIVE_CHUNK):
                 part = slice(start, start + DERIVE_CHUNK)
-                store.upsert(entry_rows(ply - 1, entries.keys[part], entries.scores[part],
-                                        entries.best[part], entries.move_scores[part]))
+                store.upsert(Rows(ply - 1, entries.keys[part], entries.scores[part],
+                                  entries.best[part], entries.move_scores[part]))
 
         _, upsert = timed(write_derived)
         report(f"derived writes ({DERIVE_CHUNK:,} a transaction)", len(parents), upsert, "rows")

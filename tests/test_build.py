@@ -6,8 +6,8 @@ import numpy as np
 
 import pytest
 
-from bookgen.build.driver import BuildArgumentError, build
 from bookgen.build.cluster import AddressError
+from bookgen.build.driver import BuildArgumentError, build
 from bookgen.build.enumerate import keys_by_ply
 from solver import Position, Solver
 from solver.packed import moves_of_key

@@ -15,17 +15,17 @@ from contextlib import closing
 
 import pytest
 
-from bookgen.build import build_lock
-from bookgen.build.driver import build
-from bookgen.build.build_lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
 from bookgen.book.store import make_engine
+from bookgen.build import build_lock
+from bookgen.build.build_lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
+from bookgen.build.driver import build
 
 from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
 
 HOLD_THE_LOCK = """
     import os, sys
-    from bookgen.build.build_lock import BuildLock
     from bookgen.book.store import make_engine
+    from bookgen.build.build_lock import BuildLock
     with BuildLock(make_engine(sys.argv[1]), sys.argv[1]):
         print(os.getpid(), flush=True)
         sys.stdin.read()
