@@ -45,27 +45,33 @@ class Rows:
                     None if self.move_scores is None else self.move_scores[part],
                     None if self.nodes is None else self.nodes[part])
 
-    def template(self) -> str:
-        """One row of ``VALUES`` in ``schema.COLUMNS`` order.
+    def insert(self, count: int) -> str:
+        """An ``INSERT`` of ``count`` rows with ``?`` placeholders, before its conflict clause.
 
         What is the same on every row (the ply; no move scores on the
         frontier; no nodes when derived) is written into the statement, not
-        bound once per row.
+        bound once per row.  Move scores are bound as one blob a statement,
+        each row's seven bytes cut from it in SQL: a blob bound per row
+        costs the driver more than the insert (sqlite3 looks up an adapter
+        for every ``bytes`` value).
         """
-        values = {"key": "?", "ply": str(int(self.ply)), "score": "?", "wdl": "?",
-                  "best_moves": "?", "move_scores": "NULL" if self.move_scores is None else "?",
-                  "nodes": "0" if self.nodes is None else "?"}
-        return f"({', '.join(values[c] for c in COLUMNS)})"
+        head = f"INSERT INTO positions ({', '.join(COLUMNS)}) "
+        nodes = "0" if self.nodes is None else "?"
+        if self.move_scores is None:
+            row = f"(?, {int(self.ply)}, ?, ?, ?, NULL, {nodes})"
+            return head + "VALUES " + ", ".join([row] * count)
+        rows = ", ".join(f"(?, ?, ?, ?, {1 + WIDTH * i}{'' if self.nodes is None else ', ?'})"
+                         for i in range(count))
+        # WHERE true: SQLite's parser needs it before ON CONFLICT after a SELECT.
+        return (head + f"SELECT column1, {int(self.ply)}, column2, column3, column4, "
+                f"substr(?, column5, {WIDTH}), {'0' if self.nodes is None else 'column6'} "
+                f"FROM (VALUES {rows}) AS v WHERE true")
 
     def values(self) -> list:
-        """The bound values of every row, row after row, in the template's order."""
+        """The values bound per row, row after row: key, score, win/draw/loss,
+        best columns as text, and nodes if any."""
         columns = [self.keys.tolist(), self.scores.tolist(), np.sign(self.scores).tolist(),
                    _BEST_TEXT[self.best].tolist()]
-        if self.move_scores is not None:
-            packed = np.ascontiguousarray(self.move_scores, dtype=np.uint8)
-            # bytearray, not bytes: sqlite3 binds it as it is, where bytes first go
-            # through its adapter lookup (1 us a row, half the time of a derived row).
-            columns.append(list(map(bytearray, packed.view(f"V{WIDTH}").ravel().tolist())))
         if self.nodes is not None:
             columns.append(self.nodes.tolist())
         flat = [None] * (len(columns) * len(self))
@@ -74,13 +80,19 @@ class Rows:
         return flat
 
     def statements(self, per_statement: int) -> Iterator[tuple[int, list[tuple]]]:
-        """``(rows per statement, parameter tuples)``: whole statements of
-        ``per_statement`` rows, then the rest one row each."""
+        """``(rows per statement, parameter tuples)`` for ``insert(rows per statement)``:
+        whole statements of ``per_statement`` rows, then one statement of the rest."""
         flat = self.values()
         width = len(flat) // len(self) if len(self) else 0
-        whole = (len(self) - len(self) % per_statement) * width
-        step = per_statement * width
-        if whole:
-            yield per_statement, [tuple(flat[i:i + step]) for i in range(0, whole, step)]
-        if whole < len(flat):
-            yield 1, [tuple(flat[i:i + width]) for i in range(whole, len(flat), width)]
+        packed = (None if self.move_scores is None else
+                  np.ascontiguousarray(self.move_scores, dtype=np.uint8).tobytes())
+        whole = len(self) - len(self) % per_statement
+        for count, starts in ((per_statement, range(0, whole, per_statement)),
+                              (len(self) - whole, range(whole, len(self), per_statement))):
+            if not count or not starts:
+                continue
+            if packed is None:
+                yield count, [tuple(flat[width * s:width * (s + count)]) for s in starts]
+            else:   # the statement's blob first: its placeholder comes first in the SQL
+                yield count, [(packed[WIDTH * s:WIDTH * (s + count)],
+                               *flat[width * s:width * (s + count)]) for s in starts]

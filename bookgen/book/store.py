@@ -26,7 +26,6 @@ from solver.errors import BoardSizeError
 
 from .rows import Rows
 from .schema import (
-    COLUMNS,
     FORMAT,
     SCHEMA_VERSION,
     UPGRADABLE_VERSIONS,
@@ -47,8 +46,8 @@ LOCK_WAIT_SECONDS = 30.0
 READ_CHUNK = 200_000       # rows per fetch when reading a ply into arrays
 # Rows per INSERT statement: each statement executed costs the driver about
 # as much as the rows it inserts, so many rows share one (100 rows: 2.2 times
-# the rows per second of one a statement).  At most 5 values a row are bound:
-# 500 parameters, under the 999 that SQLite before 3.32 allows.
+# the rows per second of one a statement).  At most 5 values a row are bound,
+# and one blob: 501 parameters, under the 999 that SQLite before 3.32 allows.
 ROWS_PER_STATEMENT = 100
 BIND_CHUNK = 50_000        # rows bound at a time within one write's transaction
 KEY_LIMIT = (1 << 63) - 1  # above every key; the largest integer SQL stores
@@ -299,23 +298,21 @@ class BookStore:
             extra.append(add.on_conflict_do_update(index_elements=["name"], set_={"value": total}))
         return self._retry_locked(lambda: self._execute(rows, replace, extra))
 
-    def _insert_sql(self, template: str, count: int, replace: bool) -> str:
+    def _insert_sql(self, rows: Rows, count: int, replace: bool) -> str:
         """An insert of ``count`` rows; a stored key is replaced or left alone."""
-        return self._sql(f"INSERT INTO positions ({', '.join(COLUMNS)}) VALUES "
-                         f"{', '.join([template] * count)} ON CONFLICT (key) "
+        return self._sql(f"{rows.insert(count)} ON CONFLICT (key) "
                          f"{_REPLACE if replace else 'DO NOTHING'}")
 
     def _execute(self, rows: Rows, replace: bool, extra: Sequence = ()) -> int:
         # One transaction for all the rows, so an interrupted write leaves
         # none of them; bound a slice at a time, so memory stays small.
-        template = rows.template()
         with self.engine.begin() as conn:
             cursor = conn.connection.cursor()   # the driver's own: no per-call overhead
             try:
                 for start in range(0, len(rows), BIND_CHUNK):
                     for count, params in rows[start:start + BIND_CHUNK].statements(
                             ROWS_PER_STATEMENT):
-                        cursor.executemany(self._insert_sql(template, count, replace), params)
+                        cursor.executemany(self._insert_sql(rows, count, replace), params)
             finally:
                 cursor.close()
             for statement in extra:
