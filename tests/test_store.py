@@ -443,3 +443,14 @@ def test_many_rows_in_one_write(store):
         assert after[k][2:6] == (3, 1, "4", pack_scores([1, -2, None, 3, 0, None, None]))
     assert after[int(keys[1])] == stored[1]
     assert after[int(derived[0])][6] == stored[0][6]  # nodes stay with the searched row
+
+
+def test_a_failed_write_is_a_book_error_and_writes_nothing(small_book_copy, frontier_rows):
+    before = Path(small_book_copy).read_bytes()
+    reader = BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY, readonly=True)
+    try:
+        with pytest.raises(BookError, match="cannot write to .*readonly"):
+            reader.insert_new(as_rows(frontier_rows))
+    finally:
+        reader.close()
+    assert Path(small_book_copy).read_bytes() == before

@@ -56,15 +56,15 @@ class Rows:
         for every ``bytes`` value).
         """
         head = f"INSERT INTO positions ({', '.join(COLUMNS)}) "
-        nodes = "0" if self.nodes is None else "?"
+        ply, bound_nodes = int(self.ply), self.nodes is not None
         if self.move_scores is None:
-            row = f"(?, {int(self.ply)}, ?, ?, ?, NULL, {nodes})"
+            row = f"(?, {ply}, ?, ?, ?, NULL, {'?' if bound_nodes else '0'})"
             return head + "VALUES " + ", ".join([row] * count)
-        rows = ", ".join(f"(?, ?, ?, ?, {1 + WIDTH * i}{'' if self.nodes is None else ', ?'})"
+        rows = ", ".join(f"(?, ?, ?, ?, {1 + WIDTH * i}{', ?' if bound_nodes else ''})"
                          for i in range(count))
         # WHERE true: SQLite's parser needs it before ON CONFLICT after a SELECT.
-        return (head + f"SELECT column1, {int(self.ply)}, column2, column3, column4, "
-                f"substr(?, column5, {WIDTH}), {'0' if self.nodes is None else 'column6'} "
+        return (head + f"SELECT column1, {ply}, column2, column3, column4, "
+                f"substr(?, column5, {WIDTH}), {'column6' if bound_nodes else '0'} "
                 f"FROM (VALUES {rows}) AS v WHERE true")
 
     def values(self) -> list:

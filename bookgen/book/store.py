@@ -306,15 +306,14 @@ class BookStore:
     def _execute(self, rows: Rows, replace: bool, extra: Sequence = ()) -> int:
         # One transaction for all the rows, so an interrupted write leaves
         # none of them; bound a slice at a time, so memory stays small.
+        # Through SQLAlchemy, not the driver's cursor: its cost is per call (a
+        # few a write), and it turns the driver's errors into the ones that
+        # ``_retry_locked`` and the callers know (a locked or full disk).
         with self.engine.begin() as conn:
-            cursor = conn.connection.cursor()   # the driver's own: no per-call overhead
-            try:
-                for start in range(0, len(rows), BIND_CHUNK):
-                    for count, params in rows[start:start + BIND_CHUNK].statements(
-                            ROWS_PER_STATEMENT):
-                        cursor.executemany(self._insert_sql(rows, count, replace), params)
-            finally:
-                cursor.close()
+            for start in range(0, len(rows), BIND_CHUNK):
+                for count, params in rows[start:start + BIND_CHUNK].statements(
+                        ROWS_PER_STATEMENT):
+                    conn.exec_driver_sql(self._insert_sql(rows, count, replace), params)
             for statement in extra:
                 conn.execute(statement)
         return len(rows)
