@@ -1,8 +1,8 @@
 """Opening books for Connect 4: building them on Ray, reading them, playing from them."""
 
-from .book import Book, BookEntry, BookInfo
-from .player import Decision, Player
-from .schema import (
+from .book.reader import Book, BookEntry, BookInfo
+from .play.player import Decision, Player
+from .book.schema import (
     BookError,
     BookNotFoundError,
     CorruptBookError,

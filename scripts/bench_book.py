@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import bookgen.book"], check=True)
+    subprocess.run([sys.executable, "-c", "import bookgen.book.reader"], check=True)
     import_seconds = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             assert decision.source == "book", (moves, decision)
 
     print(f"book {args.db}: {len(positions):,} lookups of positions sampled from it")
-    print(f"python -c 'import bookgen.book' (a fresh process): {import_seconds * 1e3:.0f} ms")
+    print(f"python -c 'import bookgen.book.reader' (a fresh process): {import_seconds * 1e3:.0f} ms")
     print(f"Book.open:                {open_seconds * 1e3:.1f} ms")
     print(f"Book.get:                 {percentiles(lookups)}")
     best = min(batches)

@@ -27,9 +27,9 @@ import tempfile
 import time
 from contextlib import closing
 
-from bookgen.build import build
-from bookgen.enumerate import keys_by_ply
-from bookgen.frontier import solve_frontier
+from bookgen.build.driver import build
+from bookgen.build.enumerate import keys_by_ply
+from bookgen.build.frontier import solve_frontier
 from solver import Position, Solver
 from solver.packed import moves_of_keys
 

@@ -30,11 +30,12 @@ import time
 
 import numpy as np
 
-from bookgen.build import DERIVE_CHUNK
-from bookgen.derive import derive
-from bookgen.enumerate import keys_by_ply
-from bookgen.store import BookStore, entry_rows
-from bookgen.stream import FrontierStream
+from bookgen.book.rows import Rows
+from bookgen.book.store import BookStore
+from bookgen.build.derive import derive
+from bookgen.build.driver import DERIVE_CHUNK
+from bookgen.build.enumerate import keys_by_ply
+from bookgen.build.stream import FrontierStream
 from solver import Position
 
 # Canonical positions per ply (unfinished games), from the published table.
@@ -126,8 +127,8 @@ def bench_store(ply: int) -> None:
         def write_frontier():
             for start in range(0, len(children), BATCH):
                 part = slice(start, start + BATCH)
-                store.insert_new(entry_rows(ply, children[part], scores[part], best[part],
-                                            nodes=nodes[part]), search_seconds=1.0)
+                store.insert_new(Rows(ply, children[part], scores[part], best[part],
+                                      nodes=nodes[part]), search_seconds=1.0)
 
         _, write = timed(write_frontier)
         report(f"frontier writes ({len(children):,} ply-{ply} rows, {BATCH:,} a transaction)",
@@ -142,8 +143,8 @@ def bench_store(ply: int) -> None:
         def write_derived():
             for start in range(0, len(parents), DERIVE_CHUNK):
                 part = slice(start, start + DERIVE_CHUNK)
-                store.upsert(entry_rows(ply - 1, entries.keys[part], entries.scores[part],
-                                        entries.best[part], entries.move_scores[part]))
+                store.upsert(Rows(ply - 1, entries.keys[part], entries.scores[part],
+                                  entries.best[part], entries.move_scores[part]))
 
         _, upsert = timed(write_derived)
         report(f"derived writes ({DERIVE_CHUNK:,} a transaction)", len(parents), upsert, "rows")
@@ -153,7 +154,7 @@ def bench_store(ply: int) -> None:
 
 
 def bench_dry_run(ply: int, root: str, sample: int) -> None:
-    from bookgen.dryrun import dry_run
+    from bookgen.build.dryrun import dry_run
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
@@ -164,7 +165,7 @@ def bench_dry_run(ply: int, root: str, sample: int) -> None:
 
 
 def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
-    from bookgen.build import build
+    from bookgen.build.driver import build
 
     base = warm_up()
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,4 +1,4 @@
-"""``bookgen.analysis``: book first, search for the rest, against the real small book.
+"""``bookgen.play.analysis``: book first, search for the rest, against the real small book.
 
 Every expected score comes from ``Solver`` directly (or from Pons' benchmark
 files), never from the book or from ``analyze`` itself.
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bookgen.analysis import Analysis, analyze, describe_score, ordinal
+from bookgen.play.analysis import Analysis, analyze, describe_score, ordinal
 from solver import C4Error, GameOverError, IllegalMoveError, Position, Solver, win_score
 
 from conftest import SMALL_PLY, SMALL_ROOT, book_moves

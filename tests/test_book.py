@@ -324,8 +324,8 @@ def test_url_form_opens_too(small_book_path):
 # -- light import --------------------------------------------------------------
 
 def test_importing_and_reading_a_book_loads_neither_numba_nor_ray(small_book_path):
-    code = ("import sys, bookgen.book\n"
-            "with bookgen.book.Book.open(sys.argv[1]) as book:\n"
+    code = ("import sys, bookgen.book.reader\n"
+            "with bookgen.book.reader.Book.open(sys.argv[1]) as book:\n"
             "    assert book.get('444444337').score == -2\n"
             "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"
             " if m in sys.modules))\n")

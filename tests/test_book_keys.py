@@ -1,11 +1,11 @@
-"""``bookgen.book_keys``: lookup keys from move strings, one at a time and many at once,
+"""``bookgen.book.keys``: lookup keys from move strings, one at a time and many at once,
 checked against ``Position`` on random games of every length."""
 
 import random
 
 import pytest
 
-from bookgen.book_keys import keys_of, keys_of_many, mirror_key
+from bookgen.book.keys import keys_of, keys_of_many, mirror_key
 from solver import Position
 
 

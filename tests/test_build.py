@@ -6,9 +6,9 @@ import numpy as np
 
 import pytest
 
-from bookgen.build import BuildArgumentError, build
-from bookgen.cluster import AddressError
-from bookgen.enumerate import keys_by_ply
+from bookgen.build.cluster import AddressError
+from bookgen.build.driver import BuildArgumentError, build
+from bookgen.build.enumerate import keys_by_ply
 from solver import Position, Solver
 from solver.packed import moves_of_key
 
@@ -135,7 +135,7 @@ def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_
     import ray
     from ray.cluster_utils import Cluster
 
-    from bookgen.cluster import WorkerPlan, plan_workers
+    from bookgen.build.cluster import WorkerPlan, plan_workers
 
     ray.shutdown()
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
@@ -156,7 +156,7 @@ def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_
 
 
 def test_dry_run_sizes_the_build_and_writes_nothing(small_book_path, tmp_path):
-    from bookgen.dryrun import dry_run
+    from bookgen.build.dryrun import dry_run
 
     absent = tmp_path / "absent.db"
     report = dry_run(str(absent), SMALL_PLY, SMALL_ROOT, sample=5, progress=False,
@@ -183,8 +183,8 @@ def test_dry_run_sizes_the_build_and_writes_nothing(small_book_path, tmp_path):
 
 
 def test_the_frontier_streams_in_key_order_chunks(small_book_path):
-    from bookgen.store import BookStore
-    from bookgen.stream import FrontierStream
+    from bookgen.book.store import BookStore
+    from bookgen.build.stream import FrontierStream
 
     root = Position.from_moves(SMALL_ROOT)
     levels = keys_by_ply(root, 13)

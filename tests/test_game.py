@@ -1,4 +1,4 @@
-"""``c4book play`` (``bookgen.game``): games in the terminal, with scripted input.
+"""``c4book play`` (``bookgen.play.game``): games in the terminal, with scripted input.
 
 ``play_game`` takes its input and output streams, so whole games are played
 in-process against the real ``Player`` (the small book, and a node budget for
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bookgen import Book, BookNotFoundError, Player
-from bookgen.game import board_text, play_game, run_play
+from bookgen.play.game import board_text, play_game, run_play
 from solver import Position, Solver
 
 from conftest import SMALL_ROOT, c4book_command

@@ -1,4 +1,4 @@
-"""``bookgen.player``: the AI, with the real small book and the real solver.
+"""``bookgen.play.player``: the AI, with the real small book and the real solver.
 
 Best moves are checked against ``Solver.analyze``; whole games are played out
 and must end exactly as the starting score says.

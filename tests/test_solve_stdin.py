@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bookgen.solve_stdin import format_scores, solve_lines
+from bookgen.cli.solve_stdin import format_scores, solve_lines
 
 DATA = Path(__file__).parent / "data"
 MIDDLE_EASY = DATA / "Test_L2_R1"

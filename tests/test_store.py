@@ -2,7 +2,8 @@
 
 Rows are real: frontier rows come from ``solve_frontier`` and derived rows
 from ``Solver.analyze``, on positions of the small book's subtree.  They are
-plain tuples in ``schema.COLUMNS`` order, as the build writes them.
+plain tuples in ``schema.COLUMNS`` order, as the book holds them, and are
+written as the build writes them: as ``Rows`` (columns) made from those tuples.
 """
 
 import json
@@ -24,8 +25,9 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
-from bookgen.frontier import solve_frontier
-from bookgen.schema import (
+from bookgen.book.rows import Rows
+from bookgen.book.schema import (
+    BEST_TEXT,
     COLUMNS,
     FORMAT,
     SCHEMA_VERSION,
@@ -34,16 +36,18 @@ from bookgen.schema import (
     pack_scores,
     unpack_scores,
 )
-from bookgen.store import (
+from bookgen.book.store import (
+    BIND_CHUNK,
+    ROWS_PER_STATEMENT,
     BookSizeError,
     BookStore,
     check_sqlite_file,
-    entry_rows,
     is_url,
     make_engine,
     read_meta,
     sqlite_path,
 )
+from bookgen.build.frontier import solve_frontier
 from solver import BoardSizeError, Position, Solver
 
 from conftest import SMALL_PLY, SMALL_ROOT, run_sql
@@ -60,6 +64,18 @@ def solver():
 def changed(row: tuple, **values) -> tuple:
     """``row`` with some columns replaced."""
     return tuple(values.get(name, value) for name, value in zip(COLUMNS, row))
+
+
+def as_rows(rows: list[tuple]) -> Rows:
+    """Tuples of one ply in ``schema.COLUMNS`` order as the columns the store writes
+    (``wdl`` follows from the score)."""
+    keys, plies, scores, _, best, move_scores, nodes = zip(*rows)
+    assert len(set(plies)) == 1
+    packed = (None if move_scores[0] is None else
+              np.frombuffer(b"".join(move_scores), np.uint8).reshape(-1, 7))
+    return Rows(plies[0], np.array(keys, np.uint64), np.array(scores, np.int8),
+                np.array([sum(1 << int(c) - 1 for c in b) for b in best], np.uint8),
+                packed, np.array(nodes, np.int64))
 
 
 def key(moves: str) -> int:
@@ -140,7 +156,7 @@ def test_a_url_names_the_same_file(tmp_path, frontier_rows):
     assert sqlite_path(f"sqlite:///{path}") == path and sqlite_path(path) == path
     assert sqlite_path("postgresql+psycopg://u@h/book") is None
     store = BookStore(f"sqlite:///{path}", SMALL_ROOT, ROOT_KEY)
-    store.insert_new(frontier_rows)
+    store.insert_new(as_rows(frontier_rows))
     store.close()
     assert len(table(path)) == 3
 
@@ -148,35 +164,35 @@ def test_a_url_names_the_same_file(tmp_path, frontier_rows):
 # -- writing -------------------------------------------------------------------
 
 def test_insert_new_twice_keeps_one_row_with_the_first_values(store, frontier_rows):
-    assert store.insert_new(frontier_rows) == 3
+    assert store.insert_new(as_rows(frontier_rows)) == 3
     first = table(store.db)
     assert first == sorted(frontier_rows)
-    store.insert_new(frontier_rows)
+    store.insert_new(as_rows(frontier_rows))
     assert table(store.db) == first
-    store.insert_new([changed(r, score=r[2] + 1, wdl=1, best_moves="7", nodes=1)
-                      for r in frontier_rows])
+    store.insert_new(as_rows([changed(r, score=r[2] + 1, wdl=1, best_moves="7", nodes=1)
+                              for r in frontier_rows]))
     assert table(store.db) == first
     assert store.count_by_ply() == {12: 3}
 
 
 def test_insert_new_adds_only_the_missing_keys(store, frontier_rows):
-    store.insert_new(frontier_rows[:1])
-    store.insert_new([changed(frontier_rows[0], score=99)] + frontier_rows[1:])
+    store.insert_new(as_rows(frontier_rows[:1]))
+    store.insert_new(as_rows([changed(frontier_rows[0], score=99)] + frontier_rows[1:]))
     keys, scores = store.scores_at(12)
     assert dict(zip(keys.tolist(), scores.tolist())) == {r[0]: r[2] for r in frontier_rows}
 
 
 def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, derived_row):
-    store.insert_new(frontier_rows)
-    store.upsert([derived_row])
-    store.upsert([derived_row])
+    store.insert_new(as_rows(frontier_rows))
+    store.upsert(as_rows([derived_row]))
+    store.upsert(as_rows([derived_row]))
     assert store.count_by_ply() == {11: 1, 12: 3}
     assert {r[0]: r for r in table(store.db)}[derived_row[0]] == derived_row
     # upsert replaces the four result columns of a stored key, not its identity or nodes
     wrong = changed(derived_row, score=-7, wdl=-1, best_moves="13", ply=3, nodes=5,
                     move_scores=pack_scores([-7, -8, -7, None, -9, -9, -9]))
-    store.upsert([wrong])
-    store.upsert([wrong])
+    store.upsert(as_rows([wrong]))
+    store.upsert(as_rows([wrong]))
     row = {r[0]: r for r in table(store.db)}[derived_row[0]]
     assert row == (derived_row[0], 11, -7, -1, "13",
                    pack_scores([-7, -8, -7, None, -9, -9, -9]), 0)
@@ -184,13 +200,14 @@ def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, d
 
 
 def test_empty_writes_are_no_ops(store):
-    assert store.insert_new([]) == 0 and store.upsert([]) == 0
+    nothing = Rows(12, np.empty(0, np.uint64), np.empty(0, np.int8), np.empty(0, np.uint8))
+    assert store.insert_new(nothing) == 0 and store.upsert(nothing) == 0
     assert store.count_by_ply() == {}
 
 
 def test_reading_back_by_ply(store, frontier_rows, derived_row):
-    store.insert_new(frontier_rows)
-    store.upsert([derived_row])
+    store.insert_new(as_rows(frontier_rows))
+    store.upsert(as_rows([derived_row]))
     keys = sorted(key(m) for m in FRONTIER)
     assert store.keys_at(12).tolist() == keys and store.keys_at(12).dtype == np.uint64
     assert store.keys_at(12, keys[1], keys[2]).tolist() == keys[1:2]  # a range of keys
@@ -221,7 +238,7 @@ def test_mark_complete_and_meta(store):
 def test_reopening_keeps_rows_and_metadata(tmp_path, frontier_rows):
     path = str(tmp_path / "again.db")
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
-    store.insert_new(frontier_rows)
+    store.insert_new(as_rows(frontier_rows))
     store.mark_complete(12)
     store.close()
     before = table(path)
@@ -239,8 +256,8 @@ def test_reopening_keeps_rows_and_metadata(tmp_path, frontier_rows):
 def test_close_leaves_one_file_in_delete_mode(tmp_path, frontier_rows, derived_row):
     path = str(tmp_path / "closing.db")
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
-    store.insert_new(frontier_rows)
-    store.upsert([derived_row])
+    store.insert_new(as_rows(frontier_rows))
+    store.upsert(as_rows([derived_row]))
     store.mark_complete(12)
     assert journal_mode(path) == "wal"  # while the writer is open
     assert os.path.exists(path + "-wal")
@@ -397,21 +414,43 @@ def test_tables_and_errors():
         assert issubclass(error, BookError) and issubclass(error, ValueError)
 
 
-def test_entry_rows_are_plain_tuples_in_column_order():
-    keys = np.array([5, 9], dtype=np.uint64)
-    scores = np.array([-2, 0], dtype=np.int8)
-    best = np.array([0b10, 0b1011], dtype=np.uint8)
-    assert entry_rows(12, keys, scores, best, nodes=np.array([7, 8])) == [
-        (5, 12, -2, -1, "2", None, 7), (9, 12, 0, 0, "124", None, 8)]
-    packed = np.frombuffer(pack_scores([0, 16, 2, None, 16, 0, 2]) * 2, np.uint8).reshape(2, 7)
-    rows = entry_rows(8, keys, scores, best, packed)
-    assert [r[5] for r in rows] == [b"@PB\x00P@B"] * 2 and [r[6] for r in rows] == [0, 0]
-    assert all(type(v) in (int, str, bytes) for r in rows for v in r)
-
-
 def test_many_rows_in_one_write(store):
-    keys = np.arange(1, 300_001, dtype=np.uint64)
-    rows = entry_rows(12, keys, np.zeros(len(keys), np.int8), np.ones(len(keys), np.uint8))
-    assert store.insert_new(rows) == 300_000
-    assert store.count_by_ply() == {12: 300_000}
+    # more rows than are bound at a time, and a rest shorter than one statement
+    count = 2 * BIND_CHUNK + ROWS_PER_STATEMENT + 7
+    keys = np.arange(1, count + 1, dtype=np.uint64) * 3
+    scores = (np.arange(count) % 11 - 5).astype(np.int8)
+    best = (np.arange(count) % 127 + 1).astype(np.uint8)
+    nodes = np.arange(count, dtype=np.int64) * 1_000_003
+    assert store.insert_new(Rows(12, keys, scores, best, nodes=nodes)) == count
+    assert store.count_by_ply() == {12: count}
     assert np.array_equal(store.keys_at(12), keys)
+    stored = table(store.db)
+    assert stored[0] == (3, 12, -5, -1, "1", None, 0)
+    assert stored[-1] == (3 * count, 12, int(scores[-1]), int(np.sign(scores[-1])),
+                          BEST_TEXT[best[-1]], None, int(nodes[-1]))
+    assert [r[2] for r in stored] == scores.tolist() and [r[6] for r in stored] == nodes.tolist()
+
+    # derived rows over every other stored key: replaced, the rest inserted
+    derived = keys[::2].copy()
+    derived[-1] = 3 * count + 1
+    packed = np.tile(np.frombuffer(pack_scores([1, -2, None, 3, 0, None, None]), np.uint8),
+                     (len(derived), 1))  # full columns last: trailing zero bytes
+    store.upsert(Rows(12, derived, np.full(len(derived), 3, np.int8),
+                      np.full(len(derived), 0b1000, np.uint8), packed))
+    after = {r[0]: r for r in table(store.db)}
+    assert len(after) == count + 1
+    for k in (int(derived[0]), int(derived[len(derived) // 2]), int(derived[-1])):
+        assert after[k][2:6] == (3, 1, "4", pack_scores([1, -2, None, 3, 0, None, None]))
+    assert after[int(keys[1])] == stored[1]
+    assert after[int(derived[0])][6] == stored[0][6]  # nodes stay with the searched row
+
+
+def test_a_failed_write_is_a_book_error_and_writes_nothing(small_book_copy, frontier_rows):
+    before = Path(small_book_copy).read_bytes()
+    reader = BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY, readonly=True)
+    try:
+        with pytest.raises(BookError, match="cannot write to .*readonly"):
+            reader.insert_new(as_rows(frontier_rows))
+    finally:
+        reader.close()
+    assert Path(small_book_copy).read_bytes() == before

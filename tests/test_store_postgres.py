@@ -16,8 +16,8 @@ from contextlib import closing
 import pytest
 
 from bookgen import Book
-from bookgen.build import build
-from bookgen.verify import verify
+from bookgen.book.verify import verify
+from bookgen.build.driver import build
 from conftest import SMALL_ROOT
 
 PLY = 11

@@ -1,11 +1,11 @@
-"""Tests for ``bookgen.worker``: batches solved on real Ray workers, threads sharing a table."""
+"""Tests for ``bookgen.build.worker``: batches solved on real Ray workers, threads sharing a table."""
 
 import numpy as np
 import pytest
 
-from bookgen.enumerate import keys_by_ply
-from bookgen.frontier import solve_frontier
-from bookgen.worker import solve_batch, warm_up, worker_solvers
+from bookgen.build.enumerate import keys_by_ply
+from bookgen.build.frontier import solve_frontier
+from bookgen.build.worker import solve_batch, warm_up, worker_solvers
 from solver import Position, Solver
 from solver.packed import moves_of_keys
 

@@ -1,1 +1,2 @@
-"""Playing against people: levels of play and what the player knows between moves."""
+"""Playing: the AI player, a position's analysis, levels of play, what the player
+knows between moves, and the terminal game."""

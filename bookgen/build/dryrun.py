@@ -23,10 +23,10 @@ from tqdm import tqdm
 
 from solver.packed import moves_of_keys
 
-from .build import check_request
+from ..book.store import BookStore
+from .driver import check_request
 from .enumerate import keys_by_ply
 from .frontier import solve_frontier
-from .store import BookStore
 from .stream import FrontierStream
 
 DEFAULT_SAMPLE = 100

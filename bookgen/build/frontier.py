@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from solver import Position
 from solver.bitboard import CELLS
 
-from .schema import best_text
+from ..book.schema import best_text
 
 if TYPE_CHECKING:
     from solver import Solver

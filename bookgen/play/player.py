@@ -17,10 +17,10 @@ from solver import Position, win_score
 from solver.bitboard import COLUMN_ORDER
 from solver.errors import GameOverError
 
+from ..book.reader import Book, as_position
 from .analysis import Analysis, analyze
-from .book import Book, as_position
-from .play.knowledge import Floors, book_floor, book_leaves
-from .play.levels import DEFAULT_LEVEL, get_level, level_move
+from .knowledge import Floors, book_floor, book_leaves
+from .levels import DEFAULT_LEVEL, get_level, level_move
 
 CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # 4 3 5 2 6 1 7
 

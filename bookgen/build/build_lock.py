@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from .schema import BookError, Meta
+from ..book.schema import BookError, Meta
 
 LOCK_NAME = "build_lock"
 HEARTBEAT_SECONDS = 10.0

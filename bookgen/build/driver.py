@@ -32,11 +32,12 @@ from solver import Position
 from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
+from ..book.rows import Rows
+from ..book.store import BookStore, sqlite_path
 from .build_lock import BuildLock
 from .derive import derive
 from .enumerate import contains_sorted, keys_by_ply
 from .ray_connect import RayStartError
-from .store import BookStore, entry_rows, sqlite_path
 from .stream import FrontierStream
 
 if TYPE_CHECKING:
@@ -322,9 +323,8 @@ def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarra
                         raise KeyboardInterrupt from None
                     raise
                 with _timed(summary.timings, "writes"):
-                    rows = entry_rows(summary.ply, keys, result.scores, result.best,
-                                      nodes=result.nodes)
-                    store.insert_new(rows, search_seconds=result.seconds)
+                    store.insert_new(Rows(summary.ply, keys, result.scores, result.best,
+                                          nodes=result.nodes), search_seconds=result.seconds)
                 solved.append((keys, result.scores))
                 summary.searched += len(keys)
                 summary.batches += 1
@@ -380,8 +380,8 @@ def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
                         raise KeyboardInterrupt
                     entries = derive(parents[start:start + DERIVE_CHUNK], child_keys,
                                      child_scores)
-                    store.upsert(entry_rows(p, entries.keys, entries.scores, entries.best,
-                                            entries.move_scores))
+                    store.upsert(Rows(p, entries.keys, entries.scores, entries.best,
+                                      entries.move_scores))
                     derived.append(entries.scores)
                     bar.update(len(entries.keys))
                 del child_keys, child_scores

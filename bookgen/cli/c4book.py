@@ -11,7 +11,7 @@ import sys
 from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
-from .play.levels import LEVELS
+from ..play.levels import LEVELS
 
 DESCRIPTION = """\
 Connect 4 (7x6) perfect play and opening books.
@@ -210,29 +210,29 @@ def _commands():
 
 
 def _run_play(args: argparse.Namespace) -> int:
-    from .game import run_play
+    from ..play.game import run_play
 
     return run_play(_db(args), args.first, sys.stdin, sys.stdout, args.time, level=args.level,
                     seed=args.seed, hints=args.hints, start=args.start)
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    from .verify import run_verify
+    from ..book.verify import run_verify
 
     return run_verify(args.db, args.sample, args.seed, sys.stdout, not args.no_progress)
 
 
 def _run_upgrade(args: argparse.Namespace) -> int:
-    from .upgrade import run_upgrade
+    from ..book.upgrade import run_upgrade
 
     return run_upgrade(args.db, sys.stdout)
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from .build import build
+    from ..build.driver import build
 
     if args.dry_run:
-        from .dryrun import dry_run
+        from ..build.dryrun import dry_run
 
         dry_run(args.db, args.ply, args.root, sample=args.sample,
                 table_log2=min(args.table_log2, 24), progress=not args.no_progress,

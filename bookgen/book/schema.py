@@ -48,7 +48,7 @@ class Entry(Base):
         return f"Entry(key={self.key}, ply={self.ply}, score={self.score})"
 
 
-# The column order of rows written as plain tuples (``BookStore.insert_new``).
+# The column order of rows as written (``rows.Rows``) and as read back.
 COLUMNS = ("key", "ply", "score", "wdl", "best_moves", "move_scores", "nodes")
 
 

@@ -19,7 +19,7 @@ from numba import njit
 from solver.bitboard import CELLS, WIDTH
 from solver.packed import canonical, child_key, decode, is_full_column
 
-from .scoring import best_of, sign  # noqa: F401  (re-exported for callers of derive)
+from ..book.scoring import best_of, sign  # noqa: F401  (re-exported for callers of derive)
 
 
 NO_MOVE = 0      # a full column, in packed move scores

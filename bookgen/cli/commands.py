@@ -8,10 +8,10 @@ from typing import IO
 
 from solver import Position
 
-from .analysis import analyze, describe_score
-from .book import Book, as_position
-from .player import Player
-from .store import sqlite_path
+from ..book.reader import Book, as_position
+from ..book.store import sqlite_path
+from ..play.analysis import analyze, describe_score
+from ..play.player import Player
 
 
 def open_book(db: str | None) -> Book | None:

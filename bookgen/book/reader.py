@@ -28,7 +28,7 @@ from solver import Position
 from solver.bitboard import WIDTH
 from solver.errors import IllegalMoveError
 
-from .book_keys import keys_of, keys_of_many, mirror_key
+from .keys import keys_of, keys_of_many, mirror_key
 from .schema import SCHEMA_VERSION, Entry, unpack_scores
 from .store import SEARCH_SECONDS, check_sqlite_file, make_engine, read_meta, sqlite_path
 

@@ -28,9 +28,9 @@ from solver import Position
 from solver.bitboard import WIDTH
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
-from .derive import derive, sign
-from .enumerate import contains_sorted, keys_by_ply
-from .frontier import solve_frontier
+from ..build.derive import derive, sign
+from ..build.enumerate import contains_sorted, keys_by_ply
+from ..build.frontier import solve_frontier
 from .schema import BEST_TEXT, unpack_scores
 from .store import check_sqlite_file, make_engine, read_meta, sqlite_path
 

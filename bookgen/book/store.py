@@ -24,9 +24,8 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from solver.bitboard import HEIGHT, WIDTH
 from solver.errors import BoardSizeError
 
+from .rows import Rows
 from .schema import (
-    BEST_TEXT,
-    COLUMNS,
     FORMAT,
     SCHEMA_VERSION,
     UPGRADABLE_VERSIONS,
@@ -45,7 +44,12 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 SEARCH_SECONDS = "search_core_seconds"  # meta: worker search time over every run
 LOCK_WAIT_SECONDS = 30.0
 READ_CHUNK = 200_000       # rows per fetch when reading a ply into arrays
-ROWS_PER_STATEMENT = 50    # rows per INSERT statement (7 parameters each)
+# Rows per INSERT statement: each statement executed costs the driver about
+# as much as the rows it inserts, so many rows share one (100 rows: 2.2 times
+# the rows per second of one a statement).  At most 5 values a row are bound,
+# and one blob: 501 parameters, under the 999 that SQLite before 3.32 allows.
+ROWS_PER_STATEMENT = 100
+BIND_CHUNK = 50_000        # rows bound at a time within one write's transaction
 KEY_LIMIT = (1 << 63) - 1  # above every key; the largest integer SQL stores
 _REPLACE = "DO UPDATE SET " + ", ".join(
     f"{c} = excluded.{c}" for c in ("score", "wdl", "best_moves", "move_scores"))
@@ -272,20 +276,19 @@ class BookStore:
             rows = conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all()
         return dict(sorted(rows))
 
-    def insert_new(self, rows: Sequence[tuple], search_seconds: float = 0.0) -> int:
+    def insert_new(self, rows: Rows, search_seconds: float = 0.0) -> int:
         """Insert searched rows in one transaction; keys already stored are left alone.
 
-        Rows are plain tuples in ``schema.COLUMNS`` order.  ``search_seconds``
-        is added, in the same transaction, to the book's running total of
-        worker search time across runs.
+        ``search_seconds`` is added, in the same transaction, to the book's
+        running total of worker search time across runs.
         """
         return self._write(rows, replace=False, search_seconds=search_seconds)
 
-    def upsert(self, rows: Sequence[tuple]) -> int:
+    def upsert(self, rows: Rows) -> int:
         """Insert or replace rows in one transaction (for entries derived from children)."""
         return self._write(rows, replace=True)
 
-    def _write(self, rows: Sequence[tuple], *, replace: bool, search_seconds: float = 0.0) -> int:
+    def _write(self, rows: Rows, *, replace: bool, search_seconds: float = 0.0) -> int:
         if not len(rows):
             return 0
         extra = []
@@ -295,24 +298,22 @@ class BookStore:
             extra.append(add.on_conflict_do_update(index_elements=["name"], set_={"value": total}))
         return self._retry_locked(lambda: self._execute(rows, replace, extra))
 
-    def _insert_sql(self, count: int, replace: bool) -> str:
+    def _insert_sql(self, rows: Rows, count: int, replace: bool) -> str:
         """An insert of ``count`` rows; a stored key is replaced or left alone."""
-        row = f"({', '.join('?' * len(COLUMNS))})"
-        return self._sql(f"INSERT INTO positions ({', '.join(COLUMNS)}) VALUES "
-                         f"{', '.join([row] * count)} ON CONFLICT (key) "
+        return self._sql(f"{rows.insert(count)} ON CONFLICT (key) "
                          f"{_REPLACE if replace else 'DO NOTHING'}")
 
-    def _execute(self, rows: Sequence[tuple], replace: bool, extra: Sequence = ()) -> int:
-        # Several rows per statement: a fifth less time per row than one each,
-        # as the driver's per-statement work is shared.  The rest go one each.
-        whole = len(rows) - len(rows) % ROWS_PER_STATEMENT
-        grouped = [tuple(itertools.chain.from_iterable(rows[i:i + ROWS_PER_STATEMENT]))
-                   for i in range(0, whole, ROWS_PER_STATEMENT)]
+    def _execute(self, rows: Rows, replace: bool, extra: Sequence = ()) -> int:
+        # One transaction for all the rows, so an interrupted write leaves
+        # none of them; bound a slice at a time, so memory stays small.
+        # Through SQLAlchemy, not the driver's cursor: its cost is per call (a
+        # few a write), and it turns the driver's errors into the ones that
+        # ``_retry_locked`` and the callers know (a locked or full disk).
         with self.engine.begin() as conn:
-            if grouped:
-                conn.exec_driver_sql(self._insert_sql(ROWS_PER_STATEMENT, replace), grouped)
-            if whole < len(rows):
-                conn.exec_driver_sql(self._insert_sql(1, replace), list(rows[whole:]))
+            for start in range(0, len(rows), BIND_CHUNK):
+                for count, params in rows[start:start + BIND_CHUNK].statements(
+                        ROWS_PER_STATEMENT):
+                    conn.exec_driver_sql(self._insert_sql(rows, count, replace), params)
             for statement in extra:
                 conn.execute(statement)
         return len(rows)
@@ -342,23 +343,3 @@ class BookStore:
                 # moved every committed row into the main file.
                 pass
         self.engine.dispose()
-
-
-def entry_rows(ply: int, keys: np.ndarray, scores: np.ndarray, best: np.ndarray,
-               move_scores: np.ndarray | None = None,
-               nodes: np.ndarray | None = None) -> list[tuple]:
-    """Plain tuples in ``schema.COLUMNS`` order, from one ply's arrays.
-
-    ``best`` holds bit sets of best columns; ``move_scores`` is ``(n, 7)``
-    packed bytes, or ``None`` for frontier rows.
-    """
-    count = len(keys)
-    packed = (itertools.repeat(None, count) if move_scores is None else
-              _split(np.ascontiguousarray(move_scores, dtype=np.uint8).tobytes(), WIDTH))
-    return list(zip(keys.tolist(), itertools.repeat(ply, count), scores.tolist(),
-                    np.sign(scores).tolist(), [BEST_TEXT[b] for b in best.tolist()], packed,
-                    itertools.repeat(0, count) if nodes is None else nodes.tolist()))
-
-
-def _split(raw: bytes, size: int) -> list[bytes]:
-    return [raw[i:i + size] for i in range(0, len(raw), size)]

@@ -16,8 +16,8 @@ import numpy as np
 
 from solver import Position
 
+from ..book.store import BookStore
 from .enumerate import contains_sorted, frontier_chunks, root_keys
-from .store import BookStore
 
 CHUNK = 4_000_000  # frontier keys listed per slice: 32 MB, plus a pass over the parents
 

@@ -8,8 +8,8 @@ from typing import IO
 from solver import GameOverError, Position
 from solver.bitboard import HEIGHT, WIDTH
 
+from ..book.reader import Book
 from .analysis import ordinal
-from .book import Book
 from .player import Decision, Player
 
 # ANSI colours: x red, o yellow; the last stone played also bold and underlined.

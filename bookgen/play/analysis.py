@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from solver import Position
 from solver.errors import GameOverError
 
-from .book import Book, as_position
-from .scoring import best_of, sign
+from ..book.reader import Book, as_position
+from ..book.scoring import best_of, sign
 
 
 @dataclass(frozen=True)
