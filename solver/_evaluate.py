@@ -192,7 +192,7 @@ def _insert_sorted(buffer, base, count, item):
 
 
 @njit(cache=True, nogil=True, _nrt=False)  # no reference counting: see _search.negamax
-def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, shift,
+def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, near, shift,
            known_keys, known_scores, scratch):
     """Fail-soft negamax value within ``(alpha, beta)``, ``depth`` plies deep.
 
@@ -212,7 +212,7 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, shi
     if known != 99:
         return proven_value(known)
 
-    low, high = table_bounds(position, mask, table, shift)
+    low, high = table_bounds(position, mask, table, near, shift)
     if low >= 1:  # a proven win, at least this fast
         if BIG + low >= beta:
             return BIG + low
@@ -262,7 +262,7 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, shi
         col = np.int64(scratch[base + i] & np.uint64(255))
         move = moves & column_mask(col)
         value = -search(position ^ mask, mask | move, ply + 1, next_depth, -beta, -alpha,
-                        tt_keys, tt_data, table, shift, known_keys, known_scores, scratch)
+                        tt_keys, tt_data, table, near, shift, known_keys, known_scores, scratch)
         if scratch[2] != ZERO:
             return 0
         if value > best:
@@ -279,7 +279,7 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, shi
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, table, shift,
+def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, table, near, shift,
                 known_keys, known_scores, scratch):
     """Search the root moves ``columns`` (0-based, in this order) to ``depth``.
 
@@ -295,7 +295,7 @@ def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, t
             alpha = max(alpha, 0)
             continue
         value = -search(position ^ mask, mask | move, ply + 1, depth - 1, -INFINITY, -alpha,
-                        tt_keys, tt_data, table, shift, known_keys, known_scores, scratch)
+                        tt_keys, tt_data, table, near, shift, known_keys, known_scores, scratch)
         if scratch[2] != ZERO:
             return i
         values[i] = value

@@ -9,11 +9,13 @@ State lives in two arrays the caller owns, so that it survives across calls
 
 * ``table``: the transposition table (layout in ``_table``).
 * ``scratch``: counters and per-ply buffers, so the recursion allocates
-  nothing.  ``scratch[NODES]`` counts nodes; ``scratch[LIMIT]`` is a node
+  nothing, then the thread's own near table for deep positions (``_table``).
+  ``scratch[NODES]`` counts nodes; ``scratch[LIMIT]`` is a node
   limit (0: none) and ``scratch[STOPPED]`` is set when a search stopped at it;
   ``scratch[JITTER]`` seeds a small random change of move order near the root
   (0: none), down to ply ``scratch[JITTER_PLY]``, so that threads sharing one
-  table search different moves first.
+  table search different moves first; ``scratch[GUESS]`` (two's complement)
+  is the score ``solve_window`` guesses first (0 but in helper threads).
 """
 
 import numpy as np
@@ -24,7 +26,7 @@ from ._bits import popcount, possible, safe_moves, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
 from ._table import EXACT, LOWER, NO_MOVE, UPPER, entry_move, entry_score, entry_type, \
-    prefetch, probe, slot_of, store, work_of
+    NEAR_PLY, NEAR_SHIFT, NEAR_SLOTS, bucket, prefetch, probe, store, work_of
 
 CELLS = bb.CELLS
 COLUMN_ORDER = bb.COLUMN_ORDER
@@ -34,10 +36,11 @@ BOARD = np.uint64(bb.BOARD)
 COLUMN_MASKS = np.array([((1 << bb.HEIGHT) - 1) << (col * bb.H1) for col in COLUMN_ORDER],
                         dtype=np.uint64)
 
-NODES, LIMIT, STOPPED, JITTER, JITTER_PLY = 0, 1, 2, 3, 4
+NODES, LIMIT, STOPPED, JITTER, JITTER_PLY, GUESS = 0, 1, 2, 3, 4, 5
 SORT_BASE = 8
 PLY_STRIDE = 40  # per ply: 8 sort items, then 8 each of child stones, masks, plies, threats
-SCRATCH_SIZE = SORT_BASE + PLY_STRIDE * (CELLS + 1)
+NEAR_BASE = SORT_BASE + PLY_STRIDE * (CELLS + 1)  # then the thread's near table
+SCRATCH_SIZE = NEAR_BASE + NEAR_SLOTS
 
 # Child stones considered for move ordering are weighted as in Steininger's
 # solver, times ten: threats playable after one more stone in their column,
@@ -46,6 +49,14 @@ W_NEXT, W_NEXT_NEXT, W_THREAT, W_TABLE = 12, 5, 3, 5
 # Nodes below this ply probe the table for each child (enhanced transposition
 # cutoff); deeper, the probes cost more than the cuts save.
 ETC_MAX_PLY = 30
+
+
+@njit(cache=True, inline="always")
+def _bucket_of(key, ply, table, scratch, shift):
+    """``(entries, slot)``: the key's bucket, in the big table or, deep, in the near one."""
+    if ply < NEAR_PLY:
+        return table, bucket(key, shift)
+    return scratch, np.uint64(NEAR_BASE) + bucket(key, NEAR_SHIFT)
 
 
 @njit(cache=True, inline="always")
@@ -94,8 +105,8 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
     alpha0, beta0 = alpha, beta
     # Start loading our table entry now: the child scan below hides part of the wait.
     key, mirrored = table_key(position, mask)
-    slot = slot_of(key, ply, shift)
-    prefetch(table, slot)
+    entries, slot = _bucket_of(key, ply, table, scratch, shift)
+    prefetch(entries, slot)
 
     # -- 2. Children: forced play settles some, and moves the others to a real choice ----
     # A child where the opponent has one move that does not lose at once is
@@ -166,7 +177,7 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             return beta
 
     # -- 3. The table ---------------------------------------------------------------------
-    entry = probe(table, slot, key)
+    entry = probe(entries, slot, key)
     table_rank = -1
     if entry != ZERO:
         kind = entry_type(entry)
@@ -197,7 +208,8 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             same = scratch[base + 24 + i] & ONE
             c_key, _ = table_key(scratch[base + 8 + i], scratch[base + 16 + i])
             c_ply = np.int64(scratch[base + 24 + i] >> ONE)
-            c_entry = probe(table, slot_of(c_key, c_ply, shift), c_key)
+            c_entries, c_slot = _bucket_of(c_key, c_ply, table, scratch, shift)
+            c_entry = probe(c_entries, c_slot, c_key)
             if c_entry == ZERO:
                 continue
             c_kind = entry_type(c_entry)
@@ -270,7 +282,7 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
         col = COLUMN_ORDER[best_move]
         if mirrored:
             col = bb.WIDTH - 1 - col
-    store(table, slot, key, kind, best, col, work_of(scratch[NODES] - nodes_before))
+    store(entries, slot, key, kind, best, col, work_of(scratch[NODES] - nodes_before))
     return best
 
 
@@ -289,7 +301,8 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
     # the last test returned: fail-soft bounds often jump straight to the score.
     # Against Pons' bisection toward zero: 11% less time on the empty board and
     # on ply-10 positions, 8% on ply-8 ones.
-    med = min(max(0, lo + 1), hi) - 1
+    guess = np.int64(scratch[GUESS])
+    med = min(max(guess, lo + 1), hi) - 1
     while lo < hi:
         r = negamax(position, mask, ply, med, med + 1, threats, table, scratch, shift)
         if scratch[STOPPED] != ZERO:
@@ -305,13 +318,14 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
 
 
 @njit(cache=True, nogil=True)
-def table_bounds(position, mask, table, shift):
-    """``(low, high)``: what the table proves about a position's score (wide when absent).
+def table_bounds(position, mask, table, scratch, shift):
+    """``(low, high)``: what the tables prove about a position's score (wide when absent).
 
-    For other kernels that read the solver's table (the anytime player's leaves).
+    For other kernels that read a solver's tables (the anytime player's leaves).
     """
     key, _ = table_key(position, mask)
-    entry = probe(table, slot_of(key, np.int64(popcount(mask)), shift), key)
+    entries, slot = _bucket_of(key, np.int64(popcount(mask)), table, scratch, shift)
+    entry = probe(entries, slot, key)
     if entry == ZERO:
         return -CELLS, CELLS
     kind = entry_type(entry)

@@ -19,15 +19,14 @@ An entry packs the whole position key with what the search learnt::
 
 Keys are canonical (see ``_key``): a position and its mirror image share one entry.
 
-**Two tables in one array.**  A probe of the big table is a trip to main
-memory (about 160 ns on our machines, most of a node's cost), yet the deep
-positions that make most of the nodes are cheap to recompute and are met again
-soon if at all.  So positions from ``NEAR_PLY`` on use a small near table
-(``NEAR_SLOTS``, 1 MiB) that stays in the CPU's cache, and only the costly
-shallow positions go to the big one::
-
-      slots 0 .. 2**table_log2 - 1        | 2**table_log2 .. + NEAR_SLOTS - 1
-      big table: ply < NEAR_PLY           | near table: ply >= NEAR_PLY
+**A near table for deep positions.**  A probe of the big table is a trip to
+main memory (about 160 ns on our machines, most of a node's cost), yet the
+deep positions that make most of the nodes are cheap to recompute and are met
+again soon if at all.  So positions from ``NEAR_PLY`` on use a small near
+table (``NEAR_SLOTS``, 1 MiB) that stays in the CPU's cache, one per search
+thread (it lives in the thread's scratch array, see ``_search``): threads that
+shared it would only evict each other's entries.  Only the costly shallow
+positions go to the big table, which all threads share.
 
 On ply-8 book positions the near table cuts the time by a quarter for 10%
 more nodes; on the empty board, by a third.
@@ -61,26 +60,17 @@ NEAR_PLY = 23
 NEAR_LOG2 = 17
 NEAR_SLOTS = 1 << NEAR_LOG2
 NEAR_SHIFT = np.uint64(64 - NEAR_LOG2)
-SIXTY_FOUR = np.uint64(64)
 
 
 def new_table(table_log2):
-    """An empty table: ``2**table_log2`` big-table slots, then the near table."""
-    return np.zeros((1 << table_log2) + NEAR_SLOTS, dtype=np.uint64)
+    """An empty big table of ``2**table_log2`` slots."""
+    return np.zeros(1 << table_log2, dtype=np.uint64)
 
 
 @njit(cache=True, inline="always")
 def bucket(key, shift):
     """First slot of the key's bucket (an even index)."""
     return ((key * GOLDEN) >> shift) & EVEN
-
-
-@njit(cache=True, inline="always")
-def slot_of(key, ply, shift):
-    """First slot of the key's bucket, in the big or the near table by ``ply``."""
-    if ply < NEAR_PLY:
-        return bucket(key, shift)
-    return (ONE << (SIXTY_FOUR - shift)) + bucket(key, NEAR_SHIFT)
 
 
 @intrinsic

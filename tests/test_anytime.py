@@ -103,7 +103,7 @@ def test_solver_table_bounds_are_read_right(solver):
     for moves, score in MIDDLE_MEDIUM[:8]:
         position = Position.from_moves(moves)
         solver.solve(position)
-        low, high = table_bounds(*args(position)[:2], search._table, search._shift)
+        low, high = table_bounds(*args(position)[:2], search._table, search._near, search._shift)
         assert (low, high) != (-42, 42), moves  # the root's bound was stored
         assert low <= score <= high, moves
 

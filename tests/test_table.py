@@ -84,38 +84,31 @@ def test_solver_table_bounds_hold():
     solver = Solver(table_log2=16)
     # A Middle-Medium position (Test_L2_R2 line 1): searched, so its root is stored.
     p = Position.from_moves((Path(__file__).parent / "data" / "Test_L2_R2").read_text().split()[0])
-    assert table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._shift) == (-42, 42)
+    assert table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift) == (-42, 42)
     score = solver.solve(p)
-    low, high = table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._shift)
+    low, high = table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift)
     assert low <= score <= high and (low, high) != (-42, 42)
     m = p.mirror()  # the mirror image shares the entry
-    assert table_bounds(np.uint64(m.current), np.uint64(m.mask), solver._table, solver._shift) == (low, high)
+    assert table_bounds(np.uint64(m.current), np.uint64(m.mask), solver._table, solver._scratch, solver._shift) == (low, high)
 
 
-def test_deep_positions_use_the_near_table():
-    from solver._table import NEAR_PLY, NEAR_SLOTS, new_table, slot_of
-
-    log2 = 16
-    table = new_table(log2)
-    assert len(table) == (1 << log2) + NEAR_SLOTS
-    shift = np.uint64(64 - log2)
-    for key in (np.uint64(k * 7919 + 1) for k in range(1000)):
-        shallow = slot_of(key, NEAR_PLY - 1, shift)
-        deep = slot_of(key, NEAR_PLY, shift)
-        assert shallow == bucket(key, shift) and shallow % 2 == 0
-        assert 1 << log2 <= deep < len(table) - 1 and deep % 2 == 0
-
-
-def test_solver_stores_deep_and_shallow_entries_apart():
+def test_deep_positions_use_the_threads_own_near_table():
     from solver import Position, Solver
-    from solver._table import NEAR_PLY
+    from solver._search import NEAR_BASE, SCRATCH_SIZE
+    from solver._table import NEAR_PLY, NEAR_SLOTS
 
     solver = Solver(table_log2=16)
+    twin = solver.fork()
+    assert len(solver._table) == 1 << 16 and SCRATCH_SIZE == NEAR_BASE + NEAR_SLOTS
     # Middle-Medium positions from before NEAR_PLY, whose searches go past it.
     lines = (Path(__file__).parent / "data" / "Test_L2_R2").read_text().splitlines()
     shallow = [line.split() for line in lines if len(line.split()[0]) < NEAR_PLY - 4][:5]
     assert len(shallow) == 5
     for moves, score in shallow:
         assert solver.solve(Position.from_moves(moves)) == int(score)
-    big, near = solver._table[:1 << 16], solver._table[1 << 16:]
-    assert np.count_nonzero(big) > 0 and np.count_nonzero(near) > 0
+    assert np.count_nonzero(solver._table) > 0
+    assert np.count_nonzero(solver._scratch[NEAR_BASE:]) > 0
+    # The fork shares the big table, not the near one.
+    assert twin._table is solver._table and np.count_nonzero(twin._scratch[NEAR_BASE:]) == 0
+    solver.clear()
+    assert np.count_nonzero(solver._table) == 0 == np.count_nonzero(solver._scratch[NEAR_BASE:])
