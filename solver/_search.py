@@ -14,8 +14,8 @@ State lives in two arrays the caller owns, so that it survives across calls
   limit (0: none) and ``scratch[STOPPED]`` is set when a search stopped at it;
   ``scratch[JITTER]`` seeds a small random change of move order near the root
   (0: none), down to ply ``scratch[JITTER_PLY]``, so that threads sharing one
-  table search different moves first; ``scratch[GUESS]`` (two's complement,
-  0 but in helper threads) shifts ``solve_window``'s first probe.
+  table search different moves first; ``scratch[FIRST_PROBE_SHIFT]`` (0 but
+  in helper threads) shifts ``solve_window``'s first probe.
 """
 
 import numpy as np
@@ -36,7 +36,7 @@ BOARD = np.uint64(bb.BOARD)
 COLUMN_MASKS = np.array([((1 << bb.HEIGHT) - 1) << (col * bb.H1) for col in COLUMN_ORDER],
                         dtype=np.uint64)
 
-NODES, LIMIT, STOPPED, JITTER, JITTER_PLY, GUESS = 0, 1, 2, 3, 4, 5
+NODES, LIMIT, STOPPED, JITTER, JITTER_PLY, FIRST_PROBE_SHIFT = 0, 1, 2, 3, 4, 5
 SORT_BASE = 8
 PLY_STRIDE = 40  # per ply: 8 sort items, then 8 each of child stones, masks, plies, threats
 NEAR_BASE = SORT_BASE + PLY_STRIDE * (CELLS + 1)  # then the thread's near table
@@ -307,15 +307,15 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
     # than any loss).  MTD(f) from a draw took 11% less time on the empty
     # board and ply-10 positions, but 13x more on Begin-Easy's lopsided ones.
     # A helper thread shifts its first probe by its guess, to prove other bounds.
-    shift_first = np.int64(scratch[GUESS])
+    first_shift = np.int64(scratch[FIRST_PROBE_SHIFT])
     while lo < hi:
         med = lo + (hi - lo) // 2
         if med <= 0 and _half_toward_zero(lo) < med:
             med = _half_toward_zero(lo)
         elif med >= 0 and _half_toward_zero(hi) > med:
             med = _half_toward_zero(hi)
-        med = min(max(med + shift_first, lo), hi - 1)
-        shift_first = 0
+        med = min(max(med + first_shift, lo), hi - 1)
+        first_shift = 0
         r = negamax(position, mask, ply, med, med + 1, threats, table, scratch, shift)
         if scratch[STOPPED] != ZERO:
             return 0
