@@ -96,11 +96,13 @@ def test_driver_killed_leaves_a_sound_book_and_resumes_without_resolving(clean_b
     args = [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
             "--workers", "2", "--table-log2", "20", "--no-progress"]
     driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for_rows(path, at_least=100)
+    # Kill at the first write: with today's solver the batches after the first
+    # small ones are big enough that waiting for 100 rows could see the last.
+    wait_for_rows(path, at_least=1)
     driver.send_signal(signal.SIGKILL)
     driver.wait(timeout=30)
     stored = frontier_rows(path)
-    assert 100 <= stored < 1762
+    assert 1 <= stored < 1762
 
     with Book.open(path) as book:  # quick_check passes and the metadata reads back
         assert PLY not in book.info.plies_complete
@@ -117,7 +119,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(clean_book, tmp_path):
     args = [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
             "--workers", "2", "--table-log2", "20", "--no-progress"]
     driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for_rows(path, at_least=50)
+    wait_for_rows(path, at_least=1)
     driver.send_signal(signal.SIGINT)
     _, err = driver.communicate(timeout=60)
     assert driver.returncode == 130
