@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from . import bitboard as bb
-from ._bits import popcount, possible, safe_moves, winning_cells
+from ._bits import can_win_next, popcount, possible, safe_moves, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
 from ._table import EXACT, LOWER, NO_MOVE, UPPER, entry_move, entry_score, entry_type, \
@@ -297,7 +297,7 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
 
     ``[-1, 1]`` gives the weak (win/draw/loss) answer.
     """
-    if (winning_cells(position, mask) & possible(mask)) != ZERO:
+    if can_win_next(position, mask):
         return min(max((CELLS + 1 - ply) // 2, low), high)
     threats = winning_cells(position ^ mask, mask)
     lo = max(-((CELLS - ply) // 2), low)
