@@ -28,39 +28,33 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _argument(text: str, convert, valid, wanted: str):
+    """``convert(text)`` if it parses and is ``valid``; else argparse's error, naming the text."""
+    try:
+        value = convert(text)
+    except ValueError:
+        value = None
+    if value is None or not valid(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {wanted}")
+    return value
+
+
 def _seconds(text: str) -> float:
     """A time budget: a positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
+    return _argument(text, float, lambda v: math.isfinite(v) and v > 0,
+                     "a positive number of seconds")
 
 
 def _search_threads(text: str) -> int:
     """A thread count for one search: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a thread count: give 1 or more")
-    return value
+    return _argument(text, int, lambda v: v >= 1, "a thread count: give 1 or more")
 
 
 def _table_log2(text: str) -> int:
     """A transposition table size: log2 of its slots, in the range Solver accepts."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not TABLE_LOG2_MIN <= value <= TABLE_LOG2_MAX:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a table size: give "
-                                         f"{TABLE_LOG2_MIN} to {TABLE_LOG2_MAX} "
-                                         "(2**N slots of 8 bytes)")
-    return value
+    return _argument(text, int, lambda v: TABLE_LOG2_MIN <= v <= TABLE_LOG2_MAX,
+                     f"a table size: give {TABLE_LOG2_MIN} to {TABLE_LOG2_MAX} "
+                     "(2**N slots of 8 bytes)")
 
 
 def _add_db(parser: argparse.ArgumentParser) -> None:
