@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from . import bitboard as bb
+from .position import Position
 from ._key import mirror  # columns reversed; works on keys, which never carry across columns
 
 U0 = np.uint64(0)
@@ -266,6 +267,29 @@ def moves_of_keys(keys: np.ndarray, root: str = "") -> list[str]:
         raise ValueError(f"key {bad} is not a position reachable by legal play")
     text = (digits + ord("0")).tobytes().decode("ascii")
     return [text[i * FULL:i * FULL + p] for i, p in enumerate(plies.tolist())]
+
+
+@njit(cache=True)
+def _boards_of(keys, current, mask):
+    for i in range(len(keys)):
+        current[i], mask[i], _ = decode(keys[i])
+
+
+def positions_of_keys(keys: np.ndarray, root: str = "") -> list[Position]:
+    """``[Position.from_moves(m) for m in moves_of_keys(keys, root)]``, five times faster.
+
+    The boards come from the keys, not from replaying each string move by
+    move: a build's workers turn every frontier batch into Positions, and
+    the replay in Python took 2% of a ply-14 build's wall time.  The keys
+    must be of unfinished positions, as ``moves_of_keys`` asks.
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    current = np.empty(len(keys), dtype=np.uint64)
+    mask = np.empty(len(keys), dtype=np.uint64)
+    _boards_of(keys, current, mask)
+    raw = Position._raw
+    return [raw(c, m, moves, False)
+            for c, m, moves in zip(current.tolist(), mask.tolist(), moves_of_keys(keys, root))]
 
 
 def moves_of_key(key: int, root: str = "") -> str:

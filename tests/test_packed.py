@@ -12,6 +12,7 @@ from solver.packed import (
     moves_of_key,
     moves_of_keys,
     plies_of,
+    positions_of_keys,
     replay_steps,
     unfinished_children,
 )
@@ -48,6 +49,14 @@ def test_a_key_replays_to_itself(positions):
         again = Position.from_moves(replayed)
         assert again.key == position.key and again.ply == position.ply
         assert replayed <= position.moves  # the smallest string that reaches it
+
+
+def test_positions_of_keys_are_the_replayed_positions(positions):
+    found = positions_of_keys(keys(positions), "44")
+    expected = [Position.from_moves(m) for m in moves_of_keys(keys(positions), "44")]
+    assert [(p.moves, p.current, p.mask, p.is_won) for p in found] == \
+        [(p.moves, p.current, p.mask, p.is_won) for p in expected]
+    assert len(found) == 350 and positions_of_keys(np.zeros(0, dtype=np.uint64)) == []
 
 
 def test_known_replays():

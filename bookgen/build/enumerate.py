@@ -20,8 +20,12 @@ from solver import Position
 from solver.packed import unfinished_children, unique_sorted
 
 KEY_END = np.uint64(1 << 63)   # above every key (49 bits), and in numba's int range
-SPLIT_SAMPLE = 200_000         # parents whose children place the chunk boundaries
+SPLIT_SAMPLE = 50_000          # parents whose children place the chunk boundaries
 SLICES = 1024                  # thin key ranges that passes are made of
+# Passes list at least this many keys, and about an eighth of the frontier
+# at most: a frontier smaller than ``chunk`` is still listed in a few slices,
+# so the driver's peak stays a small share of the frontier it sends out.
+MIN_CHUNK = 100_000
 
 
 def expand(keys: np.ndarray, low: int = 0, high: int = int(KEY_END)) -> np.ndarray:
@@ -70,9 +74,11 @@ def frontier_chunks(parents: np.ndarray, chunk: int = 4_000_000) -> Iterator[np.
     if slices < 2:
         yield expand(parents)
         return
+    chunk = min(chunk, max(MIN_CHUNK, len(sample) * step // 8))
     cuts = sample[np.linspace(0, len(sample), slices, endpoint=False, dtype=np.int64)[1:]]
     bounds = [0, *np.unique(cuts).tolist(), int(KEY_END)]
     sampled = np.diff(np.searchsorted(sample, np.array(bounds, dtype=np.uint64)))
+    del sample, cuts  # not held while the passes run
     per_sample = float(step)
     listed = seen = 0
     at = 0

@@ -66,8 +66,10 @@ class FrontierStream:
         while len(self._buffer) < count and not self.done:
             more = next(self._missing, None)
             if more is not None:
-                self._buffer = np.concatenate([self._buffer, more])
+                self._buffer = np.concatenate([self._buffer, more]) if len(self._buffer) else more
         batch, self._buffer = self._buffer[:count].copy(), self._buffer[count:]
+        if not len(self._buffer):
+            self._buffer = np.empty(0, dtype=np.uint64)  # an empty view would keep the slice
         return batch
 
     @property

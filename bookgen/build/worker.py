@@ -22,8 +22,8 @@ from typing import NamedTuple
 import numpy as np
 import ray
 
-from solver import Position, Solver
-from solver.packed import moves_of_keys
+from solver import Solver
+from solver.packed import positions_of_keys
 
 from .frontier import solve_frontier
 
@@ -69,7 +69,7 @@ def solve_keys(solvers: list[Solver], keys: np.ndarray) -> BatchResult:
     The threads take positions in order from one counter, so they work on
     neighbours at the same time.
     """
-    positions = [Position.from_moves(m) for m in moves_of_keys(keys)]
+    positions = positions_of_keys(keys)
     scores = np.zeros(len(keys), dtype=np.int8)
     best = np.zeros(len(keys), dtype=np.uint8)
     nodes = np.zeros(len(keys), dtype=np.int64)
