@@ -255,6 +255,18 @@ def test_node_budget_and_time_budget_together_take_the_smaller():
     assert repr(player) == "Player(book=None, time_budget=60.0, node_budget=1000)"
 
 
+def test_threads_are_the_exact_searches_and_a_budget_keeps_to_one():
+    assert Player(None, threads=2)._get_solver().threads == 2
+    assert Player(None)._get_solver().threads >= 1   # one per core
+    assert Player(None, time_budget=0.05, threads=2)._get_solver().threads == 1
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+def test_bad_threads(bad):
+    with pytest.raises(ValueError, match=f"threads must be a whole number .* got {bad!r}"):
+        Player(None, threads=bad)
+
+
 @pytest.mark.parametrize("bad", [0, -5, 2.5, "many", True])
 def test_bad_node_budget(bad):
     with pytest.raises(ValueError, match="node_budget must be a positive whole number"):

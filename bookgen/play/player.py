@@ -61,12 +61,14 @@ class Player:
     proven win.  ``node_budget`` caps it in explored nodes instead (or as
     well), which, unlike time, gives the same answers on any machine under
     any load.  ``level`` (see ``LEVELS``) plays weaker, like a person;
-    ``seed`` makes its choices reproducible.
+    ``seed`` makes its choices reproducible.  ``threads`` (default: one per
+    core) search an exact solve together; a budgeted search keeps to one.
     """
 
     def __init__(self, book: Book | None = None, time_budget: float | None = None,
                  table_log2: int | None = None, node_budget: int | None = None,
-                 level: str = DEFAULT_LEVEL, seed: int | None = None):
+                 level: str = DEFAULT_LEVEL, seed: int | None = None,
+                 threads: int | None = None):
         if time_budget is not None and not (math.isfinite(time_budget) and time_budget > 0):
             raise ValueError(f"time_budget must be a positive number of seconds, "
                              f"got {time_budget!r}")
@@ -74,7 +76,11 @@ class Player:
                                         or not isinstance(node_budget, int) or node_budget < 1):
             raise ValueError(f"node_budget must be a positive whole number of nodes, "
                              f"got {node_budget!r}")
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                    or threads < 1):
+            raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
         self.level = get_level(level)
+        self.threads = threads
         self.book = book
         self.time_budget = time_budget
         self.node_budget = node_budget if node_budget is not None else self.level.nodes
@@ -174,7 +180,8 @@ class Player:
             # Searches with no budget race one thread per core on the table;
             # budgeted ones are stopped from outside, so they keep to one thread.
             unbudgeted = self.time_budget is None and self.node_budget is None
-            self._solver = Solver(table_log2=self.table_log2, threads=None if unbudgeted else 1)
+            self._solver = Solver(table_log2=self.table_log2,
+                                  threads=self.threads if unbudgeted else 1)
             if self.time_budget is not None:
                 # Touch every page of the table now, not in the first timed searches.
                 self._solver.clear()
