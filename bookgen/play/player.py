@@ -87,6 +87,7 @@ class Player:
         self.table_log2 = table_log2 if table_log2 is not None else \
             _table_for(time_budget, self.node_budget)
         self.seed = seed
+        self._budgeted = time_budget is not None or self.node_budget is not None
         self._rng = random.Random(seed)
         self._solver = None
         self._anytime = None
@@ -131,7 +132,9 @@ class Player:
         entry = self.book.get(position) if self.book is not None else None
         if entry is not None and entry.best_moves:
             column = _centre_most(entry.best_moves)
-            if position.ply + 2 > self.book.info.max_ply:  # the book ends: remember its proof
+            # The book ends: remember its proof for the budgeted searches past it
+            # (80 us of grandchildren, which a player without a budget never reads).
+            if position.ply + 2 > self.book.info.max_ply and self._budgeted:
                 self._floors.after_move(position, column, entry.score)
             return column, entry.score, "book", True, None, None
         for col in CENTRE_FIRST:
@@ -179,9 +182,8 @@ class Player:
 
             # Searches with no budget race one thread per core on the table;
             # budgeted ones are stopped from outside, so they keep to one thread.
-            unbudgeted = self.time_budget is None and self.node_budget is None
             self._solver = Solver(table_log2=self.table_log2,
-                                  threads=self.threads if unbudgeted else 1)
+                                  threads=1 if self._budgeted else self.threads)
             if self.time_budget is not None:
                 # Touch every page of the table now, not in the first timed searches.
                 self._solver.clear()
