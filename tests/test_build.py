@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bookgen.build.cluster import AddressError
-from bookgen.build.driver import BuildArgumentError, build
+from bookgen.build.driver import BuildArgumentError, _sorted_scores, build
 from bookgen.build.enumerate import keys_by_ply
 from solver import Position, Solver
 from solver.packed import moves_of_key
@@ -224,3 +224,16 @@ def test_dry_run_on_the_command_line(tmp_path):
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr == ("c4book build: error: --ply 7 must be between the root's ply (8) "
                           "and 42\n")
+
+
+def test_solved_batches_join_in_key_order_whatever_order_they_came_back_in():
+    def batch(*keys):
+        return np.array(keys, dtype=np.uint64), np.array(keys, dtype=np.int8) % 7
+
+    solved = [batch(7, 9), batch(1, 3, 5), batch(11)]
+    ply, keys, scores = _sorted_scores(14, solved)
+    assert (ply, keys.tolist(), scores.tolist()) == (14, [1, 3, 5, 7, 9, 11], [1, 3, 5, 0, 2, 4])
+    assert solved == []   # handed over, not held twice
+    # Batches whose ranges overlap (never cut so, but the join stays exact): sorted anyway.
+    _, keys, scores = _sorted_scores(14, [batch(2, 8), batch(1, 5)])
+    assert (keys.tolist(), scores.tolist()) == ([1, 2, 5, 8], [1, 2, 5, 1])

@@ -262,7 +262,8 @@ def _warm_up(plan: WorkerPlan, table_log2: int) -> None:
     from .worker import warm_up
 
     task = warm_up.options(num_cpus=plan.threads)
-    ray.get([task.remote(table_log2, plan.threads) for _ in range(plan.processes)])
+    hold = 0.5 if plan.processes > 1 else 0.0
+    ray.get([task.remote(table_log2, plan.threads, hold) for _ in range(plan.processes)])
 
 
 def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarray,

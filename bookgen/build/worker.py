@@ -43,13 +43,15 @@ def worker_solvers(table_log2: int, threads: int) -> list[Solver]:
 
 
 @ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
-def warm_up(table_log2: int, threads: int) -> int:
+def warm_up(table_log2: int, threads: int, hold: float = 0.0) -> int:
     """Start a worker process and load the compiled kernels, before any real batch.
 
-    Submit it with ``.options(num_cpus=threads)``, as ``solve_batch``.
+    Submit it with ``.options(num_cpus=threads)``, as ``solve_batch``.  With
+    several processes, ``hold`` the cores that long after, so that the next
+    warm-up task lands on another process.
     """
     worker_solvers(table_log2, threads)[0].solve("4444443")
-    time.sleep(0.5)  # hold the cores, so the next warm-up task lands on another process
+    time.sleep(hold)
     return os.getpid()
 
 
