@@ -35,6 +35,13 @@ def machine_threads() -> int:
         return os.cpu_count() or 1
 
 
+def check_threads(threads: int) -> int:
+    """``threads``, if it is a whole number of at least 1; else a ValueError naming it."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+    return threads
+
+
 class Solver:
     """Strong and weak Connect 4 solver with a persistent transposition table.
 
@@ -50,10 +57,7 @@ class Solver:
                 or not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
             raise ValueError(f"table_log2 must be in {TABLE_LOG2_MIN}..{TABLE_LOG2_MAX}, "
                              f"got {table_log2!r}")
-        if threads is None:
-            threads = machine_threads()
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+        threads = machine_threads() if threads is None else check_threads(threads)
         self.table_log2 = table_log2
         self.threads = threads
         self._table = new_table(table_log2)

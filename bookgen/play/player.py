@@ -76,9 +76,10 @@ class Player:
                                         or not isinstance(node_budget, int) or node_budget < 1):
             raise ValueError(f"node_budget must be a positive whole number of nodes, "
                              f"got {node_budget!r}")
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                    or threads < 1):
-            raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+        if threads is not None:
+            from solver.engine import check_threads  # (the solver's modules load only if asked)
+
+            check_threads(threads)  # now, not at the first search
         self.level = get_level(level)
         self.threads = threads
         self.book = book
