@@ -351,7 +351,7 @@ def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]
     key they join sorted, with no sort (its index array would be the
     driver's peak: 8 more bytes a frontier position); the check costs one.
     """
-    solved.sort(key=lambda batch: int(batch[0][0]) if len(batch[0]) else -1)
+    solved.sort(key=lambda batch: int(batch[0][0]))   # no batch is empty
     keys = np.concatenate([k for k, _ in solved]) if solved else np.empty(0, np.uint64)
     scores = np.concatenate([s for _, s in solved]) if solved else np.empty(0, np.int8)
     solved.clear()
