@@ -56,7 +56,7 @@ def sign(x: int) -> int:
 
 def run_budget(db: str, budget: float, all_moves: list[str], scores: dict) -> list[dict]:
     rows = []
-    with Book.open(db) as book:
+    with Book.open(db, in_memory=True) as book:
         player = Player(book, time_budget=budget)
         player.choose("44444433123")  # load the kernels before anything is timed
         player.choose("4444443312")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Benchmark reading a book: opening it, looking positions up one by one and
-many at once, the AI's answer.
+many at once, the AI's answer; from SQLite and from memory (``in_memory=True``).
 
 Positions are sampled (fixed seed) from the book itself, half of them in
 mirrored orientation, so both lookup paths are timed.
@@ -99,55 +99,67 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([sys.executable, "-c", "import bookgen.book.reader"], check=True)
     import_seconds = time.perf_counter() - started
 
-    started = time.perf_counter()
-    book = Book.open(args.db)
-    open_seconds = time.perf_counter() - started
-    with book:
-        positions = sample_moves(args.db, args.lookups, args.seed)
-        lookups = []
-        for moves in positions:
+    readers = {}
+    open_seconds = {}
+    for label, in_memory in (("SQLite", False), ("in memory", True)):
+        started = time.perf_counter()
+        readers[label] = Book.open(args.db, in_memory=in_memory)
+        open_seconds[label] = time.perf_counter() - started
+    positions = sample_moves(args.db, args.lookups, args.seed)
+    lookups = {label: [] for label in readers}
+    for moves in positions:  # the two readers in turn: the machine's noise hits both alike
+        for label, book in readers.items():
             t = time.perf_counter()
             entry = book.get(moves)
-            lookups.append(time.perf_counter() - t)
+            lookups[label].append(time.perf_counter() - t)
             assert entry is not None, moves
+    from solver import Position
+
+    parents = [Position.from_moves(p) for p in positions[:2000]]
+    children = [[p.play(c) for c in p.legal_moves()] for p in parents]  # as the AI asks
+    batches = {label: [] for label in readers}
+    children_seconds = {}
+    answers = {label: [] for label in readers}
+    for label, book in readers.items():
         book.get_many(positions[:1000])  # numpy's first call loads it: outside the timing
-        batches = []
-        for _ in range(5):
+    for _ in range(5):
+        for label, book in readers.items():
             t = time.perf_counter()
             entries = book.get_many(positions)
-            batches.append(time.perf_counter() - t)
+            batches[label].append(time.perf_counter() - t)
             assert all(e is not None for e in entries)
-        from solver import Position
-
-        parents = [Position.from_moves(p) for p in positions[:2000]]
-        children = [[p.play(c) for c in p.legal_moves()] for p in parents]  # as the AI asks
+    for label, book in readers.items():
         t = time.perf_counter()
         for group in children:
             book.get_many(group)
-        children_seconds = (time.perf_counter() - t) / len(children)
-        raw = raw_lookups(args.db, positions)
-        player = Player(book)
-        answers = []
-        for moves in positions[:2000]:
+        children_seconds[label] = (time.perf_counter() - t) / len(children)
+    players = {label: Player(book) for label, book in readers.items()}
+    for moves in positions[:2000]:
+        for label, player in players.items():
             t = time.perf_counter()
             decision = player.choose(moves)
-            answers.append(time.perf_counter() - t)
+            answers[label].append(time.perf_counter() - t)
             assert decision.source == "book", (moves, decision)
+    raw = raw_lookups(args.db, positions)
+    for book in readers.values():
+        book.close()
 
     print(f"book {args.db}: {len(positions):,} lookups of positions sampled from it")
     print(f"python -c 'import bookgen.book.reader' (a fresh process): {import_seconds * 1e3:.0f} ms")
-    print(f"Book.open:                {open_seconds * 1e3:.1f} ms")
-    print(f"Book.get:                 {percentiles(lookups)}")
-    best = min(batches)
-    print(f"Book.get_many:            {len(positions) / best:,.0f} positions/s "
-          f"(best of {len(batches)} calls of {len(positions):,}; median "
-          f"{len(positions) / statistics.median(batches):,.0f}/s)")
-    print(f"Book.get_many(children):  {children_seconds * 1e6:6.1f} us per call, "
-          f"a position's children as Positions")
-    print(f"raw sqlite3, by key:      {percentiles(raw)}  (the floor, for a loaded machine)")
-    print(f"Player.choose from book:  {percentiles(answers)}")
+    print(f"raw sqlite3, by key:        {percentiles(raw)}  (SQLite's floor: no parsing, no objects)")
+    for label in readers:
+        best = min(batches[label])
+        print(f"-- Book.open(db{', in_memory=True' if label == 'in memory' else ''})")
+        print(f"Book.open:                  {open_seconds[label] * 1e3:.1f} ms")
+        print(f"Book.get:                   {percentiles(lookups[label])}")
+        print(f"Book.get_many:              {len(positions) / best:,.0f} positions/s "
+              f"(best of {len(batches[label])} calls of {len(positions):,}; median "
+              f"{len(positions) / statistics.median(batches[label]):,.0f}/s)")
+        print(f"Book.get_many(children):    {children_seconds[label] * 1e6:6.1f} us per call, "
+              f"a position's children as Positions")
+        print(f"Player.choose from book:    {percentiles(answers[label])}")
     if args.past:
-        with Book.open(args.db) as book:
+        with Book.open(args.db, in_memory=True) as book:
             last = book.info.max_ply if args.after is None else args.after
             player = Player(book)
             player.choose("4444443")  # load the compiled kernels outside the timing

@@ -61,14 +61,25 @@ def snapshot(path: str) -> tuple:
     return Path(path).read_bytes(), stat.st_mtime_ns, stat.st_size, sorted(os.listdir(os.path.dirname(path)))
 
 
+@pytest.fixture(scope="module", params=[False, True], ids=["sqlite", "in_memory"])
+def book(small_book_path, request):
+    """The small book, read through SQLite and from memory: every lookup test runs on both."""
+    with Book.open(small_book_path, in_memory=request.param) as opened:
+        assert opened.in_memory is request.param
+        yield opened
+
+
 # -- lookups -------------------------------------------------------------------
 
-def test_open_is_a_context_manager_that_closes(small_book_path):
-    with Book.open(small_book_path) as opened:
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_open_is_a_context_manager_that_closes(small_book_path, in_memory):
+    with Book.open(small_book_path, in_memory=in_memory) as opened:
         assert isinstance(opened, Book)
         assert opened.get(SMALL_ROOT) is not None
     with pytest.raises(ResourceClosedError):  # closed on leaving the block
         opened.get(SMALL_ROOT)
+    with pytest.raises(ResourceClosedError):
+        opened.get_many([SMALL_ROOT] * 100)
 
 
 def test_root_entry_has_known_scores(book, solver):
@@ -327,6 +338,8 @@ def test_importing_and_reading_a_book_loads_neither_numba_nor_ray(small_book_pat
     code = ("import sys, bookgen.book.reader\n"
             "with bookgen.book.reader.Book.open(sys.argv[1]) as book:\n"
             "    assert book.get('444444337').score == -2\n"
+            "with bookgen.book.reader.Book.open(sys.argv[1], in_memory=True) as book:\n"
+            "    assert book.get('444444337').score == -2\n"
             "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"
             " if m in sys.modules))\n")
     result = subprocess.run([sys.executable, "-c", code, small_book_path], capture_output=True,
@@ -357,3 +370,26 @@ def test_get_many_names_a_bad_input(book, bad, message):
     for count in (2, 100):  # both paths
         with pytest.raises(ValueError, match=message):
             book.get_many([SMALL_ROOT] * (count - 1) + [bad])
+
+
+# -- in memory -----------------------------------------------------------------
+
+def test_in_memory_answers_exactly_as_sqlite(small_book_path):
+    stored = stored_moves(small_book_path)
+    asked = stored + [mirrored(m) for m in stored] + ["", "4453", "4444443312356"]
+    with Book.open(small_book_path) as on_disk, \
+            Book.open(small_book_path, in_memory=True) as in_memory:
+        assert [in_memory.get(m) for m in asked] == [on_disk.get(m) for m in asked]
+        assert in_memory.get_many(asked) == on_disk.get_many(asked)
+        assert len(in_memory) == len(on_disk) == 753
+        assert repr(in_memory) == f"Book.open({small_book_path!r}, in_memory=True)"
+        assert repr(on_disk) == f"Book.open({small_book_path!r})"
+
+
+def test_in_memory_is_a_snapshot_taken_at_open(small_book_copy):
+    with Book.open(small_book_copy, in_memory=True) as in_memory:
+        run_sql(small_book_copy, f"DELETE FROM positions WHERE ply = {SMALL_PLY}")
+        kept = in_memory.get("444444331112")
+        assert kept == BookEntry("444444331112", 12, -2, -1, (2,), None)   # still there, in memory
+        with Book.open(small_book_copy) as on_disk:
+            assert on_disk.get("444444331112") is None

@@ -18,7 +18,7 @@ import pytest
 from bookgen import Book
 from bookgen.book.verify import verify
 from bookgen.build.driver import build
-from conftest import SMALL_ROOT
+from conftest import SMALL_ROOT, book_moves
 
 PLY = 11
 PORT = 55439
@@ -97,6 +97,13 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
         entry = book.get("444444333")
         assert entry.score == -2 and entry.best_moves == (2, 5)
         assert book.info.search_core_seconds == pytest.approx(summary.core_seconds, rel=1e-6)
+
+    # Read into memory through SQLAlchemy: the same answers as the SQLite book's.
+    stored = [m for ply in range(8, PLY + 1) for m in book_moves(reference, ply)]
+    asked = stored + ["".join(str(8 - int(c)) for c in m) for m in stored] + ["4453"]
+    with Book.open(postgres_url, in_memory=True) as in_memory, Book.open(reference) as on_sqlite:
+        assert in_memory.get_many(asked) == on_sqlite.get_many(asked)
+        assert [in_memory.get(m) for m in asked[::7]] == [on_sqlite.get(m) for m in asked[::7]]
 
     report = verify(postgres_url, sample=20, progress=False)
     assert report.ok, report.problems

@@ -32,6 +32,12 @@ def mirror_key(key: int) -> int:
 def keys_of(moves: str) -> tuple[int, int] | None:
     """``(key, mirror key)`` after ``moves``; None for a character other than 1-7
     or a move into a full column (the caller then asks ``Position``)."""
+    key = key_of(moves)
+    return None if key is None else (key, mirror_key(key))
+
+
+def key_of(moves: str) -> int | None:
+    """The key after ``moves`` (no mirror: a third of ``keys_of``'s time); None as ``keys_of``."""
     current = mask = 0
     try:
         for char in moves:
@@ -43,13 +49,18 @@ def keys_of(moves: str) -> tuple[int, int] | None:
             mask |= stone
     except KeyError:
         return None
-    key = current + mask
-    return key, mirror_key(key)
+    return current + mask
 
 
 def keys_of_many(moves_list: Sequence[str]) -> tuple[list[int], list[int], list[bool]]:
     """``keys_of`` for many strings at once, one numpy step per ply across all of
     them: ``(keys, mirror keys, usable)``; where ``usable`` is False, ask ``Position``."""
+    keys, mirrors, usable = key_arrays_of_many(moves_list)
+    return keys.tolist(), mirrors.tolist(), usable.tolist()
+
+
+def key_arrays_of_many(moves_list: Sequence[str]):
+    """``keys_of_many`` as numpy arrays: uint64 keys and mirror keys, bool usable."""
     import numpy as np
 
     count = len(moves_list)
@@ -61,8 +72,9 @@ def keys_of_many(moves_list: Sequence[str]) -> tuple[list[int], list[int], list[
         text = None
     if text is None or len(text) != count * width:  # odd characters: one at a time
         pairs = [keys_of(moves) for moves in moves_list]
-        return ([p[0] if p else 0 for p in pairs], [p[1] if p else 0 for p in pairs],
-                [p is not None for p in pairs])
+        return (np.array([p[0] if p else 0 for p in pairs], dtype=np.uint64),
+                np.array([p[1] if p else 0 for p in pairs], dtype=np.uint64),
+                np.array([p is not None for p in pairs], dtype=bool))
     # Byte -> that column's bottom cell and cells; anything but '1'-'7' gets 0, 0.
     bottoms = np.zeros(256, dtype=np.uint64)
     columns = np.zeros(256, dtype=np.uint64)
@@ -80,8 +92,15 @@ def keys_of_many(moves_list: Sequence[str]) -> tuple[list[int], list[int], list[
         current = np.where(playing, current ^ mask, current)
         mask |= stone
     keys = current + mask
+    return keys, mirror_keys(keys), usable
+
+
+def mirror_keys(keys):
+    """``mirror_key`` of each key of a uint64 numpy array."""
+    import numpy as np
+
     column = np.uint64(_COLUMN)
-    mirrors = np.zeros(count, dtype=np.uint64)
+    mirrors = np.zeros(len(keys), dtype=np.uint64)
     for col in range(WIDTH):
         mirrors |= ((keys >> np.uint64(col * H1)) & column) << np.uint64((WIDTH - 1 - col) * H1)
-    return keys.tolist(), mirrors.tolist(), usable.tolist()
+    return mirrors
