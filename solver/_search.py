@@ -14,8 +14,7 @@ State lives in two arrays the caller owns, so that it survives across calls
   limit (0: none) and ``scratch[STOPPED]`` is set when a search stopped at it;
   ``scratch[JITTER]`` seeds a small random change of move order near the root
   (0: none), down to ply ``scratch[JITTER_PLY]``, so that threads sharing one
-  table search different moves first; ``scratch[FIRST_PROBE_SHIFT]`` (0 but
-  in helper threads) shifts ``solve_window``'s first probe.
+  table search different moves first.
 """
 
 import numpy as np
@@ -36,7 +35,7 @@ BOARD = np.uint64(bb.BOARD)
 COLUMN_MASKS = np.array([((1 << bb.HEIGHT) - 1) << (col * bb.H1) for col in COLUMN_ORDER],
                         dtype=np.uint64)
 
-NODES, LIMIT, STOPPED, JITTER, JITTER_PLY, FIRST_PROBE_SHIFT = 0, 1, 2, 3, 4, 5
+NODES, LIMIT, STOPPED, JITTER, JITTER_PLY = 0, 1, 2, 3, 4
 SORT_BASE = 8
 PLY_STRIDE = 40  # per ply: 8 sort items, then 8 each of child stones, masks, plies, threats
 NEAR_BASE = SORT_BASE + PLY_STRIDE * (CELLS + 1)  # then the thread's near table
@@ -295,9 +294,53 @@ def _half_toward_zero(x):
     return -((-x) // 2) if x < 0 else x // 2
 
 
+@njit(cache=True, inline="always")
+def _stepping(lo, hi, guess):
+    """Whether to step as MTD(f): a narrow window, next to the guess (a draw
+    at first).  A narrow window far from it is a lopsided position's: bisect."""
+    return hi - lo <= MTDF_WIDTH and lo - 1 <= guess <= hi
+
+
+@njit(cache=True, inline="always")
+def next_test(lo, hi, guess):
+    """The value ``med`` to test next (is the score above ``med``?) when the
+    score is known to lie in ``[lo, hi]``, ``lo < hi``; ``guess`` is MTD(f)'s.
+
+    Two phases.  While the window is wide, Pons' narrowing: bisect, but probe
+    halfway toward zero first.  Far from the true score a test is cheap, and
+    in a lopsided position decisive: a quick loss is proved far more cheaply
+    than any loss.  Once the window is narrow (MTDF_WIDTH) and next to a
+    draw, MTD(f): test from a draw, each next test at the last fail-soft bound.  In a balanced
+    position the tests near the true score are the costly ones, and this
+    makes the fewest of them.  The empty board (score 1) tests -10, 10, -4
+    and 5, then 0 and 1, where bisecting went on with 2, -1, 1 and 0: 17%
+    less time; ply-8 to ply-12 positions 8-12% less, Begin-Medium 5% more
+    (side by side).  MTD(f) from the start was 13x slower on Begin-Easy's
+    lopsided positions.
+    """
+    if _stepping(lo, hi, guess):
+        med = guess
+    else:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and _half_toward_zero(lo) < med:
+            med = _half_toward_zero(lo)
+        elif med >= 0 and _half_toward_zero(hi) > med:
+            med = _half_toward_zero(hi)
+    return min(max(med, lo), hi - 1)
+
+
+@njit(cache=True, inline="always")
+def next_guess(lo, hi, med, result, guess):
+    """MTD(f)'s next guess after testing ``med`` gave ``result`` (the window
+    before the test was ``[lo, hi]``): the new bound, while stepping."""
+    if not _stepping(lo, hi, guess):
+        return guess
+    return result if result > med else result - 1
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def solve_window(position, mask, ply, low, high, table, scratch, shift):
-    """The exact score clamped to ``[low, high]``, by null-window narrowing.
+    """The exact score clamped to ``[low, high]``, by null-window tests (``next_test``).
 
     ``[-1, 1]`` gives the weak (win/draw/loss) answer.
     """
@@ -306,41 +349,17 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
     threats = winning_cells(position ^ mask, mask)
     lo = max(-((CELLS - ply) // 2), low)
     hi = min((CELLS + 1 - ply) // 2, high)
-    # Two phases.  While the window is wide, Pons' narrowing: bisect, but probe
-    # halfway toward zero first.  Far from the true score a test is cheap, and
-    # in a lopsided position decisive: a quick loss is proved far more cheaply
-    # than any loss.  Once the window is narrow (MTDF_WIDTH), MTD(f): test from
-    # a draw, each next test at the last fail-soft bound.  In a balanced
-    # position the tests near the true score are the costly ones, and this
-    # makes the fewest of them.  The empty board (score 1) tests -10, 10, -4
-    # and 5, then 0 and 1, where bisecting went on with 2, -1, 1 and 0: 17%
-    # less time; ply-8 to ply-12 positions 8-12% less, Begin-Medium 5% more
-    # (side by side).  MTD(f) from the start was 13x slower on Begin-Easy's
-    # lopsided positions.
-    # A helper thread shifts its first probe by its guess, to prove other bounds.
-    first_shift = np.int64(scratch[FIRST_PROBE_SHIFT])
     guess = 0
     while lo < hi:
-        stepping = hi - lo <= MTDF_WIDTH
-        if stepping:
-            med = guess
-        else:
-            med = lo + (hi - lo) // 2
-            if med <= 0 and _half_toward_zero(lo) < med:
-                med = _half_toward_zero(lo)
-            elif med >= 0 and _half_toward_zero(hi) > med:
-                med = _half_toward_zero(hi)
-        med = min(max(med + first_shift, lo), hi - 1)
-        first_shift = 0
+        med = next_test(lo, hi, guess)
         r = negamax(position, mask, ply, med, med + 1, threats, table, scratch, shift)
         if scratch[STOPPED] != ZERO:
             return 0
+        guess = next_guess(lo, hi, med, r, guess)
         if r <= med:
             hi = r
         else:
             lo = r
-        if stepping:
-            guess = lo if r > med else hi - 1
     # Fail-soft probes may overshoot the asked window; clamp back into it.
     return min(lo, high)
 

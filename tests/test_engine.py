@@ -496,3 +496,32 @@ def test_bad_move_string_raises(solver):
         solver.solve("48")
     with pytest.raises(GameOverError):
         solver.solve("12121212")
+
+
+# -- the window's driver ---------------------------------------------------------------
+
+def tests_until_exact(score: int, lo: int, hi: int) -> list[int]:
+    """The values ``solve_window``'s driver tests, against a position of score
+    ``score`` whose searches answer with the tightest fail-hard bound."""
+    from solver._search import next_guess, next_test
+
+    tested, guess = [], 0
+    while lo < hi:
+        med = next_test(lo, hi, guess)
+        result = med + 1 if score > med else med
+        guess = next_guess(lo, hi, med, result, guess)
+        lo, hi = (result, hi) if result > med else (lo, result)
+        tested.append(med)
+    assert lo == score
+    return tested
+
+
+def test_the_driver_bisects_a_wide_window_then_steps_from_a_draw():
+    # The empty board (score 1): halfway toward zero while the window is wide,
+    # then from a draw: 0 and 1, where bisecting went on with 2, -1, 1, 0.
+    assert tests_until_exact(1, -21, 21) == [-10, 10, -4, 5, 0, 1]
+    assert tests_until_exact(0, -1, 1) == [0, -1]                # a weak solve of a draw
+    assert tests_until_exact(-15, -21, 21) == [-10, -16, -13, -14, -15]   # lopsided: bisects
+    assert tests_until_exact(1, 1, 21) == [11, 1]                 # a win's strong solve
+    for score in range(-21, 22):                                   # always exact, never long
+        assert len(tests_until_exact(score, -21, 21)) <= 12
