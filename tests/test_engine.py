@@ -500,7 +500,7 @@ def test_bad_move_string_raises(solver):
 
 # -- the window's driver ---------------------------------------------------------------
 
-def tests_until_exact(score: int, lo: int, hi: int) -> list[int]:
+def probes_until_exact(score: int, lo: int, hi: int) -> list[int]:
     """The values ``solve_window``'s driver tests, against a position of score
     ``score`` whose searches answer with the tightest fail-hard bound."""
     from solver._search import next_guess, next_test
@@ -519,9 +519,9 @@ def tests_until_exact(score: int, lo: int, hi: int) -> list[int]:
 def test_the_driver_bisects_a_wide_window_then_steps_from_a_draw():
     # The empty board (score 1): halfway toward zero while the window is wide,
     # then from a draw: 0 and 1, where bisecting went on with 2, -1, 1, 0.
-    assert tests_until_exact(1, -21, 21) == [-10, 10, -4, 5, 0, 1]
-    assert tests_until_exact(0, -1, 1) == [0, -1]                # a weak solve of a draw
-    assert tests_until_exact(-15, -21, 21) == [-10, -16, -13, -14, -15]   # lopsided: bisects
-    assert tests_until_exact(1, 1, 21) == [11, 1]                 # a win's strong solve
+    assert probes_until_exact(1, -21, 21) == [-10, 10, -4, 5, 0, 1]
+    assert probes_until_exact(0, -1, 1) == [0, -1]                # a weak solve of a draw
+    assert probes_until_exact(-15, -21, 21) == [-10, -16, -13, -14, -15]   # lopsided: bisects
+    assert probes_until_exact(1, 1, 21) == [11, 1]                 # a win's strong solve
     for score in range(-21, 22):                                   # always exact, never long
-        assert len(tests_until_exact(score, -21, 21)) <= 12
+        assert len(probes_until_exact(score, -21, 21)) <= 12
