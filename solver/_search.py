@@ -48,7 +48,8 @@ W_NEXT, W_NEXT_NEXT, W_THREAT, W_TABLE = 12, 5, 3, 5
 # Nodes below this ply probe the table for each child (enhanced transposition
 # cutoff); deeper, the probes cost more than the cuts save.
 ETC_MAX_PLY = 30
-# solve_window bisects while its window is wider than this, then steps as MTD(f).
+# next_test bisects while the window is wider than this, then (next to a draw)
+# steps as MTD(f).
 # Side by side, 12 against 19 (MTD(f) right after the first two tests): the
 # empty board 3% slower, Begin-Medium 11% faster, ply-8/10 positions the same.
 MTDF_WIDTH = 12
@@ -295,6 +296,13 @@ def _half_toward_zero(x):
 
 
 @njit(cache=True, inline="always")
+def score_range(ply, low, high):
+    """``(lo, hi)``: the scores possible at ``ply`` for a player who cannot win
+    at once, within the asked ``[low, high]``."""
+    return max(-((CELLS - ply) // 2), low), min((CELLS + 1 - ply) // 2, high)
+
+
+@njit(cache=True, inline="always")
 def _stepping(lo, hi, guess):
     """Whether to step as MTD(f): a narrow window, next to the guess (a draw
     at first).  A narrow window far from it is a lopsided position's: bisect."""
@@ -310,13 +318,14 @@ def next_test(lo, hi, guess):
     halfway toward zero first.  Far from the true score a test is cheap, and
     in a lopsided position decisive: a quick loss is proved far more cheaply
     than any loss.  Once the window is narrow (MTDF_WIDTH) and next to a
-    draw, MTD(f): test from a draw, each next test at the last fail-soft bound.  In a balanced
-    position the tests near the true score are the costly ones, and this
-    makes the fewest of them.  The empty board (score 1) tests -10, 10, -4
-    and 5, then 0 and 1, where bisecting went on with 2, -1, 1 and 0: 17%
-    less time; ply-8 to ply-12 positions 8-12% less, Begin-Medium 5% more
-    (side by side).  MTD(f) from the start was 13x slower on Begin-Easy's
-    lopsided positions.
+    draw, MTD(f): test from a draw, each next test at the last fail-soft
+    bound.  In a balanced position the tests near the true score are the
+    costly ones, and this makes the fewest of them.  The empty board (score
+    1) tests -10, 10, -4 and 5, then 0 and 1, where bisecting went on with
+    2, -1, 1 and 0.  Side by side with bisecting alone: the empty board
+    1.22x, ply-8 to ply-12 positions 1.11x (README, Benchmarks).  MTD(f)
+    from the start was 13x slower on Begin-Easy's lopsided positions, and
+    stepping in a narrow window far from a draw made Begin-Medium 7% slower.
     """
     if _stepping(lo, hi, guess):
         med = guess
@@ -347,8 +356,7 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
     if can_win_next(position, mask):
         return min(max((CELLS + 1 - ply) // 2, low), high)
     threats = winning_cells(position ^ mask, mask)
-    lo = max(-((CELLS - ply) // 2), low)
-    hi = min((CELLS + 1 - ply) // 2, high)
+    lo, hi = score_range(ply, low, high)
     guess = 0
     while lo < hi:
         med = next_test(lo, hi, guess)

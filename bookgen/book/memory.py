@@ -92,9 +92,10 @@ class MemoryIndex:
         stored = np.frombuffer(self.keys, dtype=np.uint64)
         if not len(stored):
             return np.full(len(keys), -1, dtype=np.int64)
-        codes = np.frombuffer(self.codes, dtype=np.uint32).astype(np.int64)
         at = np.minimum(np.searchsorted(stored, keys), len(stored) - 1)
-        return np.where(stored[at] == keys, codes[at], -1)
+        # Only the codes asked for are widened (to hold -1), not the whole array.
+        codes = np.frombuffer(self.codes, dtype=np.uint32)[at].astype(np.int64)
+        return np.where(stored[at] == keys, codes, -1)
 
     @property
     def nbytes(self) -> int:
