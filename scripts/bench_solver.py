@@ -16,6 +16,8 @@ timed.
 
     python scripts/bench_solver.py --sets ply8 ply10 ply12 --baseline f30223e
     python scripts/bench_solver.py --sets empty --threads 2
+    python scripts/bench_solver.py --sets empty --threads 2 --baseline-threads 2 \
+        --baseline cde4678 --repeat 3
 """
 
 from __future__ import annotations
@@ -110,8 +112,9 @@ def run_in_child(source: Path, entry: tuple, args) -> dict:
                "--limit", str(args.limit), "--table-log2", str(args.table_log2)]
     if args.weak:
         command.append("--weak")
-    if source == ROOT and args.threads > 1:
-        command += ["--threads", str(args.threads)]
+    threads = args.threads if source == ROOT else args.baseline_threads
+    if threads > 1:
+        command += ["--threads", str(threads)]
     out = subprocess.run(command, env=env, cwd=source, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -141,10 +144,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="search threads for this revision's solver (default: %(default)s)")
     parser.add_argument("--baseline", metavar="REV",
                         help="also run git revision REV, set by set, and print the speed-up")
+    parser.add_argument("--baseline-threads", type=int, default=1, metavar="N",
+                        help="search threads for the baseline's solver (default: %(default)s)")
+    parser.add_argument("--repeat", type=int, default=1, metavar="R",
+                        help="run each set (and its baseline) R times, one line each: "
+                             "searches with threads vary from run to run (default: %(default)s)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.limit < 1:
-        parser.error("--limit must be at least 1")
+    for name in ("limit", "threads", "baseline_threads", "repeat"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
 
     if args.child:
         entry = find_set(args.child)
@@ -162,8 +171,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def report(args, base: Path | None) -> int:
     mode = "weak" if args.weak else "strong"
+    threads = f"{args.threads} thread(s)"
+    if base is not None:
+        threads += f", the baseline {args.baseline_threads}"
     print(f"{mode} solves, table 2^{args.table_log2} kept across a set's positions, "
-          f"{args.threads} thread(s), up to {args.limit} lines per set")
+          f"{threads}, up to {args.limit} lines per set")
     header = (f"{'Test set':<14} {'Moves':<12} {'Pos':>5} {'Mean time':>10} "
               f"{'Mean nb pos':>12} {'K pos/s':>9} {'Bad':>4}")
     if base is not None:
@@ -171,7 +183,7 @@ def report(args, base: Path | None) -> int:
     print(header)
     print("-" * len(header))
     failures = 0
-    for entry in args.sets:
+    for entry in [entry for entry in args.sets for _ in range(args.repeat)]:
         # Baseline first, then ours: one set's pair runs back to back on the same load.
         old = run_in_child(base, entry, args) if base is not None else None
         new = run_in_child(ROOT, entry, args)

@@ -11,10 +11,10 @@ State lives in two arrays the caller owns, so that it survives across calls
 * ``scratch``: counters and per-ply buffers, so the recursion allocates
   nothing, then the thread's own near table for deep positions (``_table``).
   ``scratch[NODES]`` counts nodes; ``scratch[LIMIT]`` is a node
-  limit (0: none) and ``scratch[STOPPED]`` is set when a search stopped at it;
-  ``scratch[JITTER]`` seeds a small random change of move order near the root
-  (0: none), down to ply ``scratch[JITTER_PLY]``, so that threads sharing one
-  table search different moves first.
+  limit (0: none) and ``scratch[STOPPED]`` is set when a search stopped at it.
+* ``busy``: for threads searching one position together, the keys of the
+  shallow nodes some thread is searching now (see ``negamax``, step 5); ``None``
+  for a thread alone, and numba then compiles the search without it.
 """
 
 import numpy as np
@@ -35,7 +35,14 @@ BOARD = np.uint64(bb.BOARD)
 COLUMN_MASKS = np.array([((1 << bb.HEIGHT) - 1) << (col * bb.H1) for col in COLUMN_ORDER],
                         dtype=np.uint64)
 
-NODES, LIMIT, STOPPED, JITTER, JITTER_PLY = 0, 1, 2, 3, 4
+NODES, LIMIT, STOPPED = 0, 1, 2
+# Threads searching together defer a child another thread is searching, at
+# nodes before this ply (deeper ones cost less than the bookkeeping).  Empty
+# board, 2 threads: before ply 17 or 20 alike, 14 and 23 about 5% slower.
+BUSY_PLY = 20
+BUSY_LOG2 = 14  # 16,384 keys, 128 KiB
+BUSY_SHIFT = np.uint64(64 - BUSY_LOG2)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SORT_BASE = 8
 PLY_STRIDE = 40  # per ply: 8 sort items, then 8 each of child stones, masks, plies, threats
 NEAR_BASE = SORT_BASE + PLY_STRIDE * (CELLS + 1)  # then the thread's near table
@@ -73,7 +80,7 @@ def _loss(ply):
 # ``scratch`` with atomic instructions at every call, 12% of the search's
 # time; these kernels allocate nothing, so they need no counting.
 @njit(cache=True, nogil=True, _nrt=False)
-def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, shift):
+def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, shift, busy):
     """Fail-soft negamax score of a position within ``(alpha, beta)``.
 
     The player to move must not be able to win at once, and ``ply < 42``.
@@ -232,19 +239,11 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
                 return alpha
 
     # -- 4. Order the rest, best first --------------------------------------------------
-    jitter = scratch[JITTER] != ZERO and ply < np.int64(scratch[JITTER_PLY])
     for i in range(count):
         item = scratch[base + i]
         rank = 7 - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
         if rank == table_rank:
             item += np.uint64(W_TABLE) << np.uint64(16)
-        if jitter:
-            x = scratch[JITTER]
-            x ^= x << np.uint64(13)
-            x ^= x >> np.uint64(7)
-            x ^= x << np.uint64(17)
-            scratch[JITTER] = x
-            item += (x >> np.uint64(62)) << np.uint64(16)
         j = i
         while j > 0 and scratch[base + j - 1] < item:
             scratch[base + j] = scratch[base + j - 1]
@@ -252,9 +251,42 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
         scratch[base + j] = item
 
     # -- 5. Search them -----------------------------------------------------------------
+    # Threads searching together (``busy`` given) split the work as ABDADA
+    # does: a thread marks the node it searches, and puts off a child that
+    # another thread is searching, to search the others first; by the time it
+    # comes back, the table often has that child's answer.  The first child is
+    # never put off: it is the likely cut, worth searching at once.  The marks
+    # are single 64-bit words, so a race only costs a wasted or missed deferral.
+    # (``if busy is not None`` blocks are compiled out for a thread alone.)
     nodes_before = scratch[NODES]
-    for i in range(count):
-        item = scratch[base + i]
+    sharing = False
+    busy_slot = ZERO
+    if busy is not None:
+        sharing = ply < BUSY_PLY
+        if sharing:
+            busy_slot = (key * GOLDEN) >> BUSY_SHIFT
+            busy[busy_slot] = key
+    i = 0
+    deferred = 0  # bit j: the j-th child was put off
+    while True:
+        if i < count:
+            j = i
+            i += 1
+            if busy is not None:
+                if sharing and j > 0:
+                    idx = np.int64(scratch[base + j] & np.uint64(0xFF))
+                    c_key, _ = table_key(scratch[base + 8 + idx], scratch[base + 16 + idx])
+                    if busy[(c_key * GOLDEN) >> BUSY_SHIFT] == c_key:
+                        deferred |= 1 << j
+                        continue
+        elif deferred != 0:
+            j = 0
+            while (deferred >> j) & 1 == 0:
+                j += 1
+            deferred ^= 1 << j
+        else:
+            break
+        item = scratch[base + j]
         idx = np.int64(item & np.uint64(0xFF))
         rank = 7 - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
         c_info = scratch[base + 24 + idx]
@@ -263,10 +295,15 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
         c_mask = scratch[base + 16 + idx]
         c_threats = scratch[base + 32 + idx]
         if c_info & ONE:
-            value = negamax(c_pos, c_mask, c_ply, alpha, beta, c_threats, table, scratch, shift)
+            value = negamax(c_pos, c_mask, c_ply, alpha, beta, c_threats, table, scratch, shift,
+                            busy)
         else:
-            value = -negamax(c_pos, c_mask, c_ply, -beta, -alpha, c_threats, table, scratch, shift)
+            value = -negamax(c_pos, c_mask, c_ply, -beta, -alpha, c_threats, table, scratch,
+                             shift, busy)
         if scratch[STOPPED] != ZERO:
+            if busy is not None:
+                if sharing and busy[busy_slot] == key:
+                    busy[busy_slot] = ZERO
             return 0  # stopped: nothing here is proven, so nothing is stored
         if value > best:
             best, best_move = value, rank
@@ -274,6 +311,9 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
                 alpha = value
                 if alpha >= beta:
                     break
+    if busy is not None:
+        if sharing and busy[busy_slot] == key:
+            busy[busy_slot] = ZERO
 
     if best <= alpha0:
         kind = UPPER
@@ -360,7 +400,7 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
     guess = 0
     while lo < hi:
         med = next_test(lo, hi, guess)
-        r = negamax(position, mask, ply, med, med + 1, threats, table, scratch, shift)
+        r = negamax(position, mask, ply, med, med + 1, threats, table, scratch, shift, None)
         if scratch[STOPPED] != ZERO:
             return 0
         guess = next_guess(lo, hi, med, r, guess)

@@ -19,12 +19,6 @@ DEFAULT_TABLE_LOG2 = 24  # 16M slots, 128 MiB
 # A search with threads first runs alone up to this many nodes (about 30 ms):
 # most positions are solved by then, without paying to start the others.
 SOLO_NODES = 100_000
-# Helper threads order moves with a little noise down to this many plies below
-# the root, so that they search different subtrees first and fill the shared
-# table with what the main thread will need next.  Measured on the empty board
-# (2 threads, wall, with an MTD(f) driver since dropped): 8 plies 26 s, 5: 24 s,
-# 4: 21 s, 3: 20 s, 2: 26 s; on 30 ply-8 positions 4 plies took 10% less than 3 or 8.
-JITTER_DEPTH = 4
 
 
 def machine_threads() -> int:
@@ -63,6 +57,8 @@ class Solver:
         self._table = new_table(table_log2)
         self._scratch = _new_scratch()
         self._shift = np.uint64(64 - table_log2)
+        # Which shallow nodes the threads are searching (see _search.negamax).
+        self._busy = np.zeros(1 << _search.BUSY_LOG2, dtype=np.uint64) if threads > 1 else None
         self._helpers: list[Solver] = []
         self._pool: ThreadPoolExecutor | None = None
 
@@ -84,6 +80,7 @@ class Solver:
         twin.threads = 1
         twin._table = self._table
         twin._shift = self._shift
+        twin._busy = self._busy
         twin._scratch = _new_scratch()
         twin._helpers = []
         twin._pool = None
@@ -131,16 +128,14 @@ class Solver:
         if not self._scratch[_search.STOPPED]:
             return int(result)
         self._scratch[_search.STOPPED] = 0
-        return self._race(args, position.ply)
+        return self._race(args)
 
-    def _race(self, args: tuple, ply: int) -> int:
+    def _race(self, args: tuple) -> int:
         """All threads narrow the same window together; see ``_Race``."""
         if not self._helpers:
             self._helpers = [self.fork() for _ in range(self.threads - 1)]
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="c4solver")
-        for number, helper in enumerate(self._helpers, start=1):
-            helper._scratch[_search.JITTER] = 0x9E3779B97F4A7C15 * number % (1 << 64)
-            helper._scratch[_search.JITTER_PLY] = ply + JITTER_DEPTH
+        for helper in self._helpers:
             helper._scratch[_search.NODES] = 0
         race = _Race([self, *self._helpers], *args)
         futures = [self._pool.submit(race.run, helper) for helper in self._helpers]
@@ -181,7 +176,7 @@ class Solver:
         current, mask, ply = self._args(position)
         threats = np.uint64(winning_cells(current ^ mask, mask))
         return self._checked(_search.negamax(current, mask, ply, int(alpha), int(beta), threats,
-                                             self._table, self._scratch, self._shift))
+                                             self._table, self._scratch, self._shift, None))
 
     def analyze(self, position: Position | str) -> list[int | None]:
         """Exact score of each column 1-7 for the player to move; ``None`` if full."""
@@ -213,13 +208,15 @@ class _Race:
 
     Every thread runs the same driver (``_search.next_test``) on the bounds
     proved so far by any of them, so they mostly test the same value at
-    once, each helper with its move order jittered near the root: what one
-    proves goes into the shared table for the others.  When a result settles
+    once, and split its tree as ABDADA does (``_search.negamax``, step 5):
+    what one proves goes into the shared table for the others.  When a result settles
     the test another thread is still running, that thread is stopped (the
     table keeps its work) and goes on to the next test at once.  Before,
     each thread ran a driver of its own and the first to finish them all
     answered: on the empty board with 2 threads, 22.3 s in five runs of
-    seven (17.5 and 18.5 s in the others), against 18.8-21.4 s now.
+    seven (17.5 and 18.5 s in the others), against 18.8-21.4 s for this race
+    with move-order noise to keep the threads apart, and 17.6-22.4 s (median
+    19.1 s) with ABDADA instead of the noise.
     """
 
     def __init__(self, runners: list[Solver], current, mask, ply: int, low: int, high: int):
@@ -247,7 +244,7 @@ class _Race:
                 med = _search.next_test(lo, hi, guess)
                 self.testing[me] = med
             result = _search.negamax(*self.position, med, med + 1, self.threats,
-                                     solver._table, scratch, solver._shift)
+                                     solver._table, scratch, solver._shift, solver._busy)
             with self.lock:
                 del self.testing[me]
                 if scratch[_search.STOPPED]:  # settled by another thread meanwhile

@@ -424,6 +424,44 @@ def test_threads_give_the_same_exact_scores():
     assert mismatches(one, pairs) == [] and mismatches(two, pairs) == []
     assert mismatches(two, pairs, weak=True) == []
     assert two.nodes > 0 and two._helpers  # the race ran: helper threads exist
+    assert not two._busy.any()  # every thread unmarked each node it left
+
+
+def test_a_child_another_thread_searches_is_put_off_not_skipped(begin_easy):
+    import numpy as np
+
+    from solver import _search
+    from solver._bits import winning_cells
+    from solver._key import table_key
+    from solver._table import new_table
+
+    # Mark each child in turn as "being searched by another thread": the
+    # search must put it off, still search it, and give the lone answer.
+    deferred_somewhere = False
+    for moves, score in begin_easy[:40:4]:
+        position = Position.from_moves(moves)
+        assert position.ply < _search.BUSY_PLY
+        if any(position.is_winning_move(col) for col in range(1, 8)):
+            continue
+        args = (np.uint64(position.current), np.uint64(position.mask), position.ply,
+                score - 1, score + 1, np.uint64(winning_cells(position.current ^ position.mask, position.mask)))
+        alone_scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
+        alone = _search.negamax(*args, new_table(16), alone_scratch, np.uint64(48), None)
+        assert alone == score
+        for col in position.legal_moves():
+            child = position.play(col)
+            if child.is_game_over:
+                continue
+            busy = np.zeros(1 << _search.BUSY_LOG2, dtype=np.uint64)
+            key, _ = table_key(np.uint64(child.current), np.uint64(child.mask))
+            slot = (int(key) * int(_search.GOLDEN) % (1 << 64)) >> (64 - _search.BUSY_LOG2)
+            busy[slot] = key
+            scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
+            assert _search.negamax(*args, new_table(16), scratch, np.uint64(48), busy) == score
+            deferred_somewhere |= scratch[_search.NODES] != alone_scratch[_search.NODES]
+            # Each node searched unmarked itself on leaving; the other thread's mark may stay.
+            assert busy[slot] in (0, key) and np.count_nonzero(busy) <= 1
+    assert deferred_somewhere  # a put-off child changed the order, so the count
 
 
 def test_threads_with_a_tiny_table_stay_exact():
