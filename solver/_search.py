@@ -255,7 +255,8 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
     # does: a thread marks the node it searches, and puts off a child that
     # another thread is searching, to search the others first; by the time it
     # comes back, the table often has that child's answer.  The first child is
-    # never put off: it is the likely cut, worth searching at once.  The marks
+    # never put off: it is the likely cut, worth searching at once (putting it
+    # off too searched 5% more nodes on the empty board, and was slower).  The marks
     # are single 64-bit words, so a race only costs a wasted or missed deferral.
     # (``if busy is not None`` blocks are compiled out for a thread alone.)
     nodes_before = scratch[NODES]
