@@ -87,6 +87,8 @@ def run_here(file: str | None, limit: int, weak: bool, table_log2: int, threads:
     warm = Solver(table_log2=10)  # load (or compile) the kernels before timing
     warm.solve(Position.from_moves("427566236745127177115664464254"))
     kwargs = {"threads": threads} if threads > 1 else {}
+    if threads > 1:  # and the threads' own search: 500,000 nodes, past any solo start
+        Solver(table_log2=16, **kwargs).solve(Position.from_moves("2416615552"))
     solver = Solver(table_log2=table_log2, **kwargs)
     solver.clear()  # touch every page now, so first touches aren't timed
     seconds = 0.0
