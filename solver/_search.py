@@ -24,7 +24,7 @@ from . import bitboard as bb
 from ._bits import can_win_next, popcount, possible, safe_moves, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
-from ._table import EXACT, LOWER, NO_MOVE, UPPER, entry_move, entry_score, entry_type, \
+from ._table import EXACT, GOLDEN, LOWER, NO_MOVE, UPPER, entry_move, entry_score, entry_type, \
     NEAR_PLY, NEAR_SHIFT, NEAR_SLOTS, bucket, prefetch, probe, store, work_of
 
 CELLS = bb.CELLS
@@ -42,7 +42,6 @@ NODES, LIMIT, STOPPED = 0, 1, 2
 BUSY_PLY = 20
 BUSY_LOG2 = 14  # 16,384 keys, 128 KiB
 BUSY_SHIFT = np.uint64(64 - BUSY_LOG2)
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SORT_BASE = 8
 PLY_STRIDE = 40  # per ply: 8 sort items, then 8 each of child stones, masks, plies, threats
 NEAR_BASE = SORT_BASE + PLY_STRIDE * (CELLS + 1)  # then the thread's near table
@@ -68,6 +67,12 @@ def _bucket_of(key, ply, table, scratch, shift):
     if ply < NEAR_PLY:
         return table, bucket(key, shift)
     return scratch, np.uint64(NEAR_BASE) + bucket(key, NEAR_SHIFT)
+
+
+@njit(cache=True, inline="always")
+def busy_slot(key):
+    """The slot of the ``busy`` array that marks the node of table key ``key``."""
+    return (key * GOLDEN) >> BUSY_SHIFT
 
 
 @njit(cache=True, inline="always")
@@ -261,12 +266,12 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
     # (``if busy is not None`` blocks are compiled out for a thread alone.)
     nodes_before = scratch[NODES]
     sharing = False
-    busy_slot = ZERO
+    mark = ZERO
     if busy is not None:
         sharing = ply < BUSY_PLY
         if sharing:
-            busy_slot = (key * GOLDEN) >> BUSY_SHIFT
-            busy[busy_slot] = key
+            mark = busy_slot(key)
+            busy[mark] = key
     i = 0
     deferred = 0  # bit j: the j-th child was put off
     while True:
@@ -275,9 +280,12 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             i += 1
             if busy is not None:
                 if sharing and j > 0:
+                    # The child's key again, though the ETC scan above had it:
+                    # keeping those keys widened each ply's scratch, and cost a
+                    # lone thread 3-5% for nothing.
                     idx = np.int64(scratch[base + j] & np.uint64(0xFF))
                     c_key, _ = table_key(scratch[base + 8 + idx], scratch[base + 16 + idx])
-                    if busy[(c_key * GOLDEN) >> BUSY_SHIFT] == c_key:
+                    if busy[busy_slot(c_key)] == c_key:
                         deferred |= 1 << j
                         continue
         elif deferred != 0:
@@ -303,8 +311,8 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
                              shift, busy)
         if scratch[STOPPED] != ZERO:
             if busy is not None:
-                if sharing and busy[busy_slot] == key:
-                    busy[busy_slot] = ZERO
+                if sharing and busy[mark] == key:
+                    busy[mark] = ZERO
             return 0  # stopped: nothing here is proven, so nothing is stored
         if value > best:
             best, best_move = value, rank
@@ -313,8 +321,8 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
                 if alpha >= beta:
                     break
     if busy is not None:
-        if sharing and busy[busy_slot] == key:
-            busy[busy_slot] = ZERO
+        if sharing and busy[mark] == key:
+            busy[mark] = ZERO
 
     if best <= alpha0:
         kind = UPPER

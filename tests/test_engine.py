@@ -443,8 +443,9 @@ def test_a_child_another_thread_searches_is_put_off_not_skipped(begin_easy):
         assert position.ply < _search.BUSY_PLY
         if any(position.is_winning_move(col) for col in range(1, 8)):
             continue
-        args = (np.uint64(position.current), np.uint64(position.mask), position.ply,
-                score - 1, score + 1, np.uint64(winning_cells(position.current ^ position.mask, position.mask)))
+        current, mask = np.uint64(position.current), np.uint64(position.mask)
+        args = (current, mask, position.ply, score - 1, score + 1,
+                np.uint64(winning_cells(current ^ mask, mask)))
         alone_scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
         alone = _search.negamax(*args, new_table(16), alone_scratch, np.uint64(48), None)
         assert alone == score
@@ -454,7 +455,7 @@ def test_a_child_another_thread_searches_is_put_off_not_skipped(begin_easy):
                 continue
             busy = np.zeros(1 << _search.BUSY_LOG2, dtype=np.uint64)
             key, _ = table_key(np.uint64(child.current), np.uint64(child.mask))
-            slot = (int(key) * int(_search.GOLDEN) % (1 << 64)) >> (64 - _search.BUSY_LOG2)
+            slot = _search.busy_slot(key)
             busy[slot] = key
             scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
             assert _search.negamax(*args, new_table(16), scratch, np.uint64(48), busy) == score
