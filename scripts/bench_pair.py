@@ -23,7 +23,6 @@ import importlib
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,11 +32,14 @@ sys.path.insert(0, str(ROOT))
 
 
 def load_baseline(tree: Path):
-    """The baseline's ``solver`` package, imported as ``baseline_solver``."""
-    home = Path(tempfile.mkdtemp(prefix="c4pair-"))
-    shutil.copytree(tree / "solver", home / "baseline_solver",
+    """The baseline's ``solver`` package, imported as ``baseline_solver``.
+
+    The copy sits beside the worktree, in the temporary directory that
+    ``main`` removes with it.
+    """
+    shutil.copytree(tree / "solver", tree.parent / "baseline_solver",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    sys.path.insert(0, str(home))
+    sys.path.insert(0, str(tree.parent))
     return importlib.import_module("baseline_solver")
 
 
@@ -115,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
                        capture_output=True)
+        shutil.rmtree(tree.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":

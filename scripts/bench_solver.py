@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -124,7 +125,7 @@ def run_in_child(source: Path, entry: tuple, args) -> dict:
 # -- the driver -----------------------------------------------------------------------------
 
 def baseline_tree(rev: str) -> Path:
-    """A detached worktree of ``rev`` in a temporary directory (removed at exit)."""
+    """A detached worktree of ``rev`` in a temporary directory (the caller removes both)."""
     where = Path(tempfile.mkdtemp(prefix="c4bench-")) / "tree"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(where), rev],
                    check=True, capture_output=True)
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         if base is not None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
                            capture_output=True)
+            shutil.rmtree(base.parent, ignore_errors=True)
 
 
 def report(args, base: Path | None) -> int:
