@@ -68,7 +68,7 @@ def run_budget(db: str, budget: float, all_moves: list[str], scores: dict) -> li
             rows.append({"moves": moves, "how": decision.source, "ply": len(moves),
                          "seconds": decision.seconds,
                          "kept": sign(got) == sign(best), "exact": got == best,
-                         "proven": decision.proven})
+                         "proven": decision.proven, "column": decision.column})
     return rows
 
 
@@ -90,6 +90,8 @@ def main() -> None:
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.02, 0.1, 1.0])
     parser.add_argument("--cache", type=Path, default=Path("scripts/data/bench_anytime_scores.json"),
                         help="exact analyses, kept between runs (default: %(default)s)")
+    parser.add_argument("--misses", action="store_true",
+                        help="list the positions whose result the AI's move lost")
     args = parser.parse_args()
 
     all_moves = positions(args.count, args.seed)
@@ -107,6 +109,10 @@ def main() -> None:
                                               f"{r['seconds'] * 1000:.1f} ms)" for r in slowest))
         over = [r for r in rows if r["seconds"] > budget + 0.020]
         print(f" answers more than 20 ms over: {len(over)}", flush=True)
+        lost = [r for r in rows if not r["kept"]]
+        if lost and args.misses:
+            print(" result lost: " + ", ".join(f"{r['moves']} (played {r['column']}, scores "
+                                               f"{scores[r['moves']]})" for r in lost))
 
 
 if __name__ == "__main__":

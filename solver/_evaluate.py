@@ -13,10 +13,11 @@ matters less (that column is decided lower down).  Open lines (four cells
 free of opponent stones) count how much room each side has left to make
 threats, which also rewards the centre, and centre stones count a little more.
 
-The search reads two exact sources at every node: the exact solver's
+The search reads three exact sources at every node: the exact solver's
 transposition table (bounds proved by earlier searches; a proven win or loss
-ends the node, a proven draw bound clamps the evaluation) and a sorted array
-of canonical keys with exact scores (book entries the caller passes in).
+ends the node, a proven draw bound clamps the evaluation), the solver's
+static rules (claimeven, dead lines: ``_bounds``) and a sorted array of
+canonical keys with exact scores (book entries the caller passes in).
 
 State lives in caller-owned arrays, as in ``_search``: ``scratch[0]`` counts
 nodes, ``scratch[1]`` is a node limit (0: none), ``scratch[2]`` is set when a
@@ -32,6 +33,7 @@ from numba import njit
 
 from . import bitboard as bb
 from ._bits import BOARD, BOTTOM, column_mask, move_score, non_losing_moves, popcount, possible, winning_cells
+from ._bounds import lower_bound, upper_bound
 from ._search import table_bounds
 
 CELLS = bb.CELLS
@@ -213,6 +215,9 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
         return proven_value(known)
 
     low, high = table_bounds(position, mask, table, near, shift)
+    # The solver's static rules (claimeven, dead lines) are proofs too.
+    high = upper_bound(position, mask, high)
+    low = lower_bound(position, mask, moves, low)
     if low >= 1:  # a proven win, at least this fast
         if BIG + low >= beta:
             return BIG + low

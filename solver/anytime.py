@@ -16,8 +16,14 @@ budget the search protects the game's result first, then improves the move:
 4. **Iterative deepening** alpha-beta with a depth cutoff and the static
    evaluation of ``_evaluate`` (threats with row parity, open lines, centre),
    over the moves not proven to lose, when no move is yet known to keep the
-   result.  Its leaves read the exact solver's table and the caller's known
-   scores (book entries).
+   result.  Its leaves read the exact solver's table, its static bounds
+   (claimeven, dead lines) and the caller's known scores (book entries).
+5. **The chosen move checked**: one null-window test of whether it throws
+   the result away (loses, or with a known win, does not win).  A refuted
+   move is dropped, the evaluation picks among the rest, and so on: a proof
+   about the one move to be played is far cheaper than proofs about all.
+   On 2,100 random positions at plies 9-12 (100,000 nodes a move) this kept
+   the result in 17 more.
 
 Never does it play a move that loses at once while another does not.  Once
 the position is proven won -- by its own weak search, or by an earlier proof
@@ -50,6 +56,8 @@ WEAK_END = 0.20        # the weak search, when the result is unknown
 PROBE_END = 0.30       # then probing each move's result
 CHECK_END = 0.40       # with the result known: finding a move that keeps it
 EXACT_END = 0.50       # the exact score, when no move keeping the result is known yet
+DEEPEN_END = 0.70      # the evaluation search, when its move is to be checked after
+VERIFY_EVAL_NODES = 20_000  # cap of the evaluation that picks the next move after a refuted one
 LAST_END = 0.95        # everything; the rest is margin for answering
 FIRST_CAP = 2_000      # nodes per candidate check in the first pass
 ORDER_DEPTH = 4        # depth of the evaluation that orders the candidates
@@ -315,10 +323,39 @@ class AnytimeSearch:
 
         # 4. iterative deepening over the moves not proven to lose
         candidates = [c for c in order if c not in losing] or order
-        clock.phase(LAST_END)
+        verify = result != -1 and drawing is None and len(candidates) > 1
+        need = -1 if result == 1 else 0  # the most a good move's child may score
+        clock.phase(DEEPEN_END if verify else LAST_END)
         column, depth, value = self._deepen(position, candidates, known, clock)
         if value > ev.HEURISTIC_MAX:  # the evaluation search proved this move wins
             return self._answer(column, None, 1, False, True, depth, clock)
+        # 5. the chosen move checked: does it throw the result away?
+        first_choice = column
+        while verify and clock.phase(LAST_END):
+            child = position.play(column)
+            r = 0 if child.is_full else clock.solve(child, need, need + 1)
+            if r is None:
+                break
+            if r <= need:
+                if result == 1:
+                    return self._answer(column, None, 1, False, True, depth, clock)
+                drawing = column
+                break
+            candidates.remove(column)
+            if not candidates:  # every move loses: the evaluation's choice resists best
+                column = first_choice
+                break
+            if len(candidates) == 1:
+                column = candidates[0]
+                continue
+            before = int(self._scratch[0])
+            values = self.evaluate_moves(position, max(depth, 2), candidates, known,
+                                         node_limit=clock.node_limit(VERIFY_EVAL_NODES))
+            clock.used += int(self._scratch[0]) - before
+            if not values:
+                column = candidates[0]
+                continue
+            column = max(values, key=lambda c: values[c])
         if drawing is not None:
             column = drawing  # a proven draw rather than an unproven hope
         return self._answer(column, score, result, False, result == -1, depth, clock)

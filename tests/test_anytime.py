@@ -13,7 +13,7 @@ import pytest
 from solver._search import table_bounds
 from solver import GameOverError, Position, Solver, win_score
 from solver import _evaluate as ev
-from solver.anytime import AnytimeAnswer, AnytimeSearch
+from solver.anytime import NO_KNOWN, AnytimeAnswer, AnytimeSearch
 
 DATA = Path(__file__).parent / "data"
 
@@ -118,6 +118,33 @@ def test_known_scores_are_used_at_the_leaves():
     assert values == {4: ev.proven_value(7)}
 
 
+def test_static_bounds_clamp_the_leaves():
+    # Where claimeven or dead lines prove a bound, a leaf's guess stays inside it.
+    from solver._bits import non_losing_moves
+    from solver._bounds import lower_bound, upper_bound
+
+    empty_table = AnytimeSearch(Solver(table_log2=10), eval_table_log2=14)
+    clamped = 0
+    for position in random_positions(400, 5, plies=range(10, 36)):
+        current, mask, ply = args(position)
+        if any(position.is_winning_move(c) for c in position.legal_moves()):
+            continue
+        moves = non_losing_moves(current, mask)
+        if moves & (moves - 1) == 0:
+            continue  # a forced move is searched on, not guessed
+        low, high = lower_bound(current, mask, moves, -42), upper_bound(current, mask, 42)
+        guess = ev.evaluate(current, mask, ply)
+        value = ev.search(current, mask, ply, 0, -ev.INFINITY, ev.INFINITY,
+                          empty_table._tt_keys, empty_table._tt_data, empty_table._table,
+                          empty_table._near, empty_table._shift, *NO_KNOWN, empty_table._scratch)
+        if low >= 0:
+            assert value >= 0, position.moves
+        if high <= 0:
+            assert value <= 0, position.moves
+        clamped += (low >= 0 and guess < 0) or (high <= 0 and guess > 0)
+    assert clamped > 0  # the rule changed some guesses
+
+
 # -- the anytime move ---------------------------------------------------------------
 
 def test_never_loses_at_once_while_another_move_does_not():
@@ -174,6 +201,21 @@ def test_a_known_win_is_never_thrown_away_however_long_it_takes_to_prove(solver)
         assert exact[answer.column - 1] > 0, moves
         assert answer.keeps_result and answer.result == 1
     assert hard >= 4
+
+
+@pytest.mark.parametrize("moves", ["36237473354", "63553124236"])
+def test_the_evaluations_losing_favourite_is_refuted_before_it_is_played(solver, moves):
+    # Drawn positions where the evaluation search 8 plies deep favours a move
+    # that loses: within 100,000 nodes the check of that move refutes it, and
+    # the move played draws.
+    position = Position.from_moves(moves)
+    scores = solver.analyze(position)
+    drawing = {col for col, score in enumerate(scores, start=1) if score == 0}
+    assert max(s for s in scores if s is not None) == 0
+    values = AnytimeSearch(Solver(table_log2=20), eval_table_log2=14).evaluate_moves(position, 8)
+    assert max(values, key=values.get) not in drawing
+    answer = AnytimeSearch(Solver(table_log2=20), eval_table_log2=14).choose(position, nodes=100_000)
+    assert answer.column in drawing
 
 
 def test_node_budget_gives_the_same_answer_every_time():
