@@ -337,13 +337,14 @@ class AnytimeSearch:
             if r is None:
                 break
             if r <= need:
-                if result == 1:
-                    return self._answer(column, None, 1, False, True, depth, clock)
+                if result is not None:  # it keeps the known result (a draw: exactly)
+                    return self._answer(column, 0 if result == 0 else None, result, result == 0,
+                                        True, depth, clock)
                 drawing = column
                 break
             candidates.remove(column)
             if not candidates:  # every move loses: the evaluation's choice resists best
-                column = first_choice
+                column, result = first_choice, -1
                 break
             if len(candidates) == 1:
                 column = candidates[0]

@@ -218,6 +218,15 @@ def test_the_evaluations_losing_favourite_is_refuted_before_it_is_played(solver,
     assert answer.column in drawing
 
 
+def test_a_position_whose_every_move_is_refuted_is_reported_lost(solver):
+    # "4444443" is lost for the player to move; the weak search alone does not
+    # prove it within the budget, but the checks refute every candidate.
+    position = Position.from_moves("4444443")
+    answer = AnytimeSearch(Solver(table_log2=20), eval_table_log2=14).choose(position, nodes=1_000_000)
+    assert (answer.result, answer.keeps_result, answer.proven) == (-1, True, False)
+    assert solver.solve_window(position, -1, 1) == -1
+
+
 def test_node_budget_gives_the_same_answer_every_time():
     position = Position.from_moves("4453")
     answers = {AnytimeSearch(Solver(table_log2=16)).choose(position, nodes=30_000)
