@@ -332,11 +332,10 @@ class AnytimeSearch:
         # 5. the chosen move checked: does it throw the result away?
         first_choice = column
         while verify and clock.phase(LAST_END):
-            child = position.play(column)
-            r = 0 if child.is_full else clock.solve(child, need, need + 1)
-            if r is None:
+            keeps = self._child_at_most(position, column, need, clock)
+            if keeps is None:
                 break
-            if r <= need:
+            if keeps:
                 if result is not None:  # it keeps the known result (a draw: exactly)
                     return self._answer(column, 0 if result == 0 else None, result, result == 0,
                                         True, depth, clock)
@@ -349,10 +348,8 @@ class AnytimeSearch:
             if len(candidates) == 1:
                 column = candidates[0]
                 continue
-            before = int(self._scratch[0])
-            values = self.evaluate_moves(position, max(depth, 2), candidates, known,
-                                         node_limit=clock.node_limit(VERIFY_EVAL_NODES))
-            clock.used += int(self._scratch[0]) - before
+            values = self._counted_values(position, max(depth, 2), candidates, known, clock,
+                                          clock.node_limit(VERIFY_EVAL_NODES))
             if not values:
                 column = candidates[0]
                 continue
@@ -382,11 +379,10 @@ class AnytimeSearch:
                     return None
                 clock.phase(None)
             for col in list(left):
-                child = position.play(col)
-                r = 0 if child.is_full else clock.solve(child, target, target + 1, cap)
-                if r is None:
+                keeps = self._child_at_most(position, col, target, clock, cap)
+                if keeps is None:
                     continue
-                if r <= target:
+                if keeps:
                     return col
                 left.remove(col)
                 if losing is not None:
@@ -422,11 +418,23 @@ class AnytimeSearch:
         """Whether ``col`` reaches the known exact ``score``; ``None`` when out of budget."""
         if position.is_winning_move(col):
             return win_score(position.ply) >= score
+        return self._child_at_most(position, col, -score, clock)
+
+    def _child_at_most(self, position, col, target, clock, cap=None) -> bool | None:
+        """Whether ``col``'s child scores at most ``target`` (its own view): one
+        null-window test; ``None`` when out of budget or ``cap``."""
         child = position.play(col)
         if child.is_full:
-            return score <= 0
-        r = clock.solve(child, -score, -score + 1)
-        return None if r is None else r <= -score
+            return 0 <= target
+        r = clock.solve(child, target, target + 1, cap)
+        return None if r is None else r <= target
+
+    def _counted_values(self, position, depth, columns, known, clock, limit) -> dict[int, int]:
+        """``evaluate_moves`` within ``limit`` nodes, counted against the clock."""
+        before = int(self._scratch[0])
+        values = self.evaluate_moves(position, depth, columns, known, node_limit=limit)
+        clock.used += int(self._scratch[0]) - before
+        return values
 
     def _deepen(self, position, candidates, known, clock) -> tuple[int, int, int]:
         """Iterative deepening: (best column, depth completed, its value)."""
@@ -437,9 +445,7 @@ class AnytimeSearch:
             limit = clock.node_limit()
             if clock.stopped or (limit is not None and limit <= 0):
                 break
-            before = int(self._scratch[0])
-            values = self.evaluate_moves(position, depth, order, known, node_limit=limit)
-            clock.used += int(self._scratch[0]) - before
+            values = self._counted_values(position, depth, order, known, clock, limit)
             if not values:
                 break
             top = max(values, key=lambda c: values[c])
