@@ -9,6 +9,7 @@ A move keeps the result when its score has the position's sign, and is
 exact when it has the position's score.
 
     python scripts/bench_anytime.py --db book.db --budgets 0.02 0.1 1
+    python scripts/bench_anytime.py --db book.db --nodes 100000 --misses
 """
 
 from __future__ import annotations
@@ -54,10 +55,12 @@ def sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
-def run_budget(db: str, budget: float, all_moves: list[str], scores: dict) -> list[dict]:
+def run_budget(db: str, budget: float, all_moves: list[str], scores: dict,
+               nodes: bool = False) -> list[dict]:
+    """Each position answered within ``budget`` seconds (or, with ``nodes``, nodes)."""
     rows = []
     with Book.open(db, in_memory=True) as book:
-        player = Player(book, time_budget=budget)
+        player = Player(book, node_budget=int(budget)) if nodes else Player(book, time_budget=budget)
         player.choose("44444433123")  # load the kernels before anything is timed
         player.choose("4444443312")
         for moves in all_moves:
@@ -88,6 +91,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.02, 0.1, 1.0])
+    parser.add_argument("--nodes", type=int, nargs="+",
+                        help="node budgets instead of time budgets: the same answers under any "
+                             "load, for comparing changes on a shared machine")
     parser.add_argument("--cache", type=Path, default=Path("scripts/data/bench_anytime_scores.json"),
                         help="exact analyses, kept between runs (default: %(default)s)")
     parser.add_argument("--misses", action="store_true",
@@ -97,22 +103,25 @@ def main() -> None:
     all_moves = positions(args.count, args.seed)
     scores = analyses(all_moves, args.cache)
     header = ("   n | keeps the result | exactly optimal | proven | median ms | worst ms")
-    for budget in args.budgets:
-        rows = run_budget(args.db, budget, all_moves, scores)
-        print(f"\nbudget {budget} s\n ply {header}")
+    for budget in args.nodes or args.budgets:
+        rows = run_budget(args.db, budget, all_moves, scores, nodes=bool(args.nodes))
+        unit = "nodes" if args.nodes else "s"
+        print(f"\nbudget {budget:,} {unit}\n ply {header}")
         for ply in PLIES:
             print(f"  {ply:>2} {summary([r for r in rows if r['ply'] == ply])}")
         print(f" all {summary(rows)}")
+        lost = [r for r in rows if not r["kept"]]
+        if lost and args.misses:
+            print(" result lost: " + ", ".join(f"{r['moves']} (played {r['column']}, scores "
+                                               f"{scores[r['moves']]})" for r in lost))
+        if args.nodes:
+            continue
         slowest = sorted(rows, key=lambda r: -r["seconds"])[:3]
         print(f" worst answer: {(slowest[0]['seconds'] - budget) * 1000:+.1f} ms against the "
               "budget; slowest: " + ", ".join(f"{r['moves']} ({r['how']}, "
                                               f"{r['seconds'] * 1000:.1f} ms)" for r in slowest))
         over = [r for r in rows if r["seconds"] > budget + 0.020]
         print(f" answers more than 20 ms over: {len(over)}", flush=True)
-        lost = [r for r in rows if not r["kept"]]
-        if lost and args.misses:
-            print(" result lost: " + ", ".join(f"{r['moves']} (played {r['column']}, scores "
-                                               f"{scores[r['moves']]})" for r in lost))
 
 
 if __name__ == "__main__":

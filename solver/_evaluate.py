@@ -40,6 +40,7 @@ CELLS = bb.CELLS
 BIG = 10_000
 HEURISTIC_MAX = BIG - 100
 INFINITY = 2 * BIG
+STOP_REQUEST = 3  # the scratch slot another thread sets to stop a search
 
 # Rows counted from the bottom as 1-6: odd rows are bit rows 0, 2, 4.
 ODD_ROWS = np.uint64(bb.BOTTOM * 0b010101)
@@ -202,7 +203,7 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
     makes sure the player to move cannot win at once.
     """
     scratch[0] += U1
-    if scratch[3] != ZERO or (scratch[1] != ZERO and scratch[0] > scratch[1]):
+    if scratch[STOP_REQUEST] != ZERO or (scratch[1] != ZERO and scratch[0] > scratch[1]):
         scratch[2] = U1
         return 0
     moves = non_losing_moves(position, mask)
