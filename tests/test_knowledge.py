@@ -56,7 +56,7 @@ def test_book_floor_just_past_the_book_is_a_true_lower_bound():
     exact = 0
     with Book.open(str(SHIPPED)) as book:
         for _ in range(12):
-            position = random_position(rng, 9)
+            position = random_position(rng, book.info.max_ply + 1)
             floor = book_floor(book, position)
             assert floor is not None, position.moves  # every parent is in the book
             score = solver.solve(position)
@@ -93,6 +93,6 @@ def test_book_leaves_are_the_childrens_scores():
             child = position.play(col)
             i = list(keys).index(child.canonical_key)
             assert scores[i] == book.get(child).score
-        past = Position.from_moves("44533712")  # ply 8: its children are past the book
-        assert [len(a) for a in book_leaves(book, past)] == [0, 0]
+        last = Position.from_moves("445337126"[:book.info.max_ply])
+        assert [len(a) for a in book_leaves(book, last)] == [0, 0]  # children past the book
     assert [len(a) for a in book_leaves(None, position)] == [0, 0]
