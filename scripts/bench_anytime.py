@@ -2,9 +2,10 @@
 """Benchmark the AI under a time budget: how often its move keeps the result, and is exact.
 
 300 positions (fixed seed) at plies 9-16, the ends of random legal games
-(issue 15's set, chosen when the book reached ply 8).  Each position is analysed exactly once (every
-move's score, by the solver; cached in ``--cache``), then the AI
-(``Player(Book.open(db), time_budget=...)``) answers it under each budget.
+(issue 15's set, chosen when the book reached ply 8).  Each position is
+analysed exactly once (every move's score, by the solver; cached in
+``--cache``), then the AI (``Player(Book.open(db), time_budget=...)``)
+answers it under each budget.
 A move keeps the result when its score has the position's sign, and is
 exact when it has the position's score.
 
