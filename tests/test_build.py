@@ -78,6 +78,19 @@ def test_extending_a_book_adds_plies_and_fills_the_old_frontier(small_book_path,
     assert rows(shallow) == rows(small_book_path)
 
 
+def test_growing_a_book_one_ply_bounds_the_frontier_by_its_parents(small_book_path, tmp_path,
+                                                                  ray_session):
+    grown = str(tmp_path / "grown.db")
+    build(grown, SMALL_PLY - 1, SMALL_ROOT, progress=False, table_log2=18)
+    summary = build(grown, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=18)
+    # Every ply-12 position has a parent at ply 11; the best children of those
+    # parents have their exact score before any search.
+    assert summary.searched == summary.bounded == 574
+    assert 0 < summary.exact < 574
+    assert "bounded by the ply above: 574" in summary.report()
+    assert rows(grown) == rows(small_book_path)
+
+
 @pytest.mark.parametrize("root, ply, message", [
     ("4489", 10, "illegal move '8'"),
     ("44444444", 10, "column 4 is full"),

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bookgen import Book
-from bookgen.play.knowledge import Floors, book_floor, book_leaves, moves_of, parents
+from bookgen.play.knowledge import Floors, book_bound, book_leaves, moves_of, parents
 from solver import Position, Solver
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
@@ -50,25 +50,32 @@ def test_every_parent_leads_here():
 
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
-def test_book_floor_just_past_the_book_is_a_true_lower_bound():
+def test_book_bound_just_past_the_book_is_a_true_lower_bound_and_exact_after_a_best_move():
     rng = random.Random(3)
     solver = Solver(table_log2=22)
     exact = 0
     with Book.open(str(SHIPPED)) as book:
         for _ in range(12):
             position = random_position(rng, book.info.max_ply + 1)
-            floor = book_floor(book, position)
-            assert floor is not None, position.moves  # every parent is in the book
+            bound = book_bound(book, position)
+            assert bound is not None, position.moves  # every parent is in the book
             score = solver.solve(position)
-            assert score >= floor, position.moves
-            exact += score == floor
-        assert book_floor(book, Position.from_moves("4" * 6 + "3" * 6 + "5" * 6)) is None
-        assert book_floor(book, Position()) is None
+            assert score >= bound.low, position.moves
+            if bound.exact:
+                assert score == bound.low, position.moves
+                exact += 1
+        # Just past the book along its best line: the score is known exactly.
+        position = Position()
+        for _ in range(book.info.max_ply + 1):
+            position = position.play(int(book.get(position).best_moves[0]))
+        assert book_bound(book, position) == (-book.get(position.moves[:-1]).score, True)
+        assert book_bound(book, Position.from_moves("4" * 6 + "3" * 6 + "5" * 6)) is None
+        assert book_bound(book, Position()) is None
     assert exact >= 3  # often the bound is the score itself
 
 
-def test_book_floor_without_a_book():
-    assert book_floor(None, Position.from_moves("4453")) is None
+def test_book_bound_without_a_book():
+    assert book_bound(None, Position.from_moves("4453")) is None
 
 
 def test_floors_carry_a_proven_score_to_every_reply():

@@ -217,6 +217,10 @@ def test_reading_back_by_ply(store, frontier_rows, derived_row):
         key("444444331112"): -2, key("444444331222"): -1, key("444444331233"): -2}
     assert stored.tolist() == keys and scores.dtype == np.int8
     assert [a.tolist() for a in store.scores_at(11)] == [[derived_row[0]], [2]]
+    # best-move bits in key order, as the text column says
+    best = {r[0]: r[4] for r in frontier_rows}
+    assert store.best_at(12).tolist() == [sum(1 << (int(c) - 1) for c in best[k]) for k in keys]
+    assert store.best_at(12).dtype == np.uint8 and store.best_at(10).tolist() == []
     assert store.finished_keys_at(11).tolist() == [derived_row[0]]
     assert store.finished_keys_at(12).tolist() == []  # frontier rows have no move scores
     assert store.keys_at(10).tolist() == []

@@ -265,6 +265,14 @@ class BookStore:
             "SELECT key * 256 + (score & 255) FROM positions WHERE ply = ? ORDER BY key", (ply,))
         return (packed >> 8).astype(np.uint64), (packed & 255).astype(np.uint8).view(np.int8)
 
+    def best_at(self, ply: int) -> np.ndarray:
+        """Best-move bits (bit c: column c + 1) of every entry at ``ply``, in key order
+        (the order of ``scores_at``)."""
+        bits = " + ".join(f"(CASE WHEN best_moves LIKE '%{col + 1}%' THEN {1 << col} ELSE 0 END)"
+                          for col in range(WIDTH))
+        return self._read_column(f"SELECT {bits} FROM positions WHERE ply = ? ORDER BY key",
+                                 (ply,)).astype(np.uint8)
+
     def finished_keys_at(self, ply: int) -> np.ndarray:
         """Sorted keys at ``ply`` whose move scores are known (not frontier-only rows)."""
         return self._read_column(

@@ -37,6 +37,7 @@ from ..book.store import BookStore, sqlite_path
 from .build_lock import BuildLock
 from .derive import derive
 from .enumerate import contains_sorted, keys_by_ply
+from .parent_bounds import NO_BOUND, Parents, read_parents
 from .ray_connect import RayStartError
 from .stream import FrontierStream
 
@@ -69,6 +70,8 @@ class BuildSummary:
     core_seconds: float = 0.0
     wall_seconds: float = 0.0
     batches: int = 0
+    bounded: int = 0           # searched positions whose parents' entries bound the score
+    exact: int = 0             # of which the score was exact, leaving only the best moves
     layout: str = ""           # how the frontier's solvers ran, once Ray is up
     solvers: int = 0           # solver threads in all, once Ray is up
     interrupted: bool = False
@@ -84,6 +87,9 @@ class BuildSummary:
         lines.append(f"  total {sum(self.positions_per_ply.values()):,} positions")
         lines.append(f"searched {self.searched:,} frontier positions in {self.batches:,} batches "
                      f"({self.already_stored:,} already stored), derived {self.derived:,}")
+        if self.bounded:
+            lines.append(f"bounded by the ply above: {self.bounded:,} "
+                         f"(exact: {self.exact:,}, searched for best moves only)")
         if self.layout:
             lines.append(f"solvers: {self.layout}")
         lines.append(f"nodes {self.nodes:,}; wall {self.wall_seconds:.1f} s; "
@@ -214,8 +220,10 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                     summary.solvers = plan.solvers
                     _warm_up(plan, table_log2)
                 with _timed(timings, "frontier"):
+                    parents = read_parents(store, ply) if ply > root_position.ply else None
                     _solve_frontier(store, frontier, first, summary, plan, table_log2,
-                                    progress, stop, solved)
+                                    progress, stop, solved, parents)
+                    del parents
             finally:
                 if owned:
                     import ray
@@ -268,10 +276,11 @@ def _warm_up(plan: WorkerPlan, table_log2: int) -> None:
 
 def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarray,
                     summary: BuildSummary, plan: WorkerPlan, table_log2: int, progress: bool,
-                    stop: threading.Event, solved: list) -> None:
+                    stop: threading.Event, solved: list, parents: Parents | None = None) -> None:
     """Send batches of missing keys while the frontier is still being listed; write results.
 
-    Each batch's ``(keys, scores)`` is appended to ``solved``.
+    Each batch's ``(keys, scores)`` is appended to ``solved``.  With
+    ``parents``, each batch goes out with the bounds they prove (``parent_bounds``).
 
     The frontier comes in key order, so a batch holds neighbours that share
     most of their subtrees.
@@ -306,14 +315,15 @@ def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarra
                         batch = frontier.take(size)
                 if not len(batch):
                     break
-                in_flight[task.remote(batch, table_log2, plan.threads)] = batch
+                bounds = parents.bounds(batch) if parents is not None else None
+                in_flight[task.remote(batch, table_log2, plan.threads, bounds)] = (batch, bounds)
                 bar.total = frontier.total - frontier.stored
                 bar.refresh()
             if not in_flight:
                 break
             done, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
             for ref in done:
-                keys = in_flight.pop(ref)
+                keys, bounds = in_flight.pop(ref)
                 try:
                     result = ray.get(ref)
                 except Exception:
@@ -328,6 +338,9 @@ def _solve_frontier(store: BookStore, frontier: FrontierStream, first: np.ndarra
                                           nodes=result.nodes), search_seconds=result.seconds)
                 solved.append((keys, result.scores))
                 summary.searched += len(keys)
+                if bounds is not None:
+                    summary.bounded += int((bounds.low != NO_BOUND).sum())
+                    summary.exact += int(bounds.exact.sum())
                 summary.batches += 1
                 summary.nodes += int(result.nodes.sum())
                 summary.core_seconds += result.seconds

@@ -2,7 +2,8 @@
 
 It lists every ply as the build would, counts what the book already holds,
 and solves a small uniform random sample of the missing frontier on this
-machine, one core, to estimate the search in core-hours with its spread.
+machine, one core, to estimate the search in core-hours with its spread
+(with the bounds a book's previous ply gives, as the build has them).
 It writes nothing: an absent book stays absent, Ray is never started.
 
 The estimate is of cold searches: a build's workers solve neighbouring
@@ -27,6 +28,7 @@ from ..book.store import BookStore
 from .driver import check_request
 from .enumerate import keys_by_ply
 from .frontier import solve_frontier
+from .parent_bounds import read_parents
 from .stream import FrontierStream
 
 DEFAULT_SAMPLE = 100
@@ -118,14 +120,17 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
         report.stored_per_ply = ({p: n for p, n in store.count_by_ply().items() if p <= ply}
                                  if store.exists else {})
         report.frontier, report.missing = frontier.total, frontier.total - frontier.stored
+        parents = read_parents(store, ply) if store.exists and ply > root_position.ply else None
     finally:
         store.close()
     if len(chosen):
         solver = Solver(table_log2=table_log2)
-        for moves in tqdm(moves_of_keys(chosen), desc="sample solves", unit="pos",
-                          disable=not progress):
+        bounds = parents.bounds(chosen) if parents is not None else None
+        for i, moves in enumerate(tqdm(moves_of_keys(chosen), desc="sample solves", unit="pos",
+                                       disable=not progress)):
+            known = bounds.known(i) if bounds is not None else ()
             start = time.perf_counter()
-            solve_frontier(solver, moves)
+            solve_frontier(solver, moves, *known)
             report.sample_seconds.append(time.perf_counter() - start)
     print(report.report(), file=out)
     return report

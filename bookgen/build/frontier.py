@@ -25,18 +25,30 @@ class Solved(NamedTuple):
         return best_text(self.best)
 
 
-def solve_frontier(solver: Solver, position: Position | str) -> Solved:
-    """Weak search for the sign, then strong within it; then which moves reach the score."""
+def solve_frontier(solver: Solver, position: Position | str, low: int | None = None,
+                   exact: bool = False) -> Solved:
+    """Weak search for the sign, then strong within it; then which moves reach the score.
+
+    ``low`` is a proven lower bound on the score (``bounds``: from the
+    parents' book entries), ``exact`` says it is the score: the windows
+    shrink to what is still unknown, and an exact score needs no search.
+    """
     if isinstance(position, str):
         position = Position.from_moves(position)
     before = solver.nodes
-    wdl = solver.solve(position, weak=True)
-    if wdl > 0:
-        score = solver.solve_window(position, 1, CELLS)
-    elif wdl < 0:
-        score = solver.solve_window(position, -CELLS, -1)
+    floor = -CELLS if low is None else max(low, -CELLS)
+    if exact:
+        score = floor
+    elif floor >= 1:  # a proven win: only its speed is unknown
+        score = solver.solve_window(position, floor, CELLS)
     else:
-        score = 0  # a draw needs no strong search
+        wdl = solver.solve_window(position, max(floor, -1), 1)
+        if wdl > 0:
+            score = solver.solve_window(position, 1, CELLS)
+        elif wdl < 0:
+            score = solver.solve_window(position, floor, -1)
+        else:
+            score = 0  # a draw needs no strong search
     best = sum(1 << (col - 1) for col in position.legal_moves()
                if solver.is_best_move(position, col, score))
     return Solved(score, best, solver.nodes - before)

@@ -26,6 +26,7 @@ from solver import Solver
 from solver.packed import positions_of_keys
 
 from .frontier import solve_frontier
+from .parent_bounds import Bounds
 
 TASK_RETRIES = 20  # a batch whose worker dies (killed, node lost) is rerun
 
@@ -65,9 +66,11 @@ class BatchResult(NamedTuple):
     pid: int
 
 
-def solve_keys(solvers: list[Solver], keys: np.ndarray) -> BatchResult:
+def solve_keys(solvers: list[Solver], keys: np.ndarray, bounds: Bounds | None = None
+               ) -> BatchResult:
     """Solve every key with ``solvers`` (one thread each, sharing their table).
 
+    ``bounds`` holds what the book's previous ply proves about each key.
     The threads take positions in order from one counter, so they work on
     neighbours at the same time.
     """
@@ -80,7 +83,8 @@ def solve_keys(solvers: list[Solver], keys: np.ndarray) -> BatchResult:
     def run(solver: Solver) -> float:
         start = time.perf_counter()
         while (i := next(counter)) < len(positions):
-            scores[i], best[i], nodes[i] = solve_frontier(solver, positions[i])
+            known = bounds.known(i) if bounds is not None else ()
+            scores[i], best[i], nodes[i] = solve_frontier(solver, positions[i], *known)
         return time.perf_counter() - start
 
     if len(solvers) == 1:
@@ -92,10 +96,11 @@ def solve_keys(solvers: list[Solver], keys: np.ndarray) -> BatchResult:
 
 
 @ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
-def solve_batch(keys: np.ndarray, table_log2: int, threads: int = 1) -> BatchResult:
+def solve_batch(keys: np.ndarray, table_log2: int, threads: int = 1,
+                bounds: Bounds | None = None) -> BatchResult:
     """Scores, best moves and nodes for a batch of packed keys (``solver.packed``).
 
-    Submit it with ``.options(num_cpus=threads)``.  Keys go out and arrays
-    come back: a batch of 20,000 positions is 160 kB each way.
+    Submit it with ``.options(num_cpus=threads)``.  Keys (and their bounds)
+    go out and arrays come back: a batch of 20,000 positions is 160 kB each way.
     """
-    return solve_keys(worker_solvers(table_log2, threads), keys)
+    return solve_keys(worker_solvers(table_log2, threads), keys, bounds)

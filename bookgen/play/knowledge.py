@@ -5,13 +5,16 @@
   the book, and the last mover could have played into this position from
   each: so its score, for the player to move, is at least minus the smallest
   parent score.  A parent that was lost for its mover makes this position
-  a proven win.
+  a proven win.  When the position follows one of a parent's best moves,
+  the bound is its exact score.
 * **Proofs carry over.**  A move proven to keep a result keeps it after any
   reply: the Pons score counts the winner's stones, so a won position stays
   won at least as fast after any answer.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -60,12 +63,28 @@ def parents(position: Position) -> list[Position]:
     return found
 
 
-def book_floor(book, position: Position) -> int | None:
-    """A lower bound on the score from the book entries of the position's parents, if any."""
+class ParentBound(NamedTuple):
+    """What the parents' book entries prove: the score is at least ``low``, exactly ``low`` if ``exact``."""
+
+    low: int
+    exact: bool
+
+
+def book_bound(book, position: Position) -> ParentBound | None:
+    """A lower bound on the score from the book entries of the position's parents, if any.
+
+    It is the exact score when the position follows one of a parent's best moves.
+    """
     if book is None or position.ply == 0:
         return None
-    scores = [entry.score for entry in book.get_many(parents(position)) if entry is not None]
-    return -min(scores) if scores else None
+    above = parents(position)
+    found = [(parent, entry) for parent, entry in zip(above, book.get_many(above))
+             if entry is not None]
+    if not found:
+        return None
+    exact = any(parent.play(int(col)) == position
+                for parent, entry in found for col in entry.best_moves)
+    return ParentBound(-min(entry.score for _, entry in found), exact)
 
 
 def book_leaves(book, position: Position) -> tuple[np.ndarray, np.ndarray]:

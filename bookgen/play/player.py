@@ -14,12 +14,12 @@ import time
 from dataclasses import dataclass
 
 from solver import Position, win_score
-from solver.bitboard import COLUMN_ORDER
+from solver.bitboard import CELLS, COLUMN_ORDER
 from solver.errors import GameOverError
 
 from ..book.reader import Book, as_position
 from .analysis import Analysis, analyze
-from .knowledge import Floors, book_floor, book_leaves
+from .knowledge import Floors, book_bound, book_leaves
 from .levels import DEFAULT_LEVEL, get_level, level_move
 
 CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # 4 3 5 2 6 1 7
@@ -156,9 +156,12 @@ class Player:
     def _anytime_move(self, position: Position, started: float) -> tuple:
         """The anytime search's move, within the budget, from what the book and earlier proofs say."""
         own = self._floors.get(position)  # from this player's proofs: a win is kept at any cost
-        floors = [f for f in (own, book_floor(self.book, position)) if f is not None]
+        bound = book_bound(self.book, position)
+        floors = [f for f in (own, bound and bound.low) if f is not None]
+        high = bound.low if bound is not None and bound.exact else CELLS
         answer = self._get_anytime().choose(position, seconds=self.time_budget,
                                             nodes=self.node_budget, low=max(floors, default=-99),
+                                            high=high,
                                             known=book_leaves(self.book, position),
                                             keep_win=own is not None and own >= 1, started=started)
         if answer.score is not None and answer.proven:
