@@ -50,12 +50,18 @@ from .position import Position
 
 # Checkpoints, as shares of the budget.  The evaluation search alone keeps
 # the result in 96-98% of the benchmark's positions, and the exact steps
-# rarely finish past ply 12 within 20 ms: giving them 40-50% of the budget
-# did best there (scripts/bench_anytime.py); 65-75% did worse.
+# rarely finish past ply 12 within 20 ms: giving them 40-65% of the budget
+# did best there (scripts/bench_anytime.py); 75% did worse.  Just past a
+# book the result is often known from the parents' entries, with no weak
+# search to pay for: a longer search for a move that keeps it (0.6, not 0.4)
+# kept the result in 1-3 more of 1,500 positions at plies 10-16 at 70,000
+# and 100,000 nodes, none fewer at 150,000 (a ply-10 book, simulated), and
+# as many (-1 of 4,500) with the ply-9 book.  A longer weak search (0.3)
+# gained 1-2 more there, but flipped test_anytime's refuted favourites.
 WEAK_END = 0.20        # the weak search, when the result is unknown
 PROBE_END = 0.30       # then probing each move's result
-CHECK_END = 0.40       # with the result known: finding a move that keeps it
-EXACT_END = 0.50       # the exact score, when no move keeping the result is known yet
+CHECK_END = 0.60       # with the result known: finding a move that keeps it
+EXACT_END = 0.65       # the exact score, when no move keeping the result is known yet
 DEEPEN_END = 0.70      # the evaluation search, when its move is to be checked after
 VERIFY_EVAL_NODES = 20_000  # cap of the evaluation that picks the next move after a refuted one
 LAST_END = 0.95        # everything; the rest is margin for answering
