@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Solve every position reachable from --root up to --ply (mirror images "
                     "once, finished games left out) and store exact scores and best moves. "
                     "Only the last ply is searched, on Ray workers; shallower plies follow "
-                    "from their children. Rerunning the same command resumes; Ctrl-C stops "
+                    "from their children. A book that already holds the ply above grows "
+                    "cheaply: its entries bound each new position's score before the search. "
+                    "Rerunning the same command resumes; Ctrl-C stops "
                     "cleanly, keeping every finished batch.")
     p.add_argument("--ply", type=int, required=True, help="last ply (stones on the board) to cover")
     p.add_argument("--root", default="", help="moves of the starting position (default: empty board)")
