@@ -32,7 +32,7 @@ def parents(small_book_path):
 def test_bounds_are_the_parents_scores_negated_and_exact_after_a_best_move(parents, book):
     entries, (frontier, scores) = parents
     bounds = entries.bounds(frontier)
-    assert len(bounds) == len(frontier) == 574
+    assert len(bounds.low) == len(bounds.exact) == len(frontier) == 574
     for key, low, exact, score in zip(frontier, bounds.low, bounds.exact, scores):
         position = Position.from_moves(moves_of_key(int(key), SMALL_ROOT))
         above = [(p, book.get(p)) for p in parent_positions(position)]

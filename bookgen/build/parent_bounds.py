@@ -31,9 +31,6 @@ class Bounds(NamedTuple):
     low: np.ndarray    # int8, NO_BOUND when no parent is known
     exact: np.ndarray  # bool
 
-    def __len__(self) -> int:
-        return len(self.low)
-
     def known(self, i: int) -> tuple[int | None, bool]:
         """``(low, exact)`` of the ``i``-th key, as ``solve_frontier`` takes them."""
         if self.low[i] == NO_BOUND:
