@@ -157,7 +157,7 @@ class Player:
         """The anytime search's move, within the budget, from what the book and earlier proofs say."""
         own = self._floors.get(position)  # from this player's proofs: a win is kept at any cost
         bound = book_bound(self.book, position)
-        floors = [f for f in (own, bound and bound.low) if f is not None]
+        floors = [f for f in (own, None if bound is None else bound.low) if f is not None]
         high = bound.low if bound is not None and bound.exact else CELLS
         answer = self._get_anytime().choose(position, seconds=self.time_budget,
                                             nodes=self.node_budget, low=max(floors, default=-99),
