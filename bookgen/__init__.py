@@ -1,7 +1,6 @@
 """Opening books for Connect 4: building them on Ray, reading them, playing from them."""
 
 from .book.reader import Book, BookEntry, BookInfo
-from .play.player import Decision, Player
 from .book.schema import (
     BookError,
     BookNotFoundError,
@@ -10,6 +9,7 @@ from .book.schema import (
     NotABookError,
     SchemaMismatchError,
 )
+from .play.player import Decision, Player
 
 __all__ = ["Book", "BookEntry", "BookInfo", "Player", "Decision", "BookError",
            "BookNotFoundError", "CorruptBookError", "IncompatibleBookError", "NotABookError",

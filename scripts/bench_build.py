@@ -27,9 +27,9 @@ import tempfile
 import time
 from contextlib import closing
 
-from bookgen.build.driver import build
-from bookgen.build.enumerate import keys_by_ply
-from bookgen.build.frontier import solve_frontier
+from bookgen.builder.driver import build
+from bookgen.builder.listing import keys_by_ply
+from bookgen.builder.solve_position import solve_position
 from solver import Position, Solver
 from solver.packed import moves_of_keys
 
@@ -98,7 +98,7 @@ def bench_scratch(root: str, ply: int, table_log2: int) -> tuple[int, float]:
                  for moves in moves_of_keys(levels[level], root)]
     started = time.perf_counter()
     for moves in shallower:
-        solve_frontier(solver, moves)
+        solve_position(solver, moves)
     return len(shallower), time.perf_counter() - started
 
 

@@ -32,10 +32,10 @@ import numpy as np
 
 from bookgen.book.rows import Rows
 from bookgen.book.store import BookStore
-from bookgen.build.derive import derive
-from bookgen.build.driver import DERIVE_CHUNK
-from bookgen.build.enumerate import keys_by_ply
-from bookgen.build.stream import FrontierStream
+from bookgen.builder.derive import derive
+from bookgen.builder.driver import DERIVE_CHUNK
+from bookgen.builder.listing import keys_by_ply
+from bookgen.builder.missing import MissingKeys
 from solver import Position
 
 # Canonical positions per ply (unfinished games), from the published table.
@@ -94,7 +94,7 @@ def bench_list(ply: int, stream: bool) -> None:
         counts[p] = len(keys)
     listed = time.perf_counter() - started
     if stream:
-        frontier = FrontierStream(None, Position(), levels, ply)
+        frontier = MissingKeys(None, Position(), levels, ply)
         for chunk in frontier.chunks():
             pass
         counts[ply] = frontier.total
@@ -154,7 +154,7 @@ def bench_store(ply: int) -> None:
 
 
 def bench_dry_run(ply: int, root: str, sample: int) -> None:
-    from bookgen.build.dryrun import dry_run
+    from bookgen.builder.dryrun import dry_run
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
@@ -165,7 +165,7 @@ def bench_dry_run(ply: int, root: str, sample: int) -> None:
 
 
 def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
-    from bookgen.build.driver import build
+    from bookgen.builder.driver import build
 
     before_ray = warm_up()
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,7 +4,7 @@
 Takes runs of neighbouring positions (in key order, as a build's batches
 are) from the frontier at ``--ply``, whose parents the book ``--db`` holds,
 and solves each run twice, each time with a fresh solver: as a fresh book
-would (``solve_frontier`` alone), and as a grown one does (with the bounds
+would (``solve_position`` alone), and as a grown one does (with the bounds
 of ``parent_bounds``).  Both must give the same scores and best moves.
 Prints per run the share of exact bounds, nodes and seconds of both, and
 their ratios (nodes are the same under any load; seconds are not).
@@ -18,9 +18,8 @@ import argparse
 import time
 
 from bookgen.book.store import BookStore
-from bookgen.build.enumerate import frontier_chunks, keys_by_ply
-from bookgen.build.frontier import solve_frontier
-from bookgen.build.parent_bounds import read_parents
+from bookgen.builder.listing import frontier_chunks, keys_by_ply
+from bookgen.builder.solve_position import solve_position
 from solver import Position, Solver
 from solver.packed import positions_of_keys
 
@@ -31,7 +30,7 @@ def solve_run(positions, known, table_log2: int) -> tuple[list, int, float]:
     solver.solve("4444443")  # kernels loaded before the clock starts
     solver.reset_nodes()
     started = time.perf_counter()
-    answers = [solve_frontier(solver, p, *k)[:2] for p, k in zip(positions, known)]
+    answers = [solve_position(solver, p, *k)[:2] for p, k in zip(positions, known)]
     return answers, solver.nodes, time.perf_counter() - started
 
 
@@ -48,7 +47,7 @@ def main() -> None:
     root = Position()
     store = BookStore(args.db, "", root.canonical_key, readonly=True)
     try:
-        parents = read_parents(store, args.ply)
+        parents = store.entries_above(args.ply)
     finally:
         store.close()
     if parents is None:

@@ -37,6 +37,7 @@ BOTTOM_CELLS = tuple(1 << (col * H1) for col in range(WIDTH))
 # Transposition table sizes a Solver accepts, as log2 of its 8-byte slots.
 # Kept here, not in engine, so that checking a size does not load numba.
 TABLE_LOG2_MIN, TABLE_LOG2_MAX = 10, 32
+DEFAULT_TABLE_LOG2 = 24  # a solve's table: 16M slots, 128 MiB
 
 # Centre columns first: they take part in the most lines of four.
 COLUMN_ORDER = (3, 2, 4, 1, 5, 0, 6)

@@ -11,11 +11,10 @@ import numpy as np
 from . import _search
 from ._bits import winning_cells
 from ._table import new_table
-from .bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, WIDTH, win_score
+from .bitboard import CELLS, DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN, WIDTH, win_score
 from .errors import GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
-DEFAULT_TABLE_LOG2 = 24  # 16M slots, 128 MiB
 # A search with threads first runs alone up to this many nodes (about 4 ms):
 # easy positions are solved by then, without paying to start the others.
 # 2 threads, against 100,000 (alternating, three runs each): ply12-rand 1.13x,

@@ -106,7 +106,7 @@ def ray_session():
 @pytest.fixture(scope="session")
 def small_book_path(tmp_path_factory, ray_session) -> str:
     """A book from SMALL_ROOT to SMALL_PLY built by the real driver; treat as read-only."""
-    from bookgen.build.driver import build
+    from bookgen.builder.driver import build
 
     path = str(tmp_path_factory.mktemp("books") / "small.db")
     build(path, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=20)

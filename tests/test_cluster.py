@@ -1,8 +1,8 @@
-"""Tests for ``bookgen.build.cluster``: addresses, and how solvers are laid out on the nodes."""
+"""Tests for ``bookgen.builder.cluster``: addresses, and how solvers are laid out on the nodes."""
 
 import pytest
 
-from bookgen.build.cluster import AddressError, WorkerPlan, check_address, node_cpus, plan_workers
+from bookgen.builder.cluster import AddressError, WorkerPlan, check_address, node_cpus, plan_workers
 
 
 def test_addresses():

@@ -1,12 +1,12 @@
-"""``bookgen.build.derive``: the vectorised derivation, against the Position-by-Position
+"""``bookgen.builder.derive``: the vectorised derivation, against the Position-by-Position
 derivation it replaced (kept here as the reference), on the same subtrees."""
 
 import numpy as np
 import pytest
 
 from bookgen.book.schema import BEST_TEXT, pack_scores
-from bookgen.build.derive import MissingChildError, best_of, derive, sign
-from bookgen.build.enumerate import keys_by_ply
+from bookgen.builder.derive import MissingChildError, best_of, derive, sign
+from bookgen.builder.listing import keys_by_ply
 from solver import Position
 from solver.bitboard import win_score
 from solver.packed import moves_of_keys

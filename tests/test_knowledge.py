@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from bookgen import Book
-from bookgen.play.knowledge import Floors, book_bound, book_leaves, moves_of, parents
+from bookgen.play.knowledge import Floors, book_bound, book_leaves
 from solver import Position, Solver
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
@@ -19,34 +19,6 @@ def random_position(rng: random.Random, ply: int) -> Position:
             position = position.play(rng.choice(position.legal_moves()))
         if not position.is_game_over:
             return position
-
-
-def test_moves_of_rebuilds_any_position():
-    rng = random.Random(1)
-    for _ in range(100):
-        position = random_position(rng, rng.randrange(0, 20))
-        first = position.current if position.ply % 2 == 0 else position.current ^ position.mask
-        rebuilt = Position.from_moves(moves_of(first, first ^ position.mask))
-        assert rebuilt == position, position.moves
-
-
-def test_parents_are_one_move_back():
-    position = Position.from_moves("4453")
-    found = parents(position)
-    # o played last, and o's stones top columns 3 and 4: either came last.
-    assert set(found) == {Position.from_moves("445"), Position.from_moves("435")}
-    assert sorted(c for p in found for c in p.legal_moves() if p.play(c) == position) == [3, 4]
-
-
-def test_every_parent_leads_here():
-    rng = random.Random(2)
-    for _ in range(50):
-        position = random_position(rng, rng.randrange(1, 30))
-        found = parents(position)
-        assert found, position.moves  # the position came from somewhere
-        for parent in found:
-            assert not parent.is_game_over
-            assert sum(parent.play(c) == position for c in parent.legal_moves()) == 1
 
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")

@@ -1,13 +1,14 @@
-"""Bounds on frontier scores from the parents' book entries, checked against the book and the solver."""
+"""Bounds on scores from the parents' book entries, checked against the book and the solver."""
+
+import random
 
 import numpy as np
 
 import pytest
 
 from bookgen import Book
-from bookgen.build.frontier import solve_frontier
-from bookgen.build.parent_bounds import NO_BOUND, Parents
-from bookgen.play.knowledge import parents as parent_positions
+from bookgen.builder.solve_position import solve_position
+from solver.parent_bounds import NO_BOUND, Parents, parents_of
 from solver import Position
 from solver.packed import moves_of_key
 
@@ -29,19 +30,55 @@ def parents(small_book_path):
         store.close()
 
 
+def random_position(rng: random.Random, ply: int) -> Position:
+    while True:
+        position = Position()
+        while position.ply < ply and not position.is_game_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_game_over:
+            return position
+
+
+def test_parents_are_one_move_back():
+    # o played last, and o's stones top columns 3 and 4: either came last.
+    expected = {Position.from_moves(m).canonical_key for m in ("445", "435")}
+    assert parents_of(Position.from_moves("4453").key).tolist() == sorted(expected)
+
+
+def test_every_parent_leads_here():
+    rng = random.Random(2)
+    for _ in range(50):
+        position = random_position(rng, rng.randrange(1, 30))
+        reachable = 0
+        for key in parents_of(position.key).tolist():
+            try:   # a take-back may leave a board no game reaches (a four already made)
+                parent = Position.from_moves(moves_of_key(key))
+            except ValueError:
+                continue
+            reachable += 1
+            assert parent.canonical_key == key and not parent.is_game_over
+            assert any(parent.play(c) in (position, position.mirror())
+                       for c in parent.legal_moves())
+        assert reachable, position.moves  # the position came from somewhere
+
+
 def test_bounds_are_the_parents_scores_negated_and_exact_after_a_best_move(parents, book):
     entries, (frontier, scores) = parents
     bounds = entries.bounds(frontier)
     assert len(bounds.low) == len(bounds.exact) == len(frontier) == 574
+    # Independently of the kernel: every child of every parent, with the move to it.
+    above: dict[int, list] = {}
+    for key in entries.keys.tolist():
+        parent = Position.from_moves(moves_of_key(key, SMALL_ROOT))
+        entry = book.get(parent)
+        for col in parent.legal_moves():
+            child = parent.play(col)
+            above.setdefault(child.canonical_key, []).append((entry, col))
     for key, low, exact, score in zip(frontier, bounds.low, bounds.exact, scores):
-        position = Position.from_moves(moves_of_key(int(key), SMALL_ROOT))
-        above = [(p, book.get(p)) for p in parent_positions(position)]
-        above = [(p, e) for p, e in above if e is not None]
-        assert low == max(-e.score for _, e in above) <= score
-        # Exact: the last move of some parent's line is one of its best moves.
-        followed = any(position == p.play(col) or position.mirror() == p.play(col)
-                       for p, e in above for col in map(int, e.best_moves))
-        assert exact == followed
+        found = above[int(key)]
+        assert low == max(-e.score for e, _ in found) <= score
+        # Exact: some parent's move here is one of its best moves.
+        assert exact == any(col in e.best_moves for e, col in found)
         if exact:
             assert low == score
 
@@ -60,14 +97,14 @@ def test_a_bounded_solve_gives_the_unbounded_answer(parents, solver):
         lambda s: s < 0, lambda s: s == 0, lambda s: (s > 0) & (s < 10))]
     for i in picks:
         position = Position.from_moves(moves_of_key(int(frontier[i]), SMALL_ROOT))
-        plain = solve_frontier(solver, position)
+        plain = solve_position(solver, position)
         assert plain.score == scores[i]
         for low in range(plain.score - 4, plain.score + 1):
-            assert solve_frontier(solver, position, low)[:2] == plain[:2]
-        assert solve_frontier(solver, position, plain.score, exact=True)[:2] == plain[:2]
+            assert solve_position(solver, position, low)[:2] == plain[:2]
+        assert solve_position(solver, position, plain.score, exact=True)[:2] == plain[:2]
 
 
-def test_known_gives_what_solve_frontier_takes(parents):
+def test_known_gives_what_solve_position_takes(parents):
     entries, (frontier, _) = parents
     bounds = entries.bounds(frontier[:50])
     for i in range(50):

@@ -1,4 +1,4 @@
-"""``bookgen.build.ray_connect``: Ray that will not start, addresses where no cluster answers,
+"""``bookgen.builder.ray_connect``: Ray that will not start, addresses where no cluster answers,
 a cluster that wants a token, and a quiet, token-secured embedded Ray.
 
 Every failure is provoked for real: a port nobody listens on, a port held by a
@@ -105,7 +105,7 @@ def test_embedded_ray_is_quiet_and_wants_a_token(tmp_path):
     env["HOME"] = str(tmp_path)
     with serving("""
             import sys, ray
-            from bookgen.build.ray_connect import connect
+            from bookgen.builder.ray_connect import connect
             assert connect(None, 1)
             assert ray.get(ray.remote(lambda: 6 * 7).remote()) == 42
             print(ray.get_runtime_context().gcs_address, flush=True)

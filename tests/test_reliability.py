@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bookgen import Book, BookError
-from bookgen.build.driver import build
+from bookgen.builder.driver import build
 from conftest import SMALL_ROOT
 
 PLY = 13  # 1,762 frontier positions from SMALL_ROOT: long enough to hit mid-build

@@ -1,6 +1,6 @@
 """``BookStore`` (the writer) and ``schema`` (tables, packing, errors) on real SQLite files.
 
-Rows are real: frontier rows come from ``solve_frontier`` and derived rows
+Rows are real: frontier rows come from ``solve_position`` and derived rows
 from ``Solver.analyze``, on positions of the small book's subtree.  They are
 plain tuples in ``schema.COLUMNS`` order, as the book holds them, and are
 written as the build writes them: as ``Rows`` (columns) made from those tuples.
@@ -47,7 +47,7 @@ from bookgen.book.store import (
     read_meta,
     sqlite_path,
 )
-from bookgen.build.frontier import solve_frontier
+from bookgen.builder.solve_position import solve_position
 from solver import BoardSizeError, Position, Solver
 
 from conftest import SMALL_PLY, SMALL_ROOT, run_sql
@@ -86,7 +86,7 @@ def key(moves: str) -> int:
 def frontier_rows(solver) -> list[tuple]:
     rows = []
     for moves in FRONTIER:
-        solved = solve_frontier(solver, moves)
+        solved = solve_position(solver, moves)
         rows.append((key(moves), 12, solved.score, (solved.score > 0) - (solved.score < 0),
                      solved.best_moves, None, solved.nodes))
     return rows

@@ -16,8 +16,8 @@ from contextlib import closing
 import pytest
 
 from bookgen import Book
-from bookgen.book.verify import verify
-from bookgen.build.driver import build
+from bookgen.builder.verify import verify
+from bookgen.builder.driver import build
 from conftest import SMALL_ROOT, book_moves
 
 PLY = 11

@@ -10,7 +10,7 @@ import pytest
 
 from bookgen import Book, CorruptBookError, SchemaMismatchError
 from bookgen.book.upgrade import upgrade
-from bookgen.book.verify import verify
+from bookgen.builder.verify import verify
 from solver.packed import moves_of_key
 
 from conftest import SMALL_ROOT, c4book_command, run_sql

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bookgen import BookNotFoundError, NotABookError
-from bookgen.book.verify import verify
+from bookgen.builder.verify import verify
 from solver import Position, Solver
 from solver.packed import moves_of_key
 

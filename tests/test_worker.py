@@ -1,11 +1,11 @@
-"""Tests for ``bookgen.build.worker``: batches solved on real Ray workers, threads sharing a table."""
+"""Tests for ``bookgen.builder.worker``: batches solved on real Ray workers, threads sharing a table."""
 
 import numpy as np
 import pytest
 
-from bookgen.build.enumerate import keys_by_ply
-from bookgen.build.frontier import solve_frontier
-from bookgen.build.worker import solve_batch, warm_up, worker_solvers
+from bookgen.builder.listing import keys_by_ply
+from bookgen.builder.solve_position import solve_position
+from bookgen.builder.worker import solve_batch, warm_up, worker_solvers
 from solver import Position, Solver
 from solver.packed import moves_of_keys
 
@@ -22,7 +22,7 @@ def frontier():
 def expected(frontier) -> list[tuple]:
     """(score, best columns as bits) of each, solved here by moves."""
     solver = Solver(table_log2=20)
-    return [solve_frontier(solver, m)[:2] for m in moves_of_keys(frontier)]
+    return [solve_position(solver, m)[:2] for m in moves_of_keys(frontier)]
 
 
 def test_worker_solvers_share_one_table_and_persist():

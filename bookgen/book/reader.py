@@ -37,7 +37,13 @@ from solver.errors import IllegalMoveError
 
 from .keys import key_arrays_of_many, key_of, keys_of, keys_of_many, mirror_key
 from .schema import BEST_TEXT, SCHEMA_VERSION, Entry
-from .store import SEARCH_SECONDS, check_sqlite_file, make_engine, read_meta, sqlite_path
+from .store import (
+    SEARCH_SECONDS,
+    check_sqlite_file,
+    make_engine,
+    read_meta,
+    sqlite_path,
+)
 
 if TYPE_CHECKING:
     from .memory import MemoryIndex
@@ -303,6 +309,20 @@ class Book:
             decoded = self._decoded[best, packed, flip] = _decode(best, packed, flip)
         return _new_entry(BookEntry, (moves, len(moves), score, (score > 0) - (score < 0),
                                       *decoded))
+
+    def entries_of_keys(self, keys: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
+        """``(keys, scores, best-move bits)`` of the canonical ``keys`` the book holds,
+        in the canonical orientation (bit c: column c + 1), sorted by key."""
+        keys = sorted(set(map(int, keys)))
+        if self._memory is not None:
+            codes = [(key, self._memory.find(key)) for key in keys]
+            rows = {key: (key, *self._memory.columns[code >> 1])
+                    for key, code in codes if code is not None}
+        else:
+            rows = self._rows(keys)
+        found = [rows[key] for key in keys if key in rows]
+        return ([row[0] for row in found], [row[1] for row in found],
+                [sum(1 << (int(c) - 1) for c in row[2]) for row in found])
 
     def __contains__(self, moves: str | Position) -> bool:
         return self.get(moves) is not None

@@ -14,6 +14,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import numpy as np
@@ -39,6 +40,9 @@ from .schema import (
     NotABookError,
     SchemaMismatchError,
 )
+
+if TYPE_CHECKING:
+    from solver.parent_bounds import Parents
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SEARCH_SECONDS = "search_core_seconds"  # meta: worker search time over every run
@@ -272,6 +276,13 @@ class BookStore:
                           for col in range(WIDTH))
         return self._read_column(f"SELECT {bits} FROM positions WHERE ply = ? ORDER BY key",
                                  (ply,)).astype(np.uint8)
+
+    def entries_above(self, ply: int) -> Parents | None:
+        """The entries at ``ply - 1``, if the book holds any: they bound ``ply``'s scores."""
+        from solver.parent_bounds import Parents  # numba: only for a build
+
+        keys, scores = self.scores_at(ply - 1)
+        return Parents(keys, scores, self.best_at(ply - 1)) if len(keys) else None
 
     def finished_keys_at(self, ply: int) -> np.ndarray:
         """Sorted keys at ``ply`` whose move scores are known (not frontier-only rows)."""

@@ -15,7 +15,12 @@ from sqlalchemy import text
 
 from solver import Position
 
-from .schema import SCHEMA_VERSION, UPGRADABLE_VERSIONS, CorruptBookError, SchemaMismatchError
+from .schema import (
+    SCHEMA_VERSION,
+    UPGRADABLE_VERSIONS,
+    CorruptBookError,
+    SchemaMismatchError,
+)
 from .store import check_sqlite_file, make_engine, read_meta, sqlite_path
 
 CHECK_CHUNK = 100_000

@@ -8,9 +8,10 @@ import math
 import os
 import sys
 
-from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
+from solver.bitboard import DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
+from ..builder import WORKER_TABLE_LOG2
 from ..play.levels import LEVELS
 
 DESCRIPTION = """\
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weak", action="store_true", help="print only the sign: -1 loss, 0 draw, 1 win")
     p.add_argument("--analyze", action="store_true",
                    help="print the score of each of the 7 moves ('x' for a full column)")
-    p.add_argument("--table-log2", type=_table_log2, default=24,
+    p.add_argument("--table-log2", type=_table_log2, default=DEFAULT_TABLE_LOG2,
                    help="transposition table size as a power of two (default: %(default)s, 128 MiB)")
     p.add_argument("--threads", type=_search_threads, default=None,
                    help="search threads sharing the table, for hard positions "
@@ -103,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None,
                    help="solver threads per worker process, sharing its transposition table "
                         "(default: the CPUs of the smallest node)")
-    p.add_argument("--table-log2", type=_table_log2, default=27,
+    p.add_argument("--table-log2", type=_table_log2, default=WORKER_TABLE_LOG2,
                    help="each worker process's transposition table, as a power of two of "
                         "8-byte slots (default: %(default)s, 1 GiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -213,7 +214,7 @@ def _run_play(args: argparse.Namespace) -> int:
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    from ..book.verify import run_verify
+    from ..builder.verify import run_verify
 
     return run_verify(args.db, args.sample, args.seed, sys.stdout, not args.no_progress)
 
@@ -225,13 +226,13 @@ def _run_upgrade(args: argparse.Namespace) -> int:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from ..build.driver import build
+    from ..builder.driver import build
 
     if args.dry_run:
-        from ..build.dryrun import dry_run
+        from ..builder.dryrun import dry_run
 
         dry_run(args.db, args.ply, args.root, sample=args.sample,
-                table_log2=min(args.table_log2, 24), progress=not args.no_progress,
+                table_log2=min(args.table_log2, DEFAULT_TABLE_LOG2), progress=not args.no_progress,
                 out=sys.stdout)
         return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import IO
 
 from solver import Position, Solver
+from solver.bitboard import DEFAULT_TABLE_LOG2
 from solver.errors import C4Error
 
 
@@ -13,7 +14,7 @@ def format_scores(scores: list[int | None]) -> str:
 
 
 def solve_lines(lines: IO[str], out: IO[str], err: IO[str], *, weak: bool = False,
-                analyze: bool = False, table_log2: int = 24, threads: int | None = None) -> int:
+                analyze: bool = False, table_log2: int = DEFAULT_TABLE_LOG2, threads: int | None = None) -> int:
     """Solve each line's first token; report bad lines and carry on.
 
     Returns the exit status: 0 when every line was solved, 1 otherwise.

@@ -19,48 +19,8 @@ from typing import NamedTuple
 import numpy as np
 
 from solver import Position
-from solver.bitboard import COLUMN_MASKS, WIDTH
 
 FLOOR_MEMORY = 100_000  # positions remembered; forgotten all at once past it
-
-
-def moves_of(first: int, second: int) -> str | None:
-    """A move string reaching the position with these stones (first and second player's), if any."""
-    mask = first | second
-    ply = bin(mask).count("1")
-    if ply == 0:
-        return ""
-    last = first if ply % 2 == 1 else second
-    for col in range(WIDTH):
-        column = mask & COLUMN_MASKS[col]
-        if column:
-            top = 1 << (column.bit_length() - 1)
-            if top & last:
-                earlier = (first & ~top, second) if last is first else (first, second & ~top)
-                found = moves_of(*earlier)
-                if found is not None:
-                    return found + str(col + 1)
-    return None
-
-
-def parents(position: Position) -> list[Position]:
-    """The positions from which the last move could have led here (no finished games)."""
-    mover = position.current
-    last = mover ^ position.mask  # the stones of the player who just moved
-    first, second = (mover, last) if position.ply % 2 == 0 else (last, mover)
-    found = []
-    for col in range(WIDTH):
-        column = position.mask & COLUMN_MASKS[col]
-        if not column:
-            continue
-        top = 1 << (column.bit_length() - 1)
-        if not top & last:
-            continue
-        stones = (first & ~top, second) if position.ply % 2 == 1 else (first, second & ~top)
-        moves = moves_of(*stones)
-        if moves is not None:
-            found.append(Position.from_moves(moves))
-    return found
 
 
 class ParentBound(NamedTuple):
@@ -73,18 +33,20 @@ class ParentBound(NamedTuple):
 def book_bound(book, position: Position) -> ParentBound | None:
     """A lower bound on the score from the book entries of the position's parents, if any.
 
-    It is the exact score when the position follows one of a parent's best moves.
+    It is the exact score when the position follows one of a parent's best moves
+    (``solver.parent_bounds``, as the builder bounds its frontier).
     """
     if book is None or position.ply == 0:
         return None
-    above = parents(position)
-    found = [(parent, entry) for parent, entry in zip(above, book.get_many(above))
-             if entry is not None]
-    if not found:
+    from solver.parent_bounds import Parents, parents_of
+
+    keys, scores, best = book.entries_of_keys(parents_of(position.key).tolist())
+    if not keys:
         return None
-    exact = any(parent.play(int(col)) == position
-                for parent, entry in found for col in entry.best_moves)
-    return ParentBound(-min(entry.score for _, entry in found), exact)
+    parents = Parents(np.array(keys, dtype=np.uint64), np.array(scores, dtype=np.int8),
+                      np.array(best, dtype=np.uint8))
+    low, exact = parents.bounds(np.array([position.key], dtype=np.uint64)).known(0)
+    return ParentBound(low, exact)
 
 
 def book_leaves(book, position: Position) -> tuple[np.ndarray, np.ndarray]:

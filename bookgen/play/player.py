@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from solver import Position, win_score
-from solver.bitboard import CELLS, COLUMN_ORDER
+from solver.bitboard import CELLS, COLUMN_ORDER, DEFAULT_TABLE_LOG2
 from solver.errors import GameOverError
 
 from ..book.reader import Book, as_position
@@ -77,7 +77,9 @@ class Player:
             raise ValueError(f"node_budget must be a positive whole number of nodes, "
                              f"got {node_budget!r}")
         if threads is not None:
-            from solver.engine import check_threads  # (the solver's modules load only if asked)
+            from solver.engine import (
+                check_threads,  # (the solver's modules load only if asked)
+            )
 
             check_threads(threads)  # now, not at the first search
         self.level = get_level(level)
@@ -202,7 +204,7 @@ def _table_for(seconds: float | None, nodes: int | None) -> int:
     20 ms searches by tens of milliseconds (scripts/bench_anytime.py).
     """
     if seconds is None and nodes is None:
-        return 24
+        return DEFAULT_TABLE_LOG2
     most = min(n for n in (nodes, None if seconds is None else seconds * 5e6) if n is not None)
     return max(20, min(22, math.ceil(math.log2(most + 1))))
 

@@ -1,4 +1,4 @@
-"""``bookgen.build.build_lock``: one build at a time per book, and never a lock outliving its driver.
+"""``bookgen.builder.lock``: one build at a time per book, and never a lock outliving its driver.
 
 Builds are real: a ``c4book build`` process, and the in-process driver on the
 session's Ray.  Lock holders that get killed are real processes too.
@@ -16,16 +16,16 @@ from contextlib import closing
 import pytest
 
 from bookgen.book.store import make_engine
-from bookgen.build import build_lock
-from bookgen.build.build_lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
-from bookgen.build.driver import build
+from bookgen.builder import lock as build_lock
+from bookgen.builder.lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
+from bookgen.builder.driver import build
 
 from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
 
 HOLD_THE_LOCK = """
     import os, sys
     from bookgen.book.store import make_engine
-    from bookgen.build.build_lock import BuildLock
+    from bookgen.builder.lock import BuildLock
     with BuildLock(make_engine(sys.argv[1]), sys.argv[1]):
         print(os.getpid(), flush=True)
         sys.stdin.read()

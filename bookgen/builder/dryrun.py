@@ -22,17 +22,16 @@ from typing import IO
 import numpy as np
 from tqdm import tqdm
 
+from solver.bitboard import DEFAULT_TABLE_LOG2
 from solver.packed import moves_of_keys
 
 from ..book.store import BookStore
 from .driver import check_request
-from .enumerate import keys_by_ply
-from .frontier import solve_frontier
-from .parent_bounds import read_parents
-from .stream import FrontierStream
+from .listing import keys_by_ply
+from .missing import MissingKeys
+from .solve_position import solve_position
 
 DEFAULT_SAMPLE = 100
-DEFAULT_TABLE_LOG2 = 24
 Z95 = 1.96   # a normal 95% interval on the mean time per position
 
 
@@ -81,7 +80,7 @@ class DryRunReport:
         return "\n".join(lines)
 
 
-def sample_missing(frontier: FrontierStream, size: int, seed: int) -> np.ndarray:
+def sample_missing(frontier: MissingKeys, size: int, seed: int) -> np.ndarray:
     """A uniform random sample of ``size`` missing keys, drawn while streaming.
 
     Each key gets a random priority; the ``size`` smallest priorities win, so
@@ -112,7 +111,7 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
     try:
         started = time.perf_counter()
         levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
-        frontier = FrontierStream(store if store.exists else None, root_position, levels, ply)
+        frontier = MissingKeys(store if store.exists else None, root_position, levels, ply)
         chosen = sample_missing(frontier, max(0, sample), seed)
         report.list_seconds = time.perf_counter() - started
         report.positions_per_ply = {p: len(keys) for p, keys in levels.items()}
@@ -120,7 +119,7 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
         report.stored_per_ply = ({p: n for p, n in store.count_by_ply().items() if p <= ply}
                                  if store.exists else {})
         report.frontier, report.missing = frontier.total, frontier.total - frontier.stored
-        parents = read_parents(store, ply) if store.exists and ply > root_position.ply else None
+        parents = store.entries_above(ply) if store.exists and ply > root_position.ply else None
     finally:
         store.close()
     if len(chosen):
@@ -130,7 +129,7 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
                                        disable=not progress)):
             known = bounds.known(i) if bounds is not None else ()
             start = time.perf_counter()
-            solve_frontier(solver, moves, *known)
+            solve_position(solver, moves, *known)
             report.sample_seconds.append(time.perf_counter() - start)
     print(report.report(), file=out)
     return report

@@ -21,7 +21,6 @@ from solver.packed import canonical, child_key, decode, is_full_column
 
 from ..book.scoring import best_of, sign  # noqa: F401  (re-exported for callers of derive)
 
-
 NO_MOVE = 0      # a full column, in packed move scores
 SCORE_OFFSET = 64  # packed move score = score + 64 (see ``schema.pack_scores``)
 

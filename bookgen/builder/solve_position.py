@@ -25,7 +25,7 @@ class Solved(NamedTuple):
         return best_text(self.best)
 
 
-def solve_frontier(solver: Solver, position: Position | str, low: int | None = None,
+def solve_position(solver: Solver, position: Position | str, low: int | None = None,
                    exact: bool = False) -> Solved:
     """Weak search for the sign, then strong within it; then which moves reach the score.
 

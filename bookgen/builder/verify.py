@@ -28,11 +28,11 @@ from solver import Position
 from solver.bitboard import WIDTH
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
-from ..build.derive import derive, sign
-from ..build.enumerate import contains_sorted, keys_by_ply
-from ..build.frontier import solve_frontier
-from .schema import BEST_TEXT, unpack_scores
-from .store import check_sqlite_file, make_engine, read_meta, sqlite_path
+from ..book.schema import BEST_TEXT, unpack_scores
+from ..book.store import check_sqlite_file, make_engine, read_meta, sqlite_path
+from .derive import derive, sign
+from .listing import contains_sorted, keys_by_ply
+from .solve_position import solve_position
 
 SHOWN_PROBLEMS = 10
 READ_CHUNK = 200_000
@@ -175,7 +175,7 @@ def _check_frontier(frontier: list[_Ply], sample: int, seed: int, root: str,
     moves = moves_of_keys(keys[chosen], root)
     for i in tqdm(range(len(chosen)), desc="frontier re-solves", unit="pos",
                   disable=not progress):
-        fresh = solve_frontier(solver, moves[i])
+        fresh = solve_position(solver, moves[i])
         report.frontier_sampled += 1
         stored_best = BEST_TEXT[best[i]] if best[i] >= 0 else "?"
         if (fresh.score, sign(fresh.score), fresh.best) != (scores[i], wdl[i], best[i]):

@@ -24,9 +24,9 @@ import ray
 
 from solver import Solver
 from solver.packed import positions_of_keys
+from solver.parent_bounds import Bounds
 
-from .frontier import solve_frontier
-from .parent_bounds import Bounds
+from .solve_position import solve_position
 
 TASK_RETRIES = 20  # a batch whose worker dies (killed, node lost) is rerun
 
@@ -84,7 +84,7 @@ def solve_keys(solvers: list[Solver], keys: np.ndarray, bounds: Bounds | None = 
         start = time.perf_counter()
         while (i := next(counter)) < len(positions):
             known = bounds.known(i) if bounds is not None else ()
-            scores[i], best[i], nodes[i] = solve_frontier(solver, positions[i], *known)
+            scores[i], best[i], nodes[i] = solve_position(solver, positions[i], *known)
         return time.perf_counter() - start
 
     if len(solvers) == 1:

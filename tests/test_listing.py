@@ -1,10 +1,10 @@
-"""``bookgen.build.enumerate``: packed keys per ply, against the published table and the
+"""``bookgen.builder.listing``: packed keys per ply, against the published table and the
 Position-by-Position enumerator it replaced (kept here as the reference)."""
 
 import numpy as np
 import pytest
 
-from bookgen.build.enumerate import contains_sorted, expand, frontier_chunks, keys_by_ply
+from bookgen.builder.listing import contains_sorted, expand, frontier_chunks, keys_by_ply
 from solver import Position
 from solver.bitboard import mirror_bits
 

@@ -1,7 +1,7 @@
 """The frontier's missing positions, streamed in key order a chunk at a time.
 
 The deepest ply is listed a slice of key space at a time
-(``enumerate.frontier_chunks``); each slice is checked against the keys the
+(``listing.frontier_chunks``); each slice is checked against the keys the
 book already holds in that same range (one range scan of the primary key),
 and what is missing is handed out in batches.  The driver so holds the
 shallower plies, one slice of the frontier and its stored keys, never the
@@ -17,12 +17,12 @@ import numpy as np
 from solver import Position
 
 from ..book.store import BookStore
-from .enumerate import contains_sorted, frontier_chunks, root_keys
+from .listing import contains_sorted, frontier_chunks, root_keys
 
 CHUNK = 4_000_000  # frontier keys listed per slice: 32 MB, plus a pass over the parents
 
 
-class FrontierStream:
+class MissingKeys:
     """Missing keys of ``ply`` below ``root``; ``levels`` must hold ply - 1.
 
     ``total`` and ``stored`` count the frontier listed so far; once

@@ -1,18 +1,14 @@
-import io
 import sqlite3
-from pathlib import Path
 
 import numpy as np
-
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT
 
-from bookgen.build.cluster import AddressError
-from bookgen.build.driver import BuildArgumentError, _sorted_scores, build
-from bookgen.build.enumerate import keys_by_ply
+from bookgen.builder.cluster import AddressError
+from bookgen.builder.driver import BuildArgumentError, _sorted_scores, build
+from bookgen.builder.listing import keys_by_ply
 from solver import Position, Solver
 from solver.packed import moves_of_key
-
-from conftest import SMALL_PLY, SMALL_ROOT
 
 
 def rows(path: str) -> list[tuple]:
@@ -148,7 +144,7 @@ def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_
     import ray
     from ray.cluster_utils import Cluster
 
-    from bookgen.build.cluster import WorkerPlan, plan_workers
+    from bookgen.builder.cluster import WorkerPlan, plan_workers
 
     ray.shutdown()
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
@@ -166,77 +162,6 @@ def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_
         cluster.shutdown()
         ray.init(address="local", num_cpus=2, include_dashboard=False,
                  logging_level="WARNING", log_to_driver=False)
-
-
-def test_dry_run_sizes_the_build_and_writes_nothing(small_book_path, tmp_path):
-    from bookgen.build.dryrun import dry_run
-
-    absent = tmp_path / "absent.db"
-    report = dry_run(str(absent), SMALL_PLY, SMALL_ROOT, sample=5, progress=False,
-                     out=io.StringIO())
-    assert not absent.exists()
-    assert report.positions_per_ply == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
-    assert (report.frontier, report.missing, report.stored_per_ply) == (574, 574, {})
-    assert len(report.sample_seconds) == 5
-    estimate, low, high = report.core_hours()
-    assert 0 <= low <= estimate <= high
-    assert "core-hours (95% range" in report.report()
-
-    before = Path(small_book_path).read_bytes()
-    report = dry_run(small_book_path, 13, SMALL_ROOT, sample=3, progress=False,
-                     out=io.StringIO())
-    assert Path(small_book_path).read_bytes() == before
-    assert report.stored_per_ply == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
-    assert (report.frontier, report.missing) == (1762, 1762)
-
-    report = dry_run(small_book_path, SMALL_PLY, SMALL_ROOT, sample=3, progress=False,
-                     out=io.StringIO())
-    assert (report.frontier, report.missing, report.sample_seconds) == (574, 0, [])
-    assert "search cost: none, the frontier is all stored" in report.report()
-
-
-def test_the_frontier_streams_in_key_order_chunks(small_book_path):
-    from bookgen.book.store import BookStore
-    from bookgen.build.stream import FrontierStream
-
-    root = Position.from_moves(SMALL_ROOT)
-    levels = keys_by_ply(root, 13)
-    store = BookStore(small_book_path, SMALL_ROOT, root.canonical_key, readonly=True)
-    try:
-        stream = FrontierStream(store, root, levels, SMALL_PLY, chunk=100)
-        assert len(stream.take(10)) == 0 and stream.done  # the ply is all stored
-        assert (stream.total, stream.stored) == (574, 574)
-        stream = FrontierStream(store, root, levels, 13, chunk=100)
-        first = stream.take(10)
-        assert not stream.done and 0 < stream.total < 1762  # listed only so far
-        rest = np.concatenate([stream.take(300) for _ in range(7)])
-        assert stream.done and np.array_equal(np.concatenate([first, rest]), levels[13])
-    finally:
-        store.close()
-
-
-def test_dry_run_on_the_command_line(tmp_path):
-    import subprocess
-
-    from conftest import c4book_command
-
-    path = tmp_path / "sized.db"
-    command = [*c4book_command(), "build", "--ply", "10", "--root", SMALL_ROOT, "--db",
-               str(path), "--dry-run", "--sample", "3", "--no-progress"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert lines[0] == (f"dry run for book {path}: root {SMALL_ROOT}, up to ply 10; "
-                        "nothing written")
-    assert "   10          36           0" in lines
-    assert "frontier (ply 10): 36 positions, 0 already stored, 36 to search" in lines
-    assert lines[-1].startswith("search cost: about ") and "from 3 random missing" in lines[-1]
-    assert not path.exists()
-    bad = subprocess.run([*command[:3], "7", *command[4:]], capture_output=True, text=True,
-                         timeout=300)
-    assert bad.returncode == 1 and bad.stdout == ""
-    assert bad.stderr == ("c4book build: error: --ply 7 must be between the root's ply (8) "
-                          "and 42\n")
 
 
 def test_solved_batches_join_in_key_order_whatever_order_they_came_back_in():

@@ -1,0 +1,217 @@
+"""``c4book build``: the driver that turns a root and a ply into a book.
+
+Frontier first: only the positions at the last ply are searched, on Ray
+workers.  Every shallower position then follows by one ply of negamax over
+its children's entries (``derive``), which is exact and nearly free.
+
+Positions are packed keys in numpy arrays throughout (``solver.packed``).
+The shallower plies are held whole; the frontier, by far the largest ply,
+is listed in key-order slices while batches are already out (``missing``,
+``schedule``),
+so the driver's memory is a few bytes per frontier position.
+
+The driver is the only writer.  Each finished batch is committed in its own
+transaction, so a crash or Ctrl-C loses at most the batches in flight, and
+rerunning the same command solves only what is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from typing import IO
+
+import numpy as np
+from tqdm import tqdm
+
+from solver import Position
+from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
+from solver.errors import C4Error
+
+from ..book.rows import Rows
+from ..book.store import BookStore, sqlite_path
+from . import WORKER_TABLE_LOG2
+from .derive import derive
+from .interrupts import graceful_interrupts
+from .listing import contains_sorted, keys_by_ply
+from .lock import BuildLock
+from .missing import MissingKeys
+from .ray_connect import RayStartError
+from .report import BuildSummary, timed
+from .schedule import FIRST_BATCH, describe, solve_missing, warm_up_workers
+
+DERIVE_CHUNK = 500_000  # parents derived and written per transaction
+
+
+class BuildArgumentError(C4Error, ValueError):
+    """A ``--root`` or ``--ply`` that cannot be built."""
+
+
+def check_request(root: str, ply: int) -> Position:
+    position = Position.from_moves(root)
+    if position.is_game_over:
+        raise BuildArgumentError(f"--root {root!r} is a finished game: nothing to build")
+    if not position.ply <= ply <= CELLS:
+        raise BuildArgumentError(
+            f"--ply {ply} must be between the root's ply ({position.ply}) and {CELLS}")
+    return position
+
+
+def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | None = None,
+          workers: int | None = None, threads: int | None = None,
+          table_log2: int = WORKER_TABLE_LOG2, progress: bool = True,
+          out: IO[str] | None = None, verbose: bool = False) -> BuildSummary:
+    """Build (or extend, or resume) the book in ``db``; see the module docstring."""
+    from . import cluster
+
+    out = out or sys.stderr
+    root_position = check_request(root, ply)
+    if address is not None:
+        cluster.check_address(address)
+    if workers is not None and workers < 1:
+        raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
+    if threads is not None and threads < 1:
+        raise BuildArgumentError(f"--threads must be at least 1, got {threads}")
+    if not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
+        raise BuildArgumentError(f"--table-log2 must be between {TABLE_LOG2_MIN} and "
+                                 f"{TABLE_LOG2_MAX}, got {table_log2}")
+    started = time.perf_counter()
+    store = BookStore(db, root, root_position.canonical_key)
+    summary = BuildSummary(root=root, ply=ply, db=db)
+    discard = False
+    try:
+        # Refuses at once while another live build holds this book.
+        with BuildLock(store.engine, db), graceful_interrupts() as stop:
+            _build(store, root_position, ply, summary, address, workers, threads, table_log2,
+                   progress, stop, verbose)
+    except (RayStartError, BuildArgumentError):
+        discard = store.created  # nothing was searched: a book this run made goes again
+        raise
+    finally:
+        store.close()
+        if discard:
+            _remove_new_book(db)
+    summary.wall_seconds = time.perf_counter() - started
+    print(summary.report(), file=out)
+    return summary
+
+
+def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSummary,
+           address: str | None, workers: int | None, threads: int | None, table_log2: int,
+           progress: bool, stop: threading.Event, verbose: bool = False) -> None:
+    from . import cluster, ray_connect
+
+    timings = summary.timings
+    try:
+        with timed(timings, "list"):
+            levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
+            frontier = MissingKeys(store, root_position, levels, ply)
+            first = frontier.take(FIRST_BATCH)
+        solved: list[tuple[np.ndarray, np.ndarray]] = []   # (keys, scores) of each batch
+        if len(first) or not frontier.done:
+            with timed(timings, "start"):
+                owned = ray_connect.connect(address, workers, verbose=verbose)
+            try:
+                with timed(timings, "start"):
+                    largest = max(cluster.node_cpus())
+                    if threads is not None and threads > largest:
+                        # Ray would wait forever for such a node.
+                        raise BuildArgumentError(
+                            f"--threads {threads} is more than any node's CPUs "
+                            f"(at most {largest})")
+                    plan = cluster.plan_workers(workers, threads)
+                    summary.layout = describe(plan, table_log2)
+                    summary.solvers = plan.solvers
+                    warm_up_workers(plan, table_log2)
+                with timed(timings, "frontier"):
+                    parents = store.entries_above(ply) if ply > root_position.ply else None
+                    solve_missing(store, frontier, first, summary, plan, table_log2,
+                                    progress, stop, solved, parents)
+                    del parents
+            finally:
+                if owned:
+                    import ray
+                    ray.shutdown()
+        summary.already_stored, summary.frontier = frontier.stored, frontier.total
+        store.mark_complete(ply)
+        with timed(timings, "derive"):
+            # Scores just solved need not be read back, unless some were stored before.
+            known = _sorted_scores(ply, solved) if not frontier.stored else None
+            del solved
+            _derive_shallower(store, levels, ply, summary, progress, stop, known)
+        store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
+
+
+def _remove_new_book(db: str) -> None:
+    path = sqlite_path(db)
+    if path is not None:
+        for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+            if os.path.exists(name):
+                os.remove(name)
+
+
+def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(ply, keys, scores)`` of the batches solved, in key order; empties ``solved``.
+
+    Batches are cut in key order from the stream, so ordered by their first
+    key they join sorted, with no sort (its index array would be the
+    driver's peak: 8 more bytes a frontier position); the check costs one.
+    """
+    solved.sort(key=lambda batch: int(batch[0][0]))   # no batch is empty
+    keys = np.concatenate([k for k, _ in solved]) if solved else np.empty(0, np.uint64)
+    scores = np.concatenate([s for _, s in solved]) if solved else np.empty(0, np.int8)
+    solved.clear()
+    if len(keys) > 1 and not (keys[1:] >= keys[:-1]).all():   # never so far; stay exact anyway
+        order = np.argsort(keys, kind="stable")
+        keys, scores = keys[order], scores[order]
+    return ply, keys, scores
+
+
+def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
+                      summary: BuildSummary, progress: bool, stop: threading.Event,
+                      known: tuple | None = None) -> None:
+    """Score plies ply-1 .. root from their children, deepest first.
+
+    One ply's children are two sorted arrays (keys, scores): ``known`` (the
+    frontier just solved), or the ply just derived, or else read from the
+    book.  Parents are derived in chunks, each written in one transaction,
+    so an interrupted derivation resumes where it stopped.
+    """
+    plies = [p for p in sorted(levels, reverse=True) if p < ply]
+    total = sum(len(levels[p]) for p in plies)
+    bar = tqdm(total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0)
+    try:
+        for p in plies:
+            if stop.is_set():
+                raise KeyboardInterrupt
+            parents = levels[p]
+            parents = parents[~contains_sorted(store.finished_keys_at(p), parents)]
+            derived = []
+            if len(parents):
+                _, child_keys, child_scores = (known if known and known[0] == p + 1
+                                               else (p + 1, *store.scores_at(p + 1)))
+                known = None
+                for start in range(0, len(parents), DERIVE_CHUNK):
+                    if stop.is_set():
+                        raise KeyboardInterrupt
+                    entries = derive(parents[start:start + DERIVE_CHUNK], child_keys,
+                                     child_scores)
+                    store.upsert(Rows(p, entries.keys, entries.scores, entries.best,
+                                      entries.move_scores))
+                    derived.append(entries.scores)
+                    bar.update(len(entries.keys))
+                del child_keys, child_scores
+            if len(parents) == len(levels[p]):   # the whole ply is in hand for the next
+                known = (p, parents, np.concatenate(derived) if derived
+                         else np.empty(0, np.int8))
+            summary.derived += len(parents)
+            store.mark_complete(p)
+            bar.update(len(levels[p]) - len(parents))
+    finally:
+        bar.close()

@@ -1,0 +1,69 @@
+"""What a build did: counts, cost and timings, and the report printed at its end."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+
+@dataclass
+class BuildSummary:
+    root: str
+    ply: int
+    db: str
+    positions_per_ply: dict[int, int] = field(default_factory=dict)
+    searched: int = 0          # frontier positions solved by this run
+    already_stored: int = 0    # frontier positions found in the book
+    frontier: int = 0          # positions at the last ply
+    derived: int = 0           # shallower positions scored from their children
+    nodes: int = 0
+    core_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    batches: int = 0
+    bounded: int = 0           # searched positions whose parents' entries bound the score
+    exact: int = 0             # of which the score was exact, leaving only the best moves
+    layout: str = ""           # how the frontier's solvers ran, once Ray is up
+    solvers: int = 0           # solver threads in all, once Ray is up
+    interrupted: bool = False
+    # wall seconds per phase: listing, starting Ray, solving the frontier
+    # (of which writing batches), deriving shallower plies
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def report(self) -> str:
+        lines = [f"book {self.db}: root {self.root or '(empty board)'}, up to ply {self.ply}"]
+        lines.append("  ply  positions")
+        for ply, count in self.positions_per_ply.items():
+            lines.append(f"  {ply:>3}  {count:>9,}")
+        lines.append(f"  total {sum(self.positions_per_ply.values()):,} positions")
+        lines.append(f"searched {self.searched:,} frontier positions in {self.batches:,} batches "
+                     f"({self.already_stored:,} already stored), derived {self.derived:,}")
+        if self.bounded:
+            lines.append(f"bounded by the ply above: {self.bounded:,} "
+                         f"(exact: {self.exact:,}, searched for best moves only)")
+        if self.layout:
+            lines.append(f"solvers: {self.layout}")
+        lines.append(f"nodes {self.nodes:,}; wall {self.wall_seconds:.1f} s; "
+                     f"core {self.core_seconds:.1f} s")
+        if self.timings:
+            t = self.timings
+            phases = [f"{name} {t[name]:.1f} s" for name in ("list", "start", "frontier")
+                      if name in t]
+            if "writes" in t:
+                phases[-1] += f" (writing {t['writes']:.1f} s)"
+            if "derive" in t:
+                phases.append(f"derive {t['derive']:.1f} s")
+            lines.append("wall by phase: " + ", ".join(phases))
+        if self.interrupted:
+            lines.append("stopped early: every finished batch is saved; "
+                         "run the same command again to resume")
+        return "\n".join(lines)
+
+
+@contextmanager
+def timed(timings: dict[str, float], name: str):
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start

@@ -1,0 +1,57 @@
+"""``c4book build --dry-run``: sizes and a cost estimate, writing nothing."""
+
+import io
+from pathlib import Path
+
+from conftest import SMALL_PLY, SMALL_ROOT
+
+
+def test_dry_run_sizes_the_build_and_writes_nothing(small_book_path, tmp_path):
+    from bookgen.builder.dryrun import dry_run
+
+    absent = tmp_path / "absent.db"
+    report = dry_run(str(absent), SMALL_PLY, SMALL_ROOT, sample=5, progress=False,
+                     out=io.StringIO())
+    assert not absent.exists()
+    assert report.positions_per_ply == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
+    assert (report.frontier, report.missing, report.stored_per_ply) == (574, 574, {})
+    assert len(report.sample_seconds) == 5
+    estimate, low, high = report.core_hours()
+    assert 0 <= low <= estimate <= high
+    assert "core-hours (95% range" in report.report()
+
+    before = Path(small_book_path).read_bytes()
+    report = dry_run(small_book_path, 13, SMALL_ROOT, sample=3, progress=False,
+                     out=io.StringIO())
+    assert Path(small_book_path).read_bytes() == before
+    assert report.stored_per_ply == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
+    assert (report.frontier, report.missing) == (1762, 1762)
+
+    report = dry_run(small_book_path, SMALL_PLY, SMALL_ROOT, sample=3, progress=False,
+                     out=io.StringIO())
+    assert (report.frontier, report.missing, report.sample_seconds) == (574, 0, [])
+    assert "search cost: none, the frontier is all stored" in report.report()
+
+
+def test_dry_run_on_the_command_line(tmp_path):
+    import subprocess
+
+    from conftest import c4book_command
+
+    path = tmp_path / "sized.db"
+    command = [*c4book_command(), "build", "--ply", "10", "--root", SMALL_ROOT, "--db",
+               str(path), "--dry-run", "--sample", "3", "--no-progress"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == (f"dry run for book {path}: root {SMALL_ROOT}, up to ply 10; "
+                        "nothing written")
+    assert "   10          36           0" in lines
+    assert "frontier (ply 10): 36 positions, 0 already stored, 36 to search" in lines
+    assert lines[-1].startswith("search cost: about ") and "from 3 random missing" in lines[-1]
+    assert not path.exists()
+    bad = subprocess.run([*command[:3], "7", *command[4:]], capture_output=True, text=True,
+                         timeout=300)
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr == ("c4book build: error: --ply 7 must be between the root's ply (8) "
+                          "and 42\n")
