@@ -32,20 +32,9 @@ cells are tested with shifted copies of the board.
 import numpy as np
 from numba import njit
 
-from ._bits import BOARD, H, H1, H2, U1, U2, U3
+from ._bits import BOARD, H, H1, H2, U1, U2, U3, mirror
 
 ZERO = np.uint64(0)
-COLUMN = np.uint64(0x7F)
-S7, S14, S21, S28, S42 = (np.uint64(n) for n in (7, 14, 21, 28, 42))
-
-
-@njit(cache=True, inline="always")
-def mirror(bits):
-    """The same cells with columns reversed (column 1 <-> 7)."""
-    return (((bits & COLUMN) << S42) | ((bits & (COLUMN << S7)) << S28)
-            | ((bits & (COLUMN << S14)) << S14) | (bits & (COLUMN << S21))
-            | ((bits >> S14) & (COLUMN << S14)) | ((bits >> S28) & (COLUMN << S7))
-            | ((bits >> S42) & COLUMN))
 
 
 @njit(cache=True, inline="always")

@@ -41,6 +41,7 @@ from numba.extending import intrinsic
 from . import bitboard as bb
 
 MIN_SCORE = -(bb.CELLS // 2)
+# Bound types, for this table and the evaluation search's (``_evaluate``); 0 marks an empty slot.
 UPPER, LOWER, EXACT = 1, 2, 3
 NO_MOVE = 7
 

@@ -39,8 +39,6 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _evaluate as ev
-from ._search import SCRATCH_SIZE
-from ._table import new_table
 from .alarm import Alarm
 from .bitboard import CELLS, COLUMN_ORDER, win_score
 from .budget import BudgetClock
@@ -103,13 +101,8 @@ class AnytimeSearch:
         self._tt_data = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
         self._scratch = np.zeros(ev.SCRATCH_SIZE, dtype=np.uint64)
         self._alarm = Alarm()
-        # The solver's tables at the leaves (its big table, and the near table
-        # in its scratch); empty ones if its layout is unknown.
-        self._table = getattr(self.solver, "_table", None)
-        self._near = getattr(self.solver, "_scratch", None)
-        self._shift = getattr(self.solver, "_shift", np.uint64(63))
-        if self._table is None or self._near is None:
-            self._table, self._near = new_table(1), np.zeros(SCRATCH_SIZE, dtype=np.uint64)
+        # The leaves read the solver's proofs: its big table, and the near table in its scratch.
+        self._table, self._near, self._shift = self.solver.search_tables()
         # Load (or compile) every kernel now, so that no budget pays for it.
         warm = Position.from_moves("4444443")
         self.evaluate_moves(warm, 2)
@@ -132,12 +125,12 @@ class AnytimeSearch:
             return {}
         values = np.zeros(len(cols), dtype=np.int64)
         scratch = self._scratch
-        scratch[2] = 0
-        scratch[1] = 0 if node_limit is None else scratch[0] + max(1, node_limit)
+        scratch[ev.STOPPED] = 0
+        scratch[ev.LIMIT] = 0 if node_limit is None else scratch[ev.NODES] + max(1, node_limit)
         done = ev.root_values(*_args(position), depth, np.array([c - 1 for c in cols], dtype=np.int64),
                               values, self._tt_keys, self._tt_data, self._table, self._near, self._shift,
                               known[0], known[1], scratch)
-        scratch[1] = scratch[2] = 0
+        scratch[ev.LIMIT] = scratch[ev.STOPPED] = 0
         return {cols[i]: int(values[i]) for i in range(done)}
 
     def move_values(self, position: Position, depth: int) -> dict[int, int]:
@@ -365,9 +358,9 @@ class AnytimeSearch:
 
     def _counted_values(self, position, depth, columns, known, clock, limit) -> dict[int, int]:
         """``evaluate_moves`` within ``limit`` nodes, counted against the clock."""
-        before = int(self._scratch[0])
+        before = int(self._scratch[ev.NODES])
         values = self.evaluate_moves(position, depth, columns, known, node_limit=limit)
-        clock.used += int(self._scratch[0]) - before
+        clock.used += int(self._scratch[ev.NODES]) - before
         return values
 
     def _deepen(self, position, candidates, known, clock) -> tuple[int, int, int]:

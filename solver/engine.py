@@ -5,17 +5,17 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 
 from . import _search
 from ._bits import winning_cells
 from ._table import new_table
-from .bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, WIDTH, win_score
+from .bitboard import CELLS, DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN, WIDTH, win_score
 from .errors import GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
-DEFAULT_TABLE_LOG2 = 24  # 16M slots, 128 MiB
 # A search with threads first runs alone up to this many nodes (about 4 ms):
 # easy positions are solved by then, without paying to start the others.
 # 2 threads, against 100,000 (alternating, three runs each): ply12-rand 1.13x,
@@ -36,6 +36,14 @@ def check_threads(threads: int) -> int:
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
     return threads
+
+
+class SearchTables(NamedTuple):
+    """A solver's tables, as the search kernels take them (``_search.table_bounds``)."""
+
+    table: np.ndarray    # the big table, shared with the solver's forks
+    scratch: np.ndarray  # the solver's own scratch array, which holds its near table
+    shift: np.uint64     # 64 - table_log2: the big table's bucket shift
 
 
 class Solver:
@@ -88,14 +96,21 @@ class Solver:
         twin._pool = None
         return twin
 
+    def search_tables(self) -> SearchTables:
+        """This solver's tables, for another search's kernels to read its proofs.
+
+        The anytime search's leaves read them; only this solver's kernels write them.
+        """
+        return SearchTables(self._table, self._scratch, self._shift)
+
     # -- bookkeeping -------------------------------------------------------
     @property
     def nodes(self) -> int:
         """Nodes explored since creation or the last ``reset_nodes``."""
-        return int(self._scratch[0])
+        return int(self._scratch[_search.NODES])
 
     def reset_nodes(self) -> None:
-        self._scratch[0] = 0
+        self._scratch[_search.NODES] = 0
 
     def clear(self) -> None:
         """Empty the transposition table."""
@@ -109,7 +124,8 @@ class Solver:
         A search that hits the limit raises ``SearchLimitError``; what the
         table learnt before that stays valid.
         """
-        self._scratch[1] = 0 if nodes is None else self._scratch[0] + max(1, int(nodes))
+        self._scratch[_search.LIMIT] = 0 if nodes is None \
+            else self._scratch[_search.NODES] + max(1, int(nodes))
 
     def _checked(self, result) -> int:
         if self._scratch[_search.STOPPED]:
