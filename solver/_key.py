@@ -19,10 +19,9 @@ line.  So ``dead_stones`` counts a stone only when every line through it
 holds both colours among the stones that stay as they are.
 
 Keying by dead stones merged few positions before ply 30 and cost more time
-than it saved: on 15 ply-8 book positions it cut nodes by 3.4% (from ply 30 on)
-to 5.5% (from ply 18 on) and added 9% to 31% of time.  So the search keys by the
-mirror only; ``dead_stones`` stays, with a test that flipping the stones it finds
-never changes a score, for a cheaper detector to build on.
+than it saved, so the search keys by the mirror only; ``dead_stones`` stays,
+with a test that flipping the stones it finds never changes a score, for a
+cheaper detector to build on.
 
 A stone is checked along the lines of four through it: for each direction
 and each of the four places it can hold in a line, the line's other three

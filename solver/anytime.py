@@ -22,8 +22,6 @@ budget the search protects the game's result first, then improves the move:
    the result away (loses, or with a known win, does not win).  A refuted
    move is dropped, the evaluation picks among the rest, and so on: a proof
    about the one move to be played is far cheaper than proofs about all.
-   On 2,100 random positions at plies 9-12 (100,000 nodes a move) this kept
-   the result in 17 more.
 
 Never does it play a move that loses at once while another does not.  Once
 the position is proven won -- by its own weak search, or by an earlier proof
@@ -46,16 +44,9 @@ from .engine import Solver
 from .errors import GameOverError
 from .position import Position
 
-# Checkpoints, as shares of the budget.  The evaluation search alone keeps
-# the result in 96-98% of the benchmark's positions, and the exact steps
-# rarely finish past ply 12 within 20 ms: giving them 40-65% of the budget
-# did best there (scripts/bench_anytime.py); 75% did worse.  Just past a
-# book the result is often known from the parents' entries, with no weak
-# search to pay for: a longer search for a move that keeps it (0.6, not 0.4)
-# kept the result in 1-3 more of 1,500 positions at plies 10-16 at 70,000
-# and 100,000 nodes, none fewer at 150,000 (a ply-10 book, simulated), and
-# as many (-1 of 4,500) with the ply-9 book.  A longer weak search (0.3)
-# gained 1-2 more there, but flipped test_anytime's refuted favourites.
+# Checkpoints, as shares of the budget, tuned with scripts/bench_anytime.py:
+# the evaluation search alone keeps the result in most positions, so the
+# exact steps get only what it can spare.
 WEAK_END = 0.20        # the weak search, when the result is unknown
 PROBE_END = 0.30       # then probing each move's result
 CHECK_END = 0.60       # with the result known: finding a move that keeps it

@@ -16,10 +16,8 @@ from .bitboard import CELLS, DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN,
 from .errors import GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
-# A search with threads first runs alone up to this many nodes (about 4 ms):
-# easy positions are solved by then, without paying to start the others.
-# 2 threads, against 100,000 (alternating, three runs each): ply12-rand 1.13x,
-# ply10-rand 1.06x, Middle-Medium the same; 5,000 was no better than 20,000.
+# A search with threads first runs alone up to this many nodes: easy
+# positions are solved by then, without paying to start the others.
 SOLO_NODES = 20_000
 
 
@@ -229,12 +227,7 @@ class _Race:
     once, and split its tree as ABDADA does (``_search.negamax``, step 5):
     what one proves goes into the shared table for the others.  When a result settles
     the test another thread is still running, that thread is stopped (the
-    table keeps its work) and goes on to the next test at once.  Before,
-    each thread ran a driver of its own and the first to finish them all
-    answered: on the empty board with 2 threads, 22.3 s in five runs of
-    seven (17.5 and 18.5 s in the others), against 18.8-21.4 s for this race
-    with move-order noise to keep the threads apart, and 17.6-22.4 s (median
-    19.1 s) with ABDADA instead of the noise.
+    table keeps its work) and goes on to the next test at once.
     """
 
     def __init__(self, runners: list[Solver], current, mask, ply: int, low: int, high: int):

@@ -264,12 +264,11 @@ def _boards_of(keys, current, mask):
 
 
 def positions_of_keys(keys: np.ndarray, root: str = "") -> list[Position]:
-    """``[Position.from_moves(m) for m in moves_of_keys(keys, root)]``, five times faster.
+    """``[Position.from_moves(m) for m in moves_of_keys(keys, root)]``, faster.
 
     The boards come from the keys, not from replaying each string move by
-    move: a build's workers turn every frontier batch into Positions, and
-    the replay in Python took 2% of a ply-14 build's wall time.  The keys
-    must be of unfinished positions, as ``moves_of_keys`` asks.
+    move, as a build's workers turn every frontier batch into Positions.
+    The keys must be of unfinished positions, as ``moves_of_keys`` asks.
     """
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     current = np.empty(len(keys), dtype=np.uint64)
