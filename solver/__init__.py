@@ -4,12 +4,13 @@
 when first used, so that reading positions stays light.
 """
 
-from .bitboard import HEIGHT, WIDTH, win_score
+from .bitboard import DEFAULT_TABLE_LOG2, HEIGHT, WIDTH, win_score
 from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
 __all__ = ["Position", "Solver", "C4Error", "IllegalMoveError", "GameOverError",
-           "BoardSizeError", "SearchLimitError", "WIDTH", "HEIGHT", "win_score"]
+           "BoardSizeError", "SearchLimitError", "WIDTH", "HEIGHT", "DEFAULT_TABLE_LOG2",
+           "win_score"]
 
 
 def __getattr__(name):

@@ -18,6 +18,9 @@ H2 = np.uint64(bb.H1 + 1)
 BOTTOM = np.uint64(bb.BOTTOM)
 BOARD = np.uint64(bb.BOARD)
 
+COLUMN = np.uint64((1 << bb.H1) - 1)  # one column's cells and its sentinel bit
+S7, S14, S21, S28, S42 = (np.uint64(n) for n in (7, 14, 21, 28, 42))
+
 M1 = np.uint64(0x5555555555555555)
 M2 = np.uint64(0x3333333333333333)
 M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -96,8 +99,18 @@ def move_score(position, mask, move):
 
 
 @njit(cache=True, inline="always")
+def mirror(bits):
+    """The same cells with columns reversed (column 1 <-> 7), of a board or a key
+    (see ``bitboard.mirror_bits``, its Python twin)."""
+    return (((bits & COLUMN) << S42) | ((bits & (COLUMN << S7)) << S28)
+            | ((bits & (COLUMN << S14)) << S14) | (bits & (COLUMN << S21))
+            | ((bits >> S14) & (COLUMN << S14)) | ((bits >> S28) & (COLUMN << S7))
+            | ((bits >> S42) & COLUMN))
+
+
+@njit(cache=True, inline="always")
 def has_four(stones):
-    """Whether ``stones`` (any set of cells) holds four in a row."""
+    """Whether ``stones`` (any set of cells) holds four in a row (see ``bitboard.has_four``)."""
     for s in (U1, H, H1, H2):  # vertical, both diagonals, horizontal
         pairs = stones & (stones >> s)
         if pairs & (pairs >> (U2 * s)):

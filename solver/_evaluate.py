@@ -19,12 +19,13 @@ ends the node, a proven draw bound clamps the evaluation), the solver's
 static rules (claimeven, dead lines: ``_bounds``) and a sorted array of
 canonical keys with exact scores (book entries the caller passes in).
 
-State lives in caller-owned arrays, as in ``_search``: ``scratch[0]`` counts
-nodes, ``scratch[1]`` is a node limit (0: none), ``scratch[2]`` is set when a
-search stopped, and ``scratch[3]`` is a stop request another thread may set
-(a timer at the deadline).  From ``ORDER_BASE`` on, 8 slots per ply for move
+State lives in caller-owned arrays, as in ``_search``, whose slot names
+``scratch`` shares: ``scratch[NODES]`` counts nodes, ``scratch[LIMIT]`` is a
+node limit (0: none), ``scratch[STOPPED]`` is set when a search stopped, and
+``scratch[STOP_REQUEST]`` is a stop request another thread may set (a timer
+at the deadline).  From ``ORDER_BASE`` on, 8 slots per ply for move
 ordering.  ``tt_keys``/``tt_data`` are the search's own table: depth, bound
-kind, value and best move of positions already searched, for iterative
+type, value and best move of positions already searched, for iterative
 deepening to try the best move first.
 """
 
@@ -34,7 +35,9 @@ from numba import njit
 from . import bitboard as bb
 from ._bits import BOARD, BOTTOM, column_mask, move_score, non_losing_moves, popcount, possible, winning_cells
 from ._bounds import lower_bound, upper_bound
-from ._search import table_bounds
+from ._key import table_key
+from ._search import LIMIT, NODES, STOPPED, table_bounds
+from ._table import EXACT, LOWER, UPPER
 
 CELLS = bb.CELLS
 BIG = 10_000
@@ -51,7 +54,6 @@ ZERO = np.uint64(0)
 U1 = np.uint64(1)
 U8 = np.uint64(8)
 U16 = np.uint64(16)
-H1 = np.uint64(bb.H1)
 COLUMN_ORDER = bb.COLUMN_ORDER
 
 # Weights, in evaluation points; tuned by hand on random positions against
@@ -68,8 +70,8 @@ NEAR_CENTRE_STONE = 1
 
 
 # Own table entries: value + VALUE_SHIFT in bits 16+, depth in bits 8-15,
-# kind in bits 4-5, best column + 1 in bits 0-3 (0: none).
-EXACT, LOWER, UPPER = 1, 2, 3
+# bound type (``_table``'s UPPER, LOWER or EXACT) in bits 4-5, best column + 1
+# in bits 0-3 (0: none).
 VALUE_SHIFT = 1 << 20
 
 ORDER_BASE = 8
@@ -161,23 +163,11 @@ def proven_value(score):
 
 
 @njit(cache=True, inline="always")
-def _mirror(bits):
-    out = ZERO
-    full = (U1 << H1) - U1
-    for col in range(7):
-        out |= ((bits >> (np.uint64(col) * H1)) & full) << (np.uint64(6 - col) * H1)
-    return out
-
-
-@njit(cache=True, inline="always")
 def _known_score(position, mask, known_keys, known_scores):
     """The exact score from the caller's sorted canonical keys, or 99 when unknown."""
     if known_keys.size == 0:
         return 99
-    key = position + mask
-    mirrored = _mirror(position) + _mirror(mask)
-    if mirrored < key:
-        key = mirrored
+    key, _ = table_key(position, mask)
     i = np.searchsorted(known_keys, key)
     if i < known_keys.size and known_keys[i] == key:
         return known_scores[i]
@@ -202,9 +192,10 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
     Forced moves (a single non-losing move) do not use up depth.  The caller
     makes sure the player to move cannot win at once.
     """
-    scratch[0] += U1
-    if scratch[STOP_REQUEST] != ZERO or (scratch[1] != ZERO and scratch[0] > scratch[1]):
-        scratch[2] = U1
+    scratch[NODES] += U1
+    if scratch[STOP_REQUEST] != ZERO \
+            or (scratch[LIMIT] != ZERO and scratch[NODES] > scratch[LIMIT]):
+        scratch[STOPPED] = U1
         return 0
     moves = non_losing_moves(position, mask)
     if moves == ZERO:
@@ -269,7 +260,7 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
         move = moves & column_mask(col)
         value = -search(position ^ mask, mask | move, ply + 1, next_depth, -beta, -alpha,
                         tt_keys, tt_data, table, near, shift, known_keys, known_scores, scratch)
-        if scratch[2] != ZERO:
+        if scratch[STOPPED] != ZERO:
             return 0
         if value > best:
             best, best_col = value, col
@@ -302,7 +293,7 @@ def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, t
             continue
         value = -search(position ^ mask, mask | move, ply + 1, depth - 1, -INFINITY, -alpha,
                         tt_keys, tt_data, table, near, shift, known_keys, known_scores, scratch)
-        if scratch[2] != ZERO:
+        if scratch[STOPPED] != ZERO:
             return i
         values[i] = value
         if value > alpha:

@@ -19,10 +19,9 @@ line.  So ``dead_stones`` counts a stone only when every line through it
 holds both colours among the stones that stay as they are.
 
 Keying by dead stones merged few positions before ply 30 and cost more time
-than it saved: on 15 ply-8 book positions it cut nodes by 3.4% (from ply 30 on)
-to 5.5% (from ply 18 on) and added 9% to 31% of time.  So the search keys by the
-mirror only; ``dead_stones`` stays, with a test that flipping the stones it finds
-never changes a score, for a cheaper detector to build on.
+than it saved, so the search keys by the mirror only; ``dead_stones`` stays,
+with a test that flipping the stones it finds never changes a score, for a
+cheaper detector to build on.
 
 A stone is checked along the lines of four through it: for each direction
 and each of the four places it can hold in a line, the line's other three
@@ -32,20 +31,9 @@ cells are tested with shifted copies of the board.
 import numpy as np
 from numba import njit
 
-from ._bits import BOARD, H, H1, H2, U1, U2, U3
+from ._bits import BOARD, H, H1, H2, U1, U2, U3, mirror
 
 ZERO = np.uint64(0)
-COLUMN = np.uint64(0x7F)
-S7, S14, S21, S28, S42 = (np.uint64(n) for n in (7, 14, 21, 28, 42))
-
-
-@njit(cache=True, inline="always")
-def mirror(bits):
-    """The same cells with columns reversed (column 1 <-> 7)."""
-    return (((bits & COLUMN) << S42) | ((bits & (COLUMN << S7)) << S28)
-            | ((bits & (COLUMN << S14)) << S14) | (bits & (COLUMN << S21))
-            | ((bits >> S14) & (COLUMN << S14)) | ((bits >> S28) & (COLUMN << S7))
-            | ((bits >> S42) & COLUMN))
 
 
 @njit(cache=True, inline="always")

@@ -37,8 +37,7 @@ COLUMN_MASKS = np.array([((1 << bb.HEIGHT) - 1) << (col * bb.H1) for col in COLU
 
 NODES, LIMIT, STOPPED = 0, 1, 2
 # Threads searching together defer a child another thread is searching, at
-# nodes before this ply (deeper ones cost less than the bookkeeping).  Empty
-# board, 2 threads: before ply 17 or 20 alike, 14 and 23 about 5% slower.
+# nodes before this ply (deeper ones cost less than the bookkeeping).
 BUSY_PLY = 20
 BUSY_LOG2 = 14  # 16,384 keys, 128 KiB
 BUSY_SHIFT = np.uint64(64 - BUSY_LOG2)
@@ -55,9 +54,7 @@ W_NEXT, W_NEXT_NEXT, W_THREAT, W_TABLE = 12, 5, 3, 5
 # cutoff); deeper, the probes cost more than the cuts save.
 ETC_MAX_PLY = 30
 # next_test bisects while the window is wider than this, then (next to a draw)
-# steps as MTD(f).
-# Side by side, 12 against 19 (MTD(f) right after the first two tests): the
-# empty board 3% slower, Begin-Medium 11% faster, ply-8/10 positions the same.
+# steps as MTD(f), which makes the fewest of the costly tests near the score.
 MTDF_WIDTH = 12
 
 
@@ -82,8 +79,8 @@ def _loss(ply):
 
 
 # _nrt=False: numba would otherwise count references to ``table`` and
-# ``scratch`` with atomic instructions at every call, 12% of the search's
-# time; these kernels allocate nothing, so they need no counting.
+# ``scratch`` with costly atomic instructions at every call; these kernels
+# allocate nothing, so they need no counting.
 @njit(cache=True, nogil=True, _nrt=False)
 def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, shift, busy):
     """Fail-soft negamax score of a position within ``(alpha, beta)``.
@@ -260,8 +257,7 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
     # does: a thread marks the node it searches, and puts off a child that
     # another thread is searching, to search the others first; by the time it
     # comes back, the table often has that child's answer.  The first child is
-    # never put off: it is the likely cut, worth searching at once (putting it
-    # off too searched 5% more nodes on the empty board, and was slower).  The marks
+    # never put off: it is the likely cut, worth searching at once.  The marks
     # are single 64-bit words, so a race only costs a wasted or missed deferral.
     # (``if busy is not None`` blocks are compiled out for a thread alone.)
     nodes_before = scratch[NODES]
@@ -281,8 +277,8 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             if busy is not None:
                 if sharing and j > 0:
                     # The child's key again, though the ETC scan above had it:
-                    # keeping those keys widened each ply's scratch, and cost a
-                    # lone thread 3-5% for nothing.
+                    # keeping those keys would widen each ply's scratch, which
+                    # slows a thread searching alone.
                     idx = np.int64(scratch[base + j] & np.uint64(0xFF))
                     c_key, _ = table_key(scratch[base + 8 + idx], scratch[base + 16 + idx])
                     if busy[busy_slot(c_key)] == c_key:
@@ -369,12 +365,7 @@ def next_test(lo, hi, guess):
     than any loss.  Once the window is narrow (MTDF_WIDTH) and next to a
     draw, MTD(f): test from a draw, each next test at the last fail-soft
     bound.  In a balanced position the tests near the true score are the
-    costly ones, and this makes the fewest of them.  The empty board (score
-    1) tests -10, 10, -4 and 5, then 0 and 1, where bisecting went on with
-    2, -1, 1 and 0.  Side by side with bisecting alone: the empty board
-    1.22x, ply-8 to ply-12 positions 1.11x (README, Benchmarks).  MTD(f)
-    from the start was 13x slower on Begin-Easy's lopsided positions, and
-    stepping in a narrow window far from a draw made Begin-Medium 7% slower.
+    costly ones, and this makes the fewest of them.
     """
     if _stepping(lo, hi, guess):
         med = guess

@@ -20,16 +20,13 @@ An entry packs the whole position key with what the search learnt::
 Keys are canonical (see ``_key``): a position and its mirror image share one entry.
 
 **A near table for deep positions.**  A probe of the big table is a trip to
-main memory (about 160 ns on our machines, most of a node's cost), yet the
-deep positions that make most of the nodes are cheap to recompute and are met
-again soon if at all.  So positions from ``NEAR_PLY`` on use a small near
-table (``NEAR_SLOTS``, 1 MiB) that stays in the CPU's cache, one per search
-thread (it lives in the thread's scratch array, see ``_search``): threads that
-shared it would only evict each other's entries.  Only the costly shallow
-positions go to the big table, which all threads share.
-
-On ply-8 book positions the near table cuts the time by a quarter for 10%
-more nodes; on the empty board, by a third.
+main memory (most of a node's cost), yet the deep positions that make most
+of the nodes are cheap to recompute and are met again soon if at all.  So
+positions from ``NEAR_PLY`` on use a small near table (``NEAR_SLOTS``, 1 MiB)
+that stays in the CPU's cache, one per search thread (it lives in the
+thread's scratch array, see ``_search``): threads that shared it would only
+evict each other's entries.  Only the costly shallow positions go to the big
+table, which all threads share.
 """
 
 import numpy as np
@@ -41,6 +38,7 @@ from numba.extending import intrinsic
 from . import bitboard as bb
 
 MIN_SCORE = -(bb.CELLS // 2)
+# Bound types, for this table and the evaluation search's (``_evaluate``); 0 marks an empty slot.
 UPPER, LOWER, EXACT = 1, 2, 3
 NO_MOVE = 7
 

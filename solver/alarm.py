@@ -1,11 +1,10 @@
 """``Alarm``: calls a function at a deadline, from one long-lived thread.
 
 The search kernels release the GIL, so another thread can stop them at a
-deadline.  Starting a thread per deadline costs little on an idle machine,
-but on a loaded one ``Thread.start`` waits for the new thread to be
-scheduled, and the new thread may then hold the GIL while it is preempted:
-both stalled the searches for tens of milliseconds on a busy 2-core
-machine.  One thread that sleeps on a condition avoids both.
+deadline.  A thread per deadline stalls the searches on a loaded machine
+(``Thread.start`` waits for the new thread to be scheduled, which may then
+hold the GIL while it is preempted); one thread that sleeps on a condition
+avoids both.
 """
 
 from __future__ import annotations

@@ -22,8 +22,6 @@ budget the search protects the game's result first, then improves the move:
    the result away (loses, or with a known win, does not win).  A refuted
    move is dropped, the evaluation picks among the rest, and so on: a proof
    about the one move to be played is far cheaper than proofs about all.
-   On 2,100 random positions at plies 9-12 (100,000 nodes a move) this kept
-   the result in 17 more.
 
 Never does it play a move that loses at once while another does not.  Once
 the position is proven won -- by its own weak search, or by an earlier proof
@@ -39,8 +37,6 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _evaluate as ev
-from ._search import SCRATCH_SIZE
-from ._table import new_table
 from .alarm import Alarm
 from .bitboard import CELLS, COLUMN_ORDER, win_score
 from .budget import BudgetClock
@@ -48,16 +44,9 @@ from .engine import Solver
 from .errors import GameOverError
 from .position import Position
 
-# Checkpoints, as shares of the budget.  The evaluation search alone keeps
-# the result in 96-98% of the benchmark's positions, and the exact steps
-# rarely finish past ply 12 within 20 ms: giving them 40-65% of the budget
-# did best there (scripts/bench_anytime.py); 75% did worse.  Just past a
-# book the result is often known from the parents' entries, with no weak
-# search to pay for: a longer search for a move that keeps it (0.6, not 0.4)
-# kept the result in 1-3 more of 1,500 positions at plies 10-16 at 70,000
-# and 100,000 nodes, none fewer at 150,000 (a ply-10 book, simulated), and
-# as many (-1 of 4,500) with the ply-9 book.  A longer weak search (0.3)
-# gained 1-2 more there, but flipped test_anytime's refuted favourites.
+# Checkpoints, as shares of the budget, tuned with scripts/bench_anytime.py:
+# the evaluation search alone keeps the result in most positions, so the
+# exact steps get only what it can spare.
 WEAK_END = 0.20        # the weak search, when the result is unknown
 PROBE_END = 0.30       # then probing each move's result
 CHECK_END = 0.60       # with the result known: finding a move that keeps it
@@ -103,13 +92,8 @@ class AnytimeSearch:
         self._tt_data = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
         self._scratch = np.zeros(ev.SCRATCH_SIZE, dtype=np.uint64)
         self._alarm = Alarm()
-        # The solver's tables at the leaves (its big table, and the near table
-        # in its scratch); empty ones if its layout is unknown.
-        self._table = getattr(self.solver, "_table", None)
-        self._near = getattr(self.solver, "_scratch", None)
-        self._shift = getattr(self.solver, "_shift", np.uint64(63))
-        if self._table is None or self._near is None:
-            self._table, self._near = new_table(1), np.zeros(SCRATCH_SIZE, dtype=np.uint64)
+        # The leaves read the solver's proofs: its big table, and the near table in its scratch.
+        self._table, self._near, self._shift = self.solver.search_tables()
         # Load (or compile) every kernel now, so that no budget pays for it.
         warm = Position.from_moves("4444443")
         self.evaluate_moves(warm, 2)
@@ -132,12 +116,12 @@ class AnytimeSearch:
             return {}
         values = np.zeros(len(cols), dtype=np.int64)
         scratch = self._scratch
-        scratch[2] = 0
-        scratch[1] = 0 if node_limit is None else scratch[0] + max(1, node_limit)
+        scratch[ev.STOPPED] = 0
+        scratch[ev.LIMIT] = 0 if node_limit is None else scratch[ev.NODES] + max(1, node_limit)
         done = ev.root_values(*_args(position), depth, np.array([c - 1 for c in cols], dtype=np.int64),
                               values, self._tt_keys, self._tt_data, self._table, self._near, self._shift,
                               known[0], known[1], scratch)
-        scratch[1] = scratch[2] = 0
+        scratch[ev.LIMIT] = scratch[ev.STOPPED] = 0
         return {cols[i]: int(values[i]) for i in range(done)}
 
     def move_values(self, position: Position, depth: int) -> dict[int, int]:
@@ -365,9 +349,9 @@ class AnytimeSearch:
 
     def _counted_values(self, position, depth, columns, known, clock, limit) -> dict[int, int]:
         """``evaluate_moves`` within ``limit`` nodes, counted against the clock."""
-        before = int(self._scratch[0])
+        before = int(self._scratch[ev.NODES])
         values = self.evaluate_moves(position, depth, columns, known, node_limit=limit)
-        clock.used += int(self._scratch[0]) - before
+        clock.used += int(self._scratch[ev.NODES]) - before
         return values
 
     def _deepen(self, position, candidates, known, clock) -> tuple[int, int, int]:

@@ -34,10 +34,11 @@ COLUMN_MASKS = tuple(((1 << HEIGHT) - 1) << (col * H1) for col in range(WIDTH))
 TOP_CELLS = tuple(1 << (HEIGHT - 1 + col * H1) for col in range(WIDTH))
 BOTTOM_CELLS = tuple(1 << (col * H1) for col in range(WIDTH))
 
-# Transposition table sizes a Solver accepts, as log2 of its 8-byte slots.
-# Kept here, not in engine, so that checking a size does not load numba.
+# Transposition table sizes a Solver accepts, as log2 of its 8-byte slots,
+# and a solve's default (16M slots, 128 MiB).  Kept here, not in engine, so
+# that checking or defaulting a size does not load numba.
 TABLE_LOG2_MIN, TABLE_LOG2_MAX = 10, 32
-DEFAULT_TABLE_LOG2 = 24  # a solve's table: 16M slots, 128 MiB
+DEFAULT_TABLE_LOG2 = 24
 
 # Centre columns first: they take part in the most lines of four.
 COLUMN_ORDER = (3, 2, 4, 1, 5, 0, 6)
@@ -49,7 +50,7 @@ def win_score(ply: int) -> int:
 
 
 def has_four(stones: int) -> bool:
-    """True when ``stones`` contains four in a row in any direction."""
+    """True when ``stones`` contains four in a row in any direction (numba twin: ``_bits.has_four``)."""
     for shift in (1, H1 - 1, H1, H1 + 1):  # vertical, both diagonals, horizontal
         pairs = stones & (stones >> shift)
         if pairs & (pairs >> (2 * shift)):
@@ -57,13 +58,28 @@ def has_four(stones: int) -> bool:
     return False
 
 
+_COLUMN = (1 << H1) - 1  # one column's cells and its sentinel bit
+
+
 def mirror_bits(bits: int) -> int:
-    """The same stones with columns reversed (column 1 <-> 7)."""
-    full = (1 << H1) - 1
-    out = 0
-    for col in range(WIDTH):
-        out |= ((bits >> (col * H1)) & full) << ((WIDTH - 1 - col) * H1)
-    return out
+    """The same cells with columns reversed (column 1 <-> 7), of a board or a key.
+
+    A key's columns never carry into each other (the sentinel bit takes the
+    carry), so mirroring a key is mirroring its columns.  Unrolled for speed
+    (this is half a book lookup's work); the same expression works elementwise
+    on a numpy ``uint64`` array.  The numba twin is ``_bits.mirror``.
+    """
+    return (((bits & _COLUMN) << 42) | ((bits >> 7 & _COLUMN) << 35)
+            | ((bits >> 14 & _COLUMN) << 28) | (bits & (_COLUMN << 21))
+            | ((bits >> 28 & _COLUMN) << 14) | ((bits >> 35 & _COLUMN) << 7) | (bits >> 42))
+
+
+def mirror_moves(moves: str) -> str:
+    """A move string with columns reversed (1 <-> 7): the moves of the mirror image."""
+    return moves.translate(_MIRROR_DIGITS)
+
+
+_MIRROR_DIGITS = str.maketrans("1234567", "7654321")
 
 
 def popcount(bits: int) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 
@@ -15,10 +16,8 @@ from .bitboard import CELLS, DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN,
 from .errors import GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
-# A search with threads first runs alone up to this many nodes (about 4 ms):
-# easy positions are solved by then, without paying to start the others.
-# 2 threads, against 100,000 (alternating, three runs each): ply12-rand 1.13x,
-# ply10-rand 1.06x, Middle-Medium the same; 5,000 was no better than 20,000.
+# A search with threads first runs alone up to this many nodes: easy
+# positions are solved by then, without paying to start the others.
 SOLO_NODES = 20_000
 
 
@@ -35,6 +34,14 @@ def check_threads(threads: int) -> int:
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
     return threads
+
+
+class SearchTables(NamedTuple):
+    """A solver's tables, as the search kernels take them (``_search.table_bounds``)."""
+
+    table: np.ndarray    # the big table, shared with the solver's forks
+    scratch: np.ndarray  # the solver's own scratch array, which holds its near table
+    shift: np.uint64     # 64 - table_log2: the big table's bucket shift
 
 
 class Solver:
@@ -87,14 +94,21 @@ class Solver:
         twin._pool = None
         return twin
 
+    def search_tables(self) -> SearchTables:
+        """This solver's tables, for another search's kernels to read its proofs.
+
+        The anytime search's leaves read them; only this solver's kernels write them.
+        """
+        return SearchTables(self._table, self._scratch, self._shift)
+
     # -- bookkeeping -------------------------------------------------------
     @property
     def nodes(self) -> int:
         """Nodes explored since creation or the last ``reset_nodes``."""
-        return int(self._scratch[0])
+        return int(self._scratch[_search.NODES])
 
     def reset_nodes(self) -> None:
-        self._scratch[0] = 0
+        self._scratch[_search.NODES] = 0
 
     def clear(self) -> None:
         """Empty the transposition table."""
@@ -108,7 +122,8 @@ class Solver:
         A search that hits the limit raises ``SearchLimitError``; what the
         table learnt before that stays valid.
         """
-        self._scratch[1] = 0 if nodes is None else self._scratch[0] + max(1, int(nodes))
+        self._scratch[_search.LIMIT] = 0 if nodes is None \
+            else self._scratch[_search.NODES] + max(1, int(nodes))
 
     def _checked(self, result) -> int:
         if self._scratch[_search.STOPPED]:
@@ -212,12 +227,7 @@ class _Race:
     once, and split its tree as ABDADA does (``_search.negamax``, step 5):
     what one proves goes into the shared table for the others.  When a result settles
     the test another thread is still running, that thread is stopped (the
-    table keeps its work) and goes on to the next test at once.  Before,
-    each thread ran a driver of its own and the first to finish them all
-    answered: on the empty board with 2 threads, 22.3 s in five runs of
-    seven (17.5 and 18.5 s in the others), against 18.8-21.4 s for this race
-    with move-order noise to keep the threads apart, and 17.6-22.4 s (median
-    19.1 s) with ABDADA instead of the noise.
+    table keeps its work) and goes on to the next test at once.
     """
 
     def __init__(self, runners: list[Solver], current, mask, ply: int, low: int, high: int):

@@ -15,26 +15,15 @@ import numpy as np
 from numba import njit
 
 from . import bitboard as bb
+from ._bits import has_four, mirror
 from .position import Position
-from ._key import mirror  # columns reversed; works on keys, which never carry across columns
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-U2 = np.uint64(2)
 H1 = np.uint64(bb.H1)
 GROUP = np.uint64((1 << bb.H1) - 1)   # one column's 7 bits
 BOTTOM = np.uint64(bb.BOTTOM)
 FULL = bb.CELLS
-SHIFTS = (U1, np.uint64(bb.HEIGHT), H1, np.uint64(bb.H1 + 1))  # |, /, -, \ lines
-
-
-@njit(cache=True, inline="always")
-def _has_four(stones):
-    for s in SHIFTS:
-        pairs = stones & (stones >> s)
-        if pairs & (pairs >> (U2 * s)):
-            return True
-    return False
 
 
 @njit(cache=True, inline="always")
@@ -66,7 +55,7 @@ def child_key(current, mask, col):
     shift = np.uint64(col) * H1
     stone = (mask + (U1 << shift)) & ((GROUP >> U1) << shift)
     new_mask = mask | stone
-    return (current ^ mask) + new_mask, _has_four(current | stone)
+    return (current ^ mask) + new_mask, has_four(current | stone)
 
 
 @njit(cache=True, inline="always")
@@ -248,8 +237,7 @@ def replay_steps(keys):
 def _prefix_rows(root: str) -> np.ndarray:
     """Prefixes to try: the root's moves, their mirror image, then none."""
     rows = np.zeros((3, FULL), dtype=np.uint8)
-    mirrored = "".join(str(bb.WIDTH + 1 - int(c)) for c in root)
-    for row, moves in enumerate((root, mirrored)):
+    for row, moves in enumerate((root, bb.mirror_moves(root))):
         rows[row, :len(moves)] = [int(c) for c in moves]
     return rows
 
@@ -276,12 +264,11 @@ def _boards_of(keys, current, mask):
 
 
 def positions_of_keys(keys: np.ndarray, root: str = "") -> list[Position]:
-    """``[Position.from_moves(m) for m in moves_of_keys(keys, root)]``, five times faster.
+    """``[Position.from_moves(m) for m in moves_of_keys(keys, root)]``, faster.
 
     The boards come from the keys, not from replaying each string move by
-    move: a build's workers turn every frontier batch into Positions, and
-    the replay in Python took 2% of a ply-14 build's wall time.  The keys
-    must be of unfinished positions, as ``moves_of_keys`` asks.
+    move, as a build's workers turn every frontier batch into Positions.
+    The keys must be of unfinished positions, as ``moves_of_keys`` asks.
     """
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     current = np.empty(len(keys), dtype=np.uint64)
@@ -293,5 +280,10 @@ def positions_of_keys(keys: np.ndarray, root: str = "") -> list[Position]:
 
 
 def moves_of_key(key: int, root: str = "") -> str:
-    """The smallest move string that replays to ``key`` (from ``root`` if it can)."""
+    """The move string of a key (``current + mask``): the smallest that replays to it.
+
+    The one way from a key or a pair of boards back to moves.  With ``root``,
+    the string starts with the root's moves (or their mirror image) when one
+    such string reaches the key; a ValueError when no legal play reaches it.
+    """
     return moves_of_keys(np.array([key], dtype=np.uint64), root)[0]

@@ -13,6 +13,7 @@ from .bitboard import (
     WIDTH,
     has_four,
     mirror_bits,
+    mirror_moves,
     win_score,
 )
 from .errors import GameOverError, IllegalMoveError
@@ -191,12 +192,12 @@ class Position:
 
     def mirror(self) -> Position:
         """The position with columns reversed; its moves are mirrored too."""
-        moves = "".join(str(WIDTH + 1 - int(c)) for c in self._moves)
-        return Position._raw(mirror_bits(self._current), mirror_bits(self._mask), moves, self._won)
+        return Position._raw(mirror_bits(self._current), mirror_bits(self._mask),
+                             mirror_moves(self._moves), self._won)
 
     @property
     def mirror_key(self) -> int:
-        return mirror_bits(self._current) + mirror_bits(self._mask)
+        return mirror_bits(self.key)
 
     @property
     def canonical_key(self) -> int:

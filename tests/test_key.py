@@ -7,7 +7,8 @@ import pytest
 
 from solver import Position, Solver
 from solver.bitboard import BOARD, COLUMN_MASKS, H1, HEIGHT, WIDTH, mirror_bits
-from solver._key import dead_stones, mirror, table_key
+from solver._bits import mirror
+from solver._key import dead_stones, table_key
 
 
 def lines_of_four():
@@ -63,6 +64,18 @@ def test_mirror_matches_python_helper():
         assert int(mirror(np.uint64(p.key))) == mirror_bits(p.key) == p.mirror().key
     assert int(mirror(np.uint64(BOARD))) == BOARD
     assert int(mirror(np.uint64(COLUMN_MASKS[0]))) == COLUMN_MASKS[6]
+
+
+def test_python_mirror_reverses_columns_of_ints_and_uint64_arrays():
+    positions = random_positions(200, seed=3, low=0, high=42)
+    for p in positions:
+        by_column = sum(((p.key >> (col * H1)) & ((1 << H1) - 1)) << ((WIDTH - 1 - col) * H1)
+                        for col in range(WIDTH))
+        assert mirror_bits(p.key) == by_column
+    keys = np.array([p.key for p in positions], dtype=np.uint64)
+    mirrored = mirror_bits(keys)
+    assert mirrored.dtype == np.uint64
+    assert mirrored.tolist() == [mirror_bits(p.key) for p in positions]
 
 
 def test_table_key_is_the_smaller_of_position_and_mirror():
