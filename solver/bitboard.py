@@ -49,13 +49,19 @@ def win_score(ply: int) -> int:
     return (CELLS + 1 - ply) // 2
 
 
-def has_four(stones: int) -> bool:
-    """True when ``stones`` contains four in a row in any direction (numba twin: ``_bits.has_four``)."""
+def fours(stones):
+    """The cells where a four of ``stones`` starts, in any direction: nonzero when there
+    is one.  The same expression works elementwise on a numpy ``uint64`` array."""
+    found = 0
     for shift in (1, H1 - 1, H1, H1 + 1):  # vertical, both diagonals, horizontal
         pairs = stones & (stones >> shift)
-        if pairs & (pairs >> (2 * shift)):
-            return True
-    return False
+        found |= pairs & (pairs >> (2 * shift))
+    return found
+
+
+def has_four(stones: int) -> bool:
+    """True when ``stones`` contains four in a row in any direction (numba twin: ``_bits.has_four``)."""
+    return fours(stones) != 0
 
 
 _COLUMN = (1 << H1) - 1  # one column's cells and its sentinel bit

@@ -1,11 +1,16 @@
-"""Book keys straight from move strings, for lookups: one at a time, or many at once.
+"""From move strings to book keys, for lookups: the one place a lookup turns moves into a key.
 
-A lookup needs the position's key and its mirror image's key (the book stores
-the smaller).  ``Position.from_moves`` also checks that no four was made
-before the last move; a lookup can skip that: stones never leave the board,
-so such a string ends on a board with a four, and no book holds one.  A key
-found in the book therefore proves its string legal; only a miss needs the
-full check (``Position.from_moves``), which names a bad input.
+A lookup needs the position's key and its mirror image's key (the book
+stores the smaller), and, for its move scores, its children's.  So the walk
+plays each string twice at once, as given and mirrored: ``Board`` holds both
+boards, and a child's two keys then cost a few integer operations, with no
+mirroring per child.
+
+``Position.from_moves`` also checks that no four was made before the last
+move; a lookup can skip that: stones never leave the board, so such a string
+ends on a board with a four, and no book holds one.  A key found in the
+book therefore proves its string legal; only a miss needs the full check,
+which names a bad input.
 
 Same bit layout as ``solver.bitboard``: ``key = current + mask``.
 """
@@ -13,36 +18,52 @@ Same bit layout as ``solver.bitboard``: ``key = current + mask``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from solver.bitboard import BOTTOM_CELLS, COLUMN_MASKS, H1, WIDTH
+import numpy as np
 
-_STEP = {str(col + 1): (BOTTOM_CELLS[col], COLUMN_MASKS[col]) for col in range(WIDTH)}
-_COLUMN = (1 << H1) - 1
+from solver.bitboard import (BOTTOM_CELLS, CELLS, COLUMN_MASKS, WIDTH, has_four, mirror_bits,
+                             win_score)
 
-
-def mirror_key(key: int) -> int:
-    """The key of the mirror image.  Each column's 7 bits of ``current + mask``
-    stay in that column (the sentinel bit takes the carry), so mirroring the
-    key is mirroring its columns; unrolled, as this is half a lookup's work."""
-    return (((key & _COLUMN) << 42) | ((key >> 7 & _COLUMN) << 35)
-            | ((key >> 14 & _COLUMN) << 28) | (key & (_COLUMN << 21))
-            | ((key >> 28 & _COLUMN) << 14) | ((key >> 35 & _COLUMN) << 7) | (key >> 42))
+_STEP = {str(col + 1): (BOTTOM_CELLS[col], COLUMN_MASKS[col],
+                        BOTTOM_CELLS[WIDTH - 1 - col], COLUMN_MASKS[WIDTH - 1 - col])
+         for col in range(WIDTH)}
+_COLUMNS = tuple(zip(BOTTOM_CELLS, COLUMN_MASKS, reversed(BOTTOM_CELLS), reversed(COLUMN_MASKS)))
+_ONE_WAY = {char: step[:2] for char, step in _STEP.items()}   # key_of's: half the unpacking
 
 
-def keys_of(moves: str) -> tuple[int, int] | None:
-    """``(key, mirror key)`` after ``moves``; None for a character other than 1-7
-    or a move into a full column (the caller then asks ``Position``)."""
-    key = key_of(moves)
-    return None if key is None else (key, mirror_key(key))
+class Board(NamedTuple):
+    """A position's stones (the mover's, and all) as asked and mirrored."""
+
+    current: int
+    mask: int
+    mirror_current: int
+    mirror_mask: int
+
+    @property
+    def key(self) -> int:
+        return self.current + self.mask
+
+    @property
+    def canonical(self) -> int:
+        """The smaller of the two orientations' keys: the book's key."""
+        key, other = self.current + self.mask, self.mirror_current + self.mirror_mask
+        return key if key < other else other
+
+    @property
+    def flipped(self) -> bool:
+        """Whether the book's key is the mirror image's."""
+        return self.mirror_current + self.mirror_mask < self.current + self.mask
 
 
 def key_of(moves: str) -> int | None:
-    """The key after ``moves`` (no mirror: a third of ``keys_of``'s time); None as ``keys_of``."""
+    """The key after ``moves`` (one orientation: a third of ``board_of``'s time); None
+    for a character other than 1-7 or a move into a full column, as ``board_of``."""
     current = mask = 0
     try:
         for char in moves:
-            bottom, column = _STEP[char]
-            stone = (mask + bottom) & column  # 0 when the column is full
+            bottom, column = _ONE_WAY[char]
+            stone = (mask + bottom) & column   # 0 when the column is full
             if not stone:
                 return None
             current ^= mask
@@ -52,17 +73,51 @@ def key_of(moves: str) -> int | None:
     return current + mask
 
 
-def keys_of_many(moves_list: Sequence[str]) -> tuple[list[int], list[int], list[bool]]:
-    """``keys_of`` for many strings at once, one numpy step per ply across all of
-    them: ``(keys, mirror keys, usable)``; where ``usable`` is False, ask ``Position``."""
-    keys, mirrors, usable = key_arrays_of_many(moves_list)
-    return keys.tolist(), mirrors.tolist(), usable.tolist()
+def board_of(moves: str) -> Board | None:
+    """The board after ``moves``; None for a character other than 1-7 or a move
+    into a full column (the caller then asks ``Position``, which names it)."""
+    current = mask = other_current = other_mask = 0
+    try:
+        for char in moves:
+            bottom, column, other_bottom, other_column = _STEP[char]
+            stone = (mask + bottom) & column   # 0 when the column is full
+            if not stone:
+                return None
+            current ^= mask
+            mask |= stone
+            other_current ^= other_mask
+            other_mask |= (other_mask + other_bottom) & other_column
+    except KeyError:
+        return None
+    return Board(current, mask, other_current, other_mask)
 
 
-def key_arrays_of_many(moves_list: Sequence[str]):
-    """``keys_of_many`` as numpy arrays: uint64 keys and mirror keys, bool usable."""
-    import numpy as np
+def board_of_position(position) -> Board:
+    return Board(position.current, position.mask, mirror_bits(position.current),
+                 mirror_bits(position.mask))
 
+
+def child_boards(board: Board, ply: int) -> list[Board | int | None]:
+    """Per column: ``None`` if full, the score if the move ends the game, else the child."""
+    current, mask, other_current, other_mask = board
+    children: list[Board | int | None] = []
+    for bottom, column, other_bottom, other_column in _COLUMNS:
+        stone = (mask + bottom) & column
+        if not stone:
+            children.append(None)
+        elif has_four(current | stone):
+            children.append(win_score(ply))
+        elif ply + 1 == CELLS:
+            children.append(0)   # the last cell, and no four: a draw
+        else:
+            children.append(Board(current ^ mask, mask | stone, other_current ^ other_mask,
+                                  other_mask | ((other_mask + other_bottom) & other_column)))
+    return children
+
+
+def boards_of_many(moves_list: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``board_of`` for many strings at once, one numpy step per ply across all of them:
+    ``(current, mask, usable)``; where ``usable`` is False, ask ``Position``."""
     count = len(moves_list)
     lengths = np.fromiter(map(len, moves_list), dtype=np.int64, count=count)
     width = int(lengths.max()) if count else 0
@@ -71,14 +126,14 @@ def key_arrays_of_many(moves_list: Sequence[str]):
     except UnicodeEncodeError:
         text = None
     if text is None or len(text) != count * width:  # odd characters: one at a time
-        pairs = [keys_of(moves) for moves in moves_list]
-        return (np.array([p[0] if p else 0 for p in pairs], dtype=np.uint64),
-                np.array([p[1] if p else 0 for p in pairs], dtype=np.uint64),
-                np.array([p is not None for p in pairs], dtype=bool))
+        boards = [board_of(moves) for moves in moves_list]
+        return (np.array([b.current if b else 0 for b in boards], dtype=np.uint64),
+                np.array([b.mask if b else 0 for b in boards], dtype=np.uint64),
+                np.array([b is not None for b in boards], dtype=bool))
     # Byte -> that column's bottom cell and cells; anything but '1'-'7' gets 0, 0.
     bottoms = np.zeros(256, dtype=np.uint64)
     columns = np.zeros(256, dtype=np.uint64)
-    for char, (bottom, column) in _STEP.items():
+    for char, (bottom, column, _, _) in _STEP.items():
         bottoms[ord(char)], columns[ord(char)] = bottom, column
     grid = np.frombuffer(text, dtype=np.uint8).reshape(count, width)
     current = np.zeros(count, dtype=np.uint64)
@@ -91,16 +146,17 @@ def key_arrays_of_many(moves_list: Sequence[str]):
         usable &= ~(playing & (stone == 0))  # a bad character or a full column
         current = np.where(playing, current ^ mask, current)
         mask |= stone
-    keys = current + mask
-    return keys, mirror_keys(keys), usable
+    return current, mask, usable
 
 
-def mirror_keys(keys):
-    """``mirror_key`` of each key of a uint64 numpy array."""
-    import numpy as np
-
-    column = np.uint64(_COLUMN)
-    mirrors = np.zeros(len(keys), dtype=np.uint64)
+def child_keys_many(current: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's children: ``(keys, stones)``, both ``(n, 7)``; a full column has
+    stone 0.  The mover's stones after the move are ``current | stone``."""
+    keys = np.zeros((len(mask), WIDTH), dtype=np.uint64)
+    stones = np.zeros((len(mask), WIDTH), dtype=np.uint64)
+    others = current ^ mask
     for col in range(WIDTH):
-        mirrors |= ((keys >> np.uint64(col * H1)) & column) << np.uint64((WIDTH - 1 - col) * H1)
-    return mirrors
+        stone = (mask + np.uint64(BOTTOM_CELLS[col])) & np.uint64(COLUMN_MASKS[col])
+        stones[:, col] = stone
+        keys[:, col] = others + (mask | stone)
+    return keys, stones

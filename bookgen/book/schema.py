@@ -1,14 +1,16 @@
 """The book's tables, as SQLAlchemy 2.x typed models, and the errors about books.
 
-``positions`` holds one row per mirror pair, keyed by the canonical key and
-written in that orientation: ``best_moves`` and ``move_scores`` are columns of
-that orientation.  The key is the whole position (``solver.packed``): a move
-string that reaches it is derived from the key, not stored.
-``meta`` is a name/value table: board size, schema version, root, plies.
+``segments`` holds sealed plies: each row one blob of a ply's sorted keys,
+scores and, at the book's last ply, best moves (``segment``; about one byte
+a position).  A complete ply is one segment; a ply still being built may
+have several, packed as it goes.  ``positions`` holds what is not packed
+yet: one row per mirror pair, keyed by the canonical key and written in that
+orientation.  The key is the whole position (``solver.packed``).  ``meta``
+is a name/value table: board size, schema version, root, plies, totals.
+``docs/book-format.md`` describes it all.
 
-Schema versions: 1 also stored each row's move string; 2 dropped it (a
-fifth of the row, and the driver no longer needs strings at all).
-``c4book upgrade`` turns a version-1 book into version 2 in place.
+Schema versions: 1 stored each row's move string; 2 dropped it; 3 packs
+plies into segments.  ``c4book upgrade`` brings a version-1 or -2 book to 3.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from solver.errors import C4Error
 
 FORMAT = "c4book"
-SCHEMA_VERSION = 2
-UPGRADABLE_VERSIONS = (1,)  # what ``c4book upgrade`` converts
+SCHEMA_VERSION = 3
+UPGRADABLE_VERSIONS = (1, 2)  # what ``c4book upgrade`` converts
 
 # On SQLite the key must be declared exactly INTEGER to become the rowid
 # itself, rather than a second index beside it.
@@ -46,6 +48,20 @@ class Entry(Base):
 
     def __repr__(self) -> str:
         return f"Entry(key={self.key}, ply={self.ply}, score={self.score})"
+
+
+class SegmentRow(Base):
+    """One packed part of a ply (``segment.pack``)."""
+
+    __tablename__ = "segments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    ply: Mapped[int] = mapped_column(SmallInteger, index=True)
+    count: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+    def __repr__(self) -> str:
+        return f"SegmentRow(ply={self.ply}, count={self.count})"
 
 
 # The column order of rows as written (``rows.Rows``) and as read back.
@@ -92,7 +108,7 @@ class NotABookError(BookError, ValueError):
 
 
 class CorruptBookError(BookError, ValueError):
-    """The SQLite file is damaged."""
+    """The SQLite file, or a packed ply in it, is damaged."""
 
 
 class SchemaMismatchError(BookError, ValueError):

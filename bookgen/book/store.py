@@ -4,6 +4,10 @@ A ``--db`` value is a SQLite file path or any SQLAlchemy URL.  Opening
 checks, in order: the file exists, is SQLite, is not damaged, is a c4book
 book, of this schema version and board size.  The build's driver is the only
 writer; every write is one transaction, so a crash never leaves half a batch.
+
+A ply's entries are rows while it is built and a packed segment once sealed
+(``segment``); the reads here (``keys_at``, ``scores_at``, ``best_at``)
+join the two, so the builder need not know which a ply is.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import numpy as np
-from sqlalchemy import Engine, Float, String, cast, create_engine, event, func, select
+from sqlalchemy import Engine, Float, String, cast, create_engine, delete, event, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DatabaseError, OperationalError
 
@@ -26,6 +30,7 @@ from solver.bitboard import HEIGHT, WIDTH
 from solver.errors import BoardSizeError
 
 from .rows import Rows
+from .segment import Segment, merge, pack, unpack
 from .schema import (
     FORMAT,
     SCHEMA_VERSION,
@@ -39,6 +44,7 @@ from .schema import (
     Meta,
     NotABookError,
     SchemaMismatchError,
+    SegmentRow,
 )
 
 if TYPE_CHECKING:
@@ -188,6 +194,7 @@ class BookStore:
         self.created = meta is None and not readonly  # this store made the book (or its tables)
         self.readonly = readonly
         self.engine = make_engine(db, readonly=readonly and path is not None)
+        self._segments: dict[int, Segment | None] = {}   # merged segments by ply, as read
         if meta is None and not readonly:
             try:
                 self._create(root_moves, root_key)
@@ -219,10 +226,13 @@ class BookStore:
 
     def set_meta(self, **values: str) -> None:
         with self.engine.begin() as conn:
-            for name, value in values.items():
-                stmt = self._insert(Meta).values(name=name, value=value)
-                conn.execute(stmt.on_conflict_do_update(index_elements=["name"],
-                                                        set_={"value": value}))
+            self._set_meta(conn, **values)
+
+    def _set_meta(self, conn, **values: str) -> None:
+        for name, value in values.items():
+            stmt = self._insert(Meta).values(name=name, value=value)
+            conn.execute(stmt.on_conflict_do_update(index_elements=["name"],
+                                                    set_={"value": value}))
 
     def complete_plies(self) -> list[int]:
         return json.loads(self.meta().get("complete_plies", "[]"))
@@ -253,47 +263,149 @@ class BookStore:
                 cursor.close()
         return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
+    def segment_at(self, ply: int) -> Segment | None:
+        """The packed part of ``ply`` (its segments merged), or ``None``; read once."""
+        if ply not in self._segments:
+            with self.engine.connect() as conn:
+                parts = [unpack(data, ply) for data in conn.execute(
+                    select(SegmentRow.data).where(SegmentRow.ply == ply)
+                    .order_by(SegmentRow.id)).scalars()]
+            self._segments[ply] = merge(parts) if parts else None
+        return self._segments[ply]
+
     def keys_at(self, ply: int, low: int = 0, high: int = KEY_LIMIT) -> np.ndarray:
-        """Sorted keys stored at ``ply`` within ``[low, high)``: a range scan of the key."""
-        return self._read_column(
+        """Sorted keys stored at ``ply`` within ``[low, high)``: packed, and rows by a
+        range scan of the key."""
+        rows = self._read_column(
             "SELECT key FROM positions WHERE key >= ? AND key < ? AND ply = ? ORDER BY key",
             (int(low), min(int(high), KEY_LIMIT), ply)).astype(np.uint64)
+        segment = self.segment_at(ply)
+        if segment is None:
+            return rows
+        packed = segment.keys[segment.keys.searchsorted(np.uint64(low)):
+                              segment.keys.searchsorted(np.uint64(min(int(high), KEY_LIMIT)))]
+        return np.union1d(packed, rows) if len(rows) else packed
 
-    def scores_at(self, ply: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(keys, scores)`` of every entry at ``ply``, sorted by key.
-
-        Read as one integer a row, key and score's low byte together: half
-        the values to convert from Python objects.
-        """
+    def _row_scores(self, ply: int) -> tuple[np.ndarray, np.ndarray]:
+        # One integer a row, key and score's low byte together: half the values to convert.
         packed = self._read_column(
             "SELECT key * 256 + (score & 255) FROM positions WHERE ply = ? ORDER BY key", (ply,))
         return (packed >> 8).astype(np.uint64), (packed & 255).astype(np.uint8).view(np.int8)
 
-    def best_at(self, ply: int) -> np.ndarray:
-        """Best-move bits (bit c: column c + 1) of every entry at ``ply``, in key order
-        (the order of ``scores_at``)."""
+    def _row_best(self, ply: int) -> np.ndarray:
         bits = " + ".join(f"(CASE WHEN best_moves LIKE '%{col + 1}%' THEN {1 << col} ELSE 0 END)"
                           for col in range(WIDTH))
         return self._read_column(f"SELECT {bits} FROM positions WHERE ply = ? ORDER BY key",
                                  (ply,)).astype(np.uint8)
 
+    def entries_at(self, ply: int) -> Segment:
+        """Every entry at ``ply``, packed and rows together, in key order; best-move
+        bits only if every entry has them (a ply sealed below the last has none)."""
+        keys, scores = self._row_scores(ply)
+        rows = Segment(keys, scores, self._row_best(ply) if len(keys) else
+                       np.empty(0, dtype=np.uint8))
+        segment = self.segment_at(ply)
+        return rows if segment is None else merge([segment, rows]) if len(keys) else segment
+
+    def scores_at(self, ply: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, scores)`` of every entry at ``ply``, sorted by key."""
+        entries = self.entries_at(ply)
+        return entries.keys, entries.scores
+
+    def best_at(self, ply: int) -> np.ndarray | None:
+        """Best-move bits (bit c: column c + 1) of every entry at ``ply``, in key order
+        (the order of ``scores_at``), or ``None`` where a sealed ply keeps none."""
+        return self.entries_at(ply).best
+
     def entries_above(self, ply: int) -> Parents | None:
         """The entries at ``ply - 1``, if the book holds any: they bound ``ply``'s scores."""
         from solver.parent_bounds import Parents  # numba: only for a build
 
-        keys, scores = self.scores_at(ply - 1)
-        return Parents(keys, scores, self.best_at(ply - 1)) if len(keys) else None
-
-    def finished_keys_at(self, ply: int) -> np.ndarray:
-        """Sorted keys at ``ply`` whose move scores are known (not frontier-only rows)."""
-        return self._read_column(
-            "SELECT key FROM positions WHERE ply = ? AND move_scores IS NOT NULL ORDER BY key",
-            (ply,)).astype(np.uint64)
+        keys, scores, best = self.entries_at(ply - 1)
+        if not len(keys):
+            return None
+        # Without best moves the bounds are only lower bounds, never exact: still true.
+        return Parents(keys, scores, np.zeros(len(keys), np.uint8) if best is None else best)
 
     def count_by_ply(self) -> dict[int, int]:
         with self.engine.connect() as conn:
-            rows = conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all()
-        return dict(sorted(rows))
+            counts = dict(conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all())
+            for ply, count in conn.execute(select(SegmentRow.ply, func.sum(SegmentRow.count))
+                                           .group_by(SegmentRow.ply)):
+                counts[ply] = counts.get(ply, 0) + int(count)
+        return dict(sorted(counts.items()))
+
+    def storage_by_ply(self) -> dict[int, tuple[int, int, int]]:
+        """Per ply: ``(positions packed, bytes of their segments, rows not packed)``."""
+        with self.engine.connect() as conn:
+            packed = {ply: (int(n), int(size)) for ply, n, size in conn.execute(
+                select(SegmentRow.ply, func.sum(SegmentRow.count),
+                       func.sum(func.length(SegmentRow.data))).group_by(SegmentRow.ply))}
+        rows = self.row_counts()
+        return {ply: (*packed.get(ply, (0, 0)), rows.get(ply, 0))
+                for ply in sorted(set(packed) | set(rows))}
+
+    def row_counts(self) -> dict[int, int]:
+        """Rows not yet packed, by ply."""
+        with self.engine.connect() as conn:
+            return dict(sorted(conn.execute(select(Entry.ply, func.count())
+                                            .group_by(Entry.ply)).all()))
+
+    def is_sealed(self, ply: int) -> bool:
+        """Complete, and all of it packed: one segment and no rows."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(func.count()).select_from(Entry)
+                                .where(Entry.ply == ply)).scalar_one()
+            segments = conn.execute(select(func.count()).select_from(SegmentRow)
+                                    .where(SegmentRow.ply == ply)).scalar_one()
+        return ply in self.complete_plies() and rows == 0 and segments == 1
+
+    # -- packing -----------------------------------------------------------
+    def seal(self, ply: int, entries: Segment) -> None:
+        """Make ``entries`` the whole of ``ply``, complete, in one transaction: its rows and
+        older segments go.  The ply above, sealed with best moves, keeps only its scores:
+        its best moves now follow from this ply's."""
+        blob = pack(entries)
+        above = self.segment_at(ply - 1) if ply > 0 else None
+        plies = sorted(set(self.complete_plies()) | {ply})
+
+        def write():
+            with self.engine.begin() as conn:
+                conn.execute(delete(Entry).where(Entry.ply == ply))
+                conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply))
+                conn.execute(insert(SegmentRow).values(ply=ply, count=len(entries.keys), data=blob))
+                if above is not None and above.best is not None and ply - 1 in plies:
+                    conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply - 1))
+                    conn.execute(insert(SegmentRow).values(
+                        ply=ply - 1, count=len(above.keys), data=pack(above._replace(best=None))))
+                self._set_meta(conn, complete_plies=json.dumps(plies))
+
+        self._retry_locked(write)
+        self._segments.pop(ply, None)
+        self._segments.pop(ply - 1, None)
+
+    def pack_rows(self, ply: int) -> int:
+        """Pack the rows of ``ply``: the whole ply sealed if it is complete, else one more
+        segment beside the ply's others (older segments stay byte for byte, so a book
+        kept in git grows by the new part only).  The number of rows packed."""
+        if ply in self.complete_plies():
+            count = self.row_counts().get(ply, 0)
+            if count or not self.is_sealed(ply):
+                self.seal(ply, self.entries_at(ply))
+            return count
+        keys, scores = self._row_scores(ply)
+        if not len(keys):
+            return 0
+        blob = pack(Segment(keys, scores, self._row_best(ply)))
+
+        def write():
+            with self.engine.begin() as conn:
+                conn.execute(insert(SegmentRow).values(ply=ply, count=len(keys), data=blob))
+                conn.execute(delete(Entry).where(Entry.ply == ply))
+
+        self._retry_locked(write)
+        self._segments.pop(ply, None)
+        return len(keys)
 
     def insert_new(self, rows: Rows, search_seconds: float = 0.0) -> int:
         """Insert searched rows in one transaction; keys already stored are left alone.

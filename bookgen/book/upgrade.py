@@ -1,10 +1,15 @@
 """``c4book upgrade``: bring a book of an older schema version to this one, in place.
 
-Version 1 stored each row's move string beside its key; version 2 derives
-it from the key.  The upgrade first checks that every stored move string
-replays to its key (so nothing is lost by dropping it), then drops the
-column and records the new version, in one transaction: an interrupted
-upgrade leaves the version-1 book as it was.  Nothing is re-solved.
+Version 1 stored each row's move string beside its key; version 2 derived it
+from the key; version 3 packs each ply into segments (``segment``).  Nothing
+is re-solved: the same entries move, checked on the way.
+
+1 -> 2: every stored move string must replay to its key (so nothing is lost
+by dropping it); the column goes in one transaction.  2 -> 3: the segments
+table is made and the version recorded in one transaction (a version-3 book
+may keep rows), then each ply's rows are packed in a transaction of its own,
+shallowest first.  An interrupted upgrade leaves a valid book; running it
+again packs what is left.
 """
 
 from __future__ import annotations
@@ -18,45 +23,64 @@ from solver import Position
 from .schema import (
     SCHEMA_VERSION,
     UPGRADABLE_VERSIONS,
+    Base,
     CorruptBookError,
     SchemaMismatchError,
 )
-from .store import check_sqlite_file, make_engine, read_meta, sqlite_path
+from .store import BookStore, check_sqlite_file, make_engine, read_meta, sqlite_path
 
 CHECK_CHUNK = 100_000
 
 
 def upgrade(db: str) -> int | None:
-    """Convert ``db`` to this schema version; the version it had, or ``None`` if current."""
+    """Bring ``db`` to this schema version and pack its rows; the version it had,
+    or ``None`` if it was current with nothing to pack."""
     path = sqlite_path(db)
     if path is not None:
         check_sqlite_file(path, must_exist=True)
     # Everything is checked read-only first: a refused file is left byte for byte.
     probe = make_engine(db, readonly=path is not None)
     try:
-        version = read_meta(probe, db, any_version=True).get("schema_version")
-        if version == str(SCHEMA_VERSION):
-            return None
-        if version not in {str(v) for v in UPGRADABLE_VERSIONS}:
+        meta = read_meta(probe, db, any_version=True)
+        version = meta.get("schema_version")
+        if version != str(SCHEMA_VERSION) and version not in {str(v) for v in UPGRADABLE_VERSIONS}:
             raise SchemaMismatchError(
                 f"{db!r} has book schema version {version!r}, which c4book upgrade cannot "
                 f"convert to version {SCHEMA_VERSION}")
-        _check_moves(probe, db)
+        if version == "1":
+            _check_moves(probe, db)
     finally:
         probe.dispose()
     engine = make_engine(db)
     try:
-        with engine.begin() as conn:
-            conn.exec_driver_sql("ALTER TABLE positions DROP COLUMN moves")
-            conn.execute(text("UPDATE meta SET value = :v WHERE name = 'schema_version'"),
-                         {"v": str(SCHEMA_VERSION)})
-        if engine.dialect.name == "sqlite":
-            with engine.connect() as conn:   # give the dropped column's pages back
-                conn.exec_driver_sql("VACUUM")
-                conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
+        if version == "1":
+            with engine.begin() as conn:
+                conn.exec_driver_sql("ALTER TABLE positions DROP COLUMN moves")
+        if version != str(SCHEMA_VERSION):
+            Base.metadata.create_all(engine)   # the segments table; the others exist
+            with engine.begin() as conn:
+                conn.execute(text("UPDATE meta SET value = :v WHERE name = 'schema_version'"),
+                             {"v": str(SCHEMA_VERSION)})
     finally:
         engine.dispose()
+    packed = _pack_rows(db, meta)
+    if version == str(SCHEMA_VERSION) and not packed:
+        return None
     return int(version)
+
+
+def _pack_rows(db: str, meta: dict[str, str]) -> int:
+    """Pack every ply's rows, shallowest first (sealing a ply drops the best moves of
+    the one above, which its own scores then give); the rows packed."""
+    store = BookStore(db, meta["root"], int(meta["root_key"]))
+    try:
+        packed = sum(store.pack_rows(ply) for ply in store.row_counts())
+        if packed and store.engine.dialect.name == "sqlite":
+            with store.engine.connect() as conn:   # give the rows' pages back
+                conn.exec_driver_sql("VACUUM")
+    finally:
+        store.close()
+    return packed
 
 
 def _check_moves(engine, db: str) -> None:
@@ -75,10 +99,26 @@ def _check_moves(engine, db: str) -> None:
                         "replay to it; the book is left as it was")
 
 
+def run_pack(db: str, out: IO[str]) -> int:
+    path = sqlite_path(db)
+    if path is not None:
+        check_sqlite_file(path, must_exist=True)
+    probe = make_engine(db, readonly=path is not None)
+    try:
+        meta = read_meta(probe, db)
+    finally:
+        probe.dispose()
+    packed = _pack_rows(db, meta)
+    out.write(f"{db}: packed {packed:,} rows\n" if packed else f"{db}: no rows to pack\n")
+    return 0
+
+
 def run_upgrade(db: str, out: IO[str]) -> int:
     old = upgrade(db)
     if old is None:
         out.write(f"{db}: already book schema version {SCHEMA_VERSION}; nothing to do\n")
+    elif old == SCHEMA_VERSION:
+        out.write(f"{db}: book schema version {SCHEMA_VERSION}; packed the rows left\n")
     else:
         out.write(f"{db}: upgraded from book schema version {old} to {SCHEMA_VERSION}\n")
     return 0

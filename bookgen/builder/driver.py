@@ -30,12 +30,12 @@ from solver import Position
 from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
-from ..book.rows import Rows
+from ..book.segment import Segment
 from ..book.store import BookStore, sqlite_path
 from . import WORKER_TABLE_LOG2
 from .derive import derive
 from .interrupts import graceful_interrupts
-from .listing import contains_sorted, keys_by_ply
+from .listing import keys_by_ply
 from .lock import BuildLock
 from .missing import MissingKeys
 from .ray_connect import RayStartError
@@ -136,6 +136,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                     ray.shutdown()
         summary.already_stored, summary.frontier = frontier.stored, frontier.total
         store.mark_complete(ply)
+        store.pack_rows(ply)   # the frontier, sealed whole with its best moves
         with timed(timings, "derive"):
             # Scores just solved need not be read back, unless some were stored before.
             known = _sorted_scores(ply, solved) if not frontier.stored else None
@@ -176,42 +177,33 @@ def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]
 def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
                       summary: BuildSummary, progress: bool, stop: threading.Event,
                       known: tuple | None = None) -> None:
-    """Score plies ply-1 .. root from their children, deepest first.
+    """Score plies ply-1 .. root from their children, deepest first, each sealed whole.
 
     One ply's children are two sorted arrays (keys, scores): ``known`` (the
-    frontier just solved), or the ply just derived, or else read from the
-    book.  Parents are derived in chunks, each written in one transaction,
-    so an interrupted derivation resumes where it stopped.
+    ply just solved or derived), or else read from the book.  A ply is
+    derived in memory, a chunk at a time, and sealed in one transaction;
+    a ply already sealed is left as it is, so an interrupted derivation
+    resumes at the first ply it had not sealed.
     """
-    plies = [p for p in sorted(levels, reverse=True) if p < ply]
+    plies = [p for p in sorted(levels, reverse=True) if p < ply and not store.is_sealed(p)]
     total = sum(len(levels[p]) for p in plies)
     bar = tqdm(total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0)
     try:
         for p in plies:
-            if stop.is_set():
-                raise KeyboardInterrupt
             parents = levels[p]
-            parents = parents[~contains_sorted(store.finished_keys_at(p), parents)]
-            derived = []
-            if len(parents):
-                _, child_keys, child_scores = (known if known and known[0] == p + 1
-                                               else (p + 1, *store.scores_at(p + 1)))
-                known = None
-                for start in range(0, len(parents), DERIVE_CHUNK):
-                    if stop.is_set():
-                        raise KeyboardInterrupt
-                    entries = derive(parents[start:start + DERIVE_CHUNK], child_keys,
-                                     child_scores)
-                    store.upsert(Rows(p, entries.keys, entries.scores, entries.best,
-                                      entries.move_scores))
-                    derived.append(entries.scores)
-                    bar.update(len(entries.keys))
-                del child_keys, child_scores
-            if len(parents) == len(levels[p]):   # the whole ply is in hand for the next
-                known = (p, parents, np.concatenate(derived) if derived
-                         else np.empty(0, np.int8))
+            _, child_keys, child_scores = (known if known and known[0] == p + 1
+                                           else (p + 1, *store.scores_at(p + 1)))
+            scores = []
+            for start in range(0, len(parents), DERIVE_CHUNK):
+                if stop.is_set():
+                    raise KeyboardInterrupt
+                entries = derive(parents[start:start + DERIVE_CHUNK], child_keys, child_scores)
+                scores.append(entries.scores)
+                bar.update(len(entries.keys))
+            del child_keys, child_scores
+            scores = np.concatenate(scores) if scores else np.empty(0, np.int8)
+            store.seal(p, Segment(parents, scores, None))   # its children give its best moves
+            known = (p, parents, scores)
             summary.derived += len(parents)
-            store.mark_complete(p)
-            bar.update(len(levels[p]) - len(parents))
     finally:
         bar.close()

@@ -1,16 +1,17 @@
 """``c4book verify``: check a whole book against itself, the enumeration and the solver.
 
-* Every entry with per-move scores must equal one ply of negamax over its
-  children's entries (score, best moves, win/draw/loss, each move's score),
-  derived by the same kernel the build uses.
-* Every key must be the canonical key of a position at its row's ply.
-* A fixed-seed sample of frontier entries (searched, no per-move scores)
-  must agree with a fresh solve.
+* Every position whose children the book holds whole must score one ply of
+  negamax over its children's entries, derived by the same kernel the build
+  uses (and match its stored best moves, where it keeps them).
+* Every key must be the canonical key of a position at its ply, once.
+* A fixed-seed sample of the positions at the deepest plies (searched, not
+  derived) must agree with a fresh solve: score and best moves.
 * Each complete ply must hold exactly the enumerated positions.
 
-The book is read a ply at a time, deepest first, as arrays: a ply and the
-one below it are in memory at once.  Problems name positions by the
-smallest move string that reaches them.
+The book is read a ply at a time, deepest first, as arrays, packed and rows
+alike (``BookStore.entries_at``): a ply and the one below it are in memory
+at once.  A damaged packed ply is a problem found, named by its ply.
+Problems name positions by the smallest move string that reaches them.
 """
 
 from __future__ import annotations
@@ -21,16 +22,15 @@ from dataclasses import dataclass, field
 from typing import IO
 
 import numpy as np
-from sqlalchemy import text
 from tqdm import tqdm
 
 from solver import Position
-from solver.bitboard import WIDTH
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
-from ..book.schema import BEST_TEXT, unpack_scores
-from ..book.store import check_sqlite_file, make_engine, read_meta, sqlite_path
-from .derive import derive, sign
+from ..book.schema import BEST_TEXT, CorruptBookError, unpack_scores
+from ..book.segment import Segment
+from ..book.store import BookStore, check_sqlite_file, make_engine, read_meta, sqlite_path
+from .derive import derive
 from .listing import contains_sorted, keys_by_ply
 from .solve_position import solve_position
 
@@ -52,66 +52,41 @@ class VerifyReport:
         return not self.problems
 
 
-@dataclass
-class _Ply:
-    """One ply's stored rows as arrays, in key order."""
-
-    keys: np.ndarray
-    scores: np.ndarray
-    wdl: np.ndarray
-    best: np.ndarray          # bit sets; -1 for text that is no set of columns
-    move_scores: np.ndarray   # (n, 7) packed; zeros on the frontier
-    derived: np.ndarray       # whether the row has move scores
-
-    @classmethod
-    def read(cls, conn, ply: int) -> _Ply:
-        parts = []
-        result = conn.execute(text(
-            "SELECT key, score, wdl, best_moves, move_scores FROM positions WHERE ply = :ply "
-            "ORDER BY key"), {"ply": ply})
-        while rows := result.fetchmany(READ_CHUNK):
-            n = len(rows)
-            ints = np.array([(r[0], r[1], r[2], _BEST_BITS.get(r[3], -1), r[4] is not None)
-                             for r in rows], dtype=np.int64).reshape(n, 5)
-            packed = b"".join(bytes(r[4]) if r[4] is not None and len(r[4]) == WIDTH
-                              else bytes(WIDTH) for r in rows)
-            parts.append((ints, np.frombuffer(packed, dtype=np.uint8).reshape(n, WIDTH)))
-        ints = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 5), np.int64)
-        packed = (np.concatenate([p[1] for p in parts]) if parts
-                  else np.zeros((0, WIDTH), np.uint8))
-        return cls(ints[:, 0].astype(np.uint64), ints[:, 1], ints[:, 2], ints[:, 3], packed,
-                   ints[:, 4].astype(bool))
-
-
 def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) -> VerifyReport:
     path = sqlite_path(db)
     if path is not None:
         check_sqlite_file(path, must_exist=True)
-    engine = make_engine(db, readonly=True)
+    probe = make_engine(db, readonly=True)
+    try:
+        meta = read_meta(probe, db)
+    finally:
+        probe.dispose()
     report = VerifyReport()
     problems: list[tuple[int, str]] = []   # (key, text): shown in key order, as stored
-    frontier: list[_Ply] = []
+    frontier: list[Segment] = []
+    complete = json.loads(meta.get("complete_plies", "[]"))
+    store = BookStore(db, meta["root"], int(meta["root_key"]), readonly=True)
     try:
-        meta = read_meta(engine, db)
-        complete = json.loads(meta.get("complete_plies", "[]"))
-        with engine.connect() as conn:
-            plies = sorted(conn.execute(text("SELECT DISTINCT ply FROM positions")).scalars())
-            above = None   # the ply below (deeper) this one: its children
-            for ply in tqdm(plies[::-1], desc="plies", unit="ply", disable=not progress):
-                rows = _Ply.read(conn, ply)
-                report.entries += len(rows.keys)
-                problems += _check_keys(rows, ply)
-                problems += _check_derived(rows, above if above and above[0] == ply + 1
-                                           else None, meta["root"], report)
-                if not rows.derived.all():
-                    frontier.append(_Ply(*(a[~rows.derived] for a in (
-                        rows.keys, rows.scores, rows.wdl, rows.best, rows.move_scores,
-                        rows.derived))))
-                above = (ply, rows.keys, rows.scores)
-            counts = _check_counts(conn, meta["root"], complete, report)
+        plies = sorted(store.count_by_ply())
+        above = None   # the ply below (deeper) this one: its children
+        for ply in tqdm(plies[::-1], desc="plies", unit="ply", disable=not progress):
+            try:
+                entries = store.entries_at(ply)
+            except CorruptBookError as error:
+                report.problems.append(str(error))
+                above = None
+                continue
+            report.entries += len(entries.keys)
+            problems += _check_keys(entries, ply)
+            if ply in complete and ply + 1 in complete and above is not None:
+                problems += _check_derived(entries, above, meta["root"], report)
+            else:
+                frontier.append(entries)
+            above = (ply, entries.keys, entries.scores) if ply in complete else None
+        counts = _check_counts(store, meta["root"], complete, report)
     finally:
-        engine.dispose()
-    report.problems = [text for _, text in sorted(problems, key=lambda p: p[0])]
+        store.close()
+    report.problems += [text for _, text in sorted(problems, key=lambda p: p[0])]
     _check_frontier(frontier, sample, seed, meta["root"], report, progress)
     report.problems += counts
     return report
@@ -124,67 +99,69 @@ def _shown(key: int, root: str) -> str:
         return f"key {key}"
 
 
-def _check_keys(rows: _Ply, ply: int) -> list[tuple[int, str]]:
-    """Each key must be the canonical key of a position at its row's ply."""
-    bad = (canonical_keys(rows.keys) != rows.keys) | (plies_of(rows.keys) != ply)
+def _check_keys(entries: Segment, ply: int) -> list[tuple[int, str]]:
+    """Each key must be the canonical key of a position at its ply."""
+    bad = (canonical_keys(entries.keys) != entries.keys) | (plies_of(entries.keys) != ply)
     return [(key, f"key {key}: not the canonical key of a position at ply {ply}")
-            for key in rows.keys[bad].tolist()]
+            for key in entries.keys[bad].tolist()]
 
 
-def _check_derived(rows: _Ply, children, root: str,
+def _check_derived(entries: Segment, children, root: str,
                    report: VerifyReport) -> list[tuple[int, str]]:
-    """Every entry with move scores is one ply of negamax over its children's entries."""
-    index = np.flatnonzero(rows.derived)
-    report.derived_checked += len(index)
-    if not len(index):
+    """Every entry is one ply of negamax over its children's entries."""
+    report.derived_checked += len(entries.keys)
+    if not len(entries.keys):
         return []
-    _, child_keys, child_scores = children or (0, np.empty(0, np.uint64), np.empty(0, np.int8))
-    expected = derive(rows.keys[index], child_keys, child_scores, strict=False)
-    same = ((expected.scores == rows.scores[index]) & (expected.best == rows.best[index])
-            & (np.sign(expected.scores) == rows.wdl[index])
-            & (expected.move_scores == rows.move_scores[index]).all(axis=1))
+    _, child_keys, child_scores = children
+    expected = derive(entries.keys, child_keys, child_scores, strict=False)
+    same = expected.scores == entries.scores
+    if entries.best is not None:
+        same &= expected.best == entries.best
     problems = []
     for at in np.flatnonzero(~expected.complete).tolist():
         key = int(expected.keys[at])
         parent, child = _shown(key, root), _shown(int(expected.missing[at]), root)
         problems.append((key, f"{parent}: {child} (child of {parent}) is not in the book"))
     for at in np.flatnonzero(~same & expected.complete).tolist():
-        i, key = index[at], int(expected.keys[at])
-        best = BEST_TEXT[rows.best[i]] if rows.best[i] >= 0 else "?"
+        key = int(expected.keys[at])
+        best = "" if entries.best is None else f" best {BEST_TEXT[entries.best[at]]}"
         problems.append((key, (
-            f"{_shown(key, root)}: stored score {rows.scores[i]} best {best} moves "
-            f"{unpack_scores(rows.move_scores[i].tobytes())}, but its children give score "
-            f"{expected.scores[at]} best {BEST_TEXT[expected.best[at]]} moves "
+            f"{_shown(key, root)}: stored score {entries.scores[at]}{best}, but its children "
+            f"give score {expected.scores[at]} best {BEST_TEXT[expected.best[at]]} moves "
             f"{unpack_scores(expected.move_scores[at].tobytes())}")))
     return problems
 
 
-def _check_frontier(frontier: list[_Ply], sample: int, seed: int, root: str,
+def _check_frontier(frontier: list[Segment], sample: int, seed: int, root: str,
                     report: VerifyReport, progress: bool) -> None:
-    """Re-solve a sample of frontier rows, drawn from all of them in key order."""
+    """Re-solve a sample of the searched entries, drawn from all of them in key order."""
+    frontier = [f for f in frontier if len(f.keys)]
     if not frontier or sample <= 0:
         return
     from solver import Solver
 
     keys = np.concatenate([f.keys for f in frontier])
+    scores = np.concatenate([f.scores for f in frontier])
+    best = np.concatenate([f.best if f.best is not None else np.full(len(f.keys), 255, np.uint8)
+                           for f in frontier])
     order = np.argsort(keys, kind="stable")
     chosen = order[random.Random(seed).sample(range(len(keys)), min(sample, len(keys)))]
-    scores, wdl, best = (np.concatenate([getattr(f, name) for f in frontier])[chosen]
-                         for name in ("scores", "wdl", "best"))
     solver = Solver()
     moves = moves_of_keys(keys[chosen], root)
     for i in tqdm(range(len(chosen)), desc="frontier re-solves", unit="pos",
                   disable=not progress):
         fresh = solve_position(solver, moves[i])
         report.frontier_sampled += 1
-        stored_best = BEST_TEXT[best[i]] if best[i] >= 0 else "?"
-        if (fresh.score, sign(fresh.score), fresh.best) != (scores[i], wdl[i], best[i]):
+        score, bits = int(scores[chosen[i]]), int(best[chosen[i]])
+        stored_best = "" if bits == 255 else f" best {BEST_TEXT[bits]}"
+        if fresh.score != score or bits not in (255, fresh.best):
             report.problems.append(
-                f"{moves[i]!r}: stored score {scores[i]} best {stored_best}, but a fresh "
+                f"{moves[i]!r}: stored score {score}{stored_best}, but a fresh "
                 f"solve gives score {fresh.score} best {fresh.best_moves}")
 
 
-def _check_counts(conn, root: str, complete: list[int], report: VerifyReport) -> list[str]:
+def _check_counts(store: BookStore, root: str, complete: list[int],
+                  report: VerifyReport) -> list[str]:
     """Each complete ply must hold exactly the enumerated keys."""
     if not complete:
         return []
@@ -193,9 +170,10 @@ def _check_counts(conn, root: str, complete: list[int], report: VerifyReport) ->
     for ply in sorted(complete):
         report.plies_counted.append(ply)
         expected = levels.get(ply, np.empty(0, dtype=np.uint64))
-        stored = np.fromiter(conn.execute(text(
-            "SELECT key FROM positions WHERE ply = :ply ORDER BY key"), {"ply": ply}).scalars(),
-            dtype=np.uint64)
+        try:
+            stored = store.entries_at(ply).keys
+        except CorruptBookError:
+            continue   # already reported
         if not np.array_equal(stored, expected):
             missing = int((~contains_sorted(stored, expected)).sum())
             unexpected = int((~contains_sorted(expected, stored)).sum())

@@ -58,9 +58,20 @@ def _table_log2(text: str) -> int:
                      "(2**N slots of 8 bytes)")
 
 
-def _add_db(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default="book.db",
-                        help="book file or SQLAlchemy URL (default: %(default)s)")
+def _add_db(parser: argparse.ArgumentParser, writes: bool = False) -> None:
+    if writes:
+        parser.add_argument("--db", default="book.db",
+                            help="book file or SQLAlchemy URL (default: %(default)s)")
+    else:
+        parser.add_argument("--db", default=None,
+                            help="book file or SQLAlchemy URL (default: ./book.db, else the "
+                                 "book installed with c4book)")
+
+
+def _found(db: str | None) -> str:
+    from ..book.location import find_book
+
+    return find_book(db)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "cleanly, keeping every finished batch.")
     p.add_argument("--ply", type=int, required=True, help="last ply (stones on the board) to cover")
     p.add_argument("--root", default="", help="moves of the starting position (default: empty board)")
-    _add_db(p)
+    _add_db(p, writes=True)
     p.add_argument("--address", default=None,
                    help="Ray cluster to join: 'auto', HOST:PORT or ray://HOST:PORT "
                         "(default: start a local Ray on this machine's cores)")
@@ -167,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("stats", help="what a book holds: positions per ply, outcomes, size")
     _add_db(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
-    p.set_defaults(run=lambda a: _commands().run_stats(a.db, a.json, sys.stdout))
+    p.set_defaults(run=lambda a: _commands().run_stats(_found(a.db), a.json, sys.stdout))
 
     p = commands.add_parser(
         "verify", help="check a whole book for consistency",
@@ -184,10 +195,23 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser(
         "upgrade", help="convert a book of an older schema version, in place",
         description="Bring a book written by an older c4book to this schema version without "
-                    "re-solving anything (version 1 stored a move string per row; it is "
-                    "checked against the key, then dropped).")
-    _add_db(p)
+                    "re-solving anything: version 1 stored a move string per row (checked "
+                    "against the key, then dropped), version 2 a row per position (packed "
+                    "into segments, a ply at a time). Running it again finishes an "
+                    "interrupted upgrade.")
+    _add_db(p, writes=True)
     p.set_defaults(run=_run_upgrade)
+
+    p = commands.add_parser(
+        "pack", help="pack a book's rows into compact segments, in place",
+        description="A ply still being built is kept as rows (27 bytes a position); a "
+                    "complete ply is sealed into one segment (about one byte a position) by "
+                    "the build itself. This packs the rows left: a complete ply is sealed, a "
+                    "ply still being built gets one more segment (the segments before it stay "
+                    "byte for byte, so a book kept in git grows by the new part only). The "
+                    "book stays valid throughout; a build resumes from a packed book.")
+    _add_db(p, writes=True)
+    p.set_defaults(run=_run_pack)
     return parser
 
 
@@ -197,7 +221,7 @@ def _add_book_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _db(args: argparse.Namespace) -> str | None:
-    return None if args.no_book else args.db
+    return None if args.no_book else _found(args.db)
 
 
 def _commands():
@@ -216,13 +240,19 @@ def _run_play(args: argparse.Namespace) -> int:
 def _run_verify(args: argparse.Namespace) -> int:
     from ..builder.verify import run_verify
 
-    return run_verify(args.db, args.sample, args.seed, sys.stdout, not args.no_progress)
+    return run_verify(_found(args.db), args.sample, args.seed, sys.stdout, not args.no_progress)
 
 
 def _run_upgrade(args: argparse.Namespace) -> int:
     from ..book.upgrade import run_upgrade
 
     return run_upgrade(args.db, sys.stdout)
+
+
+def _run_pack(args: argparse.Namespace) -> int:
+    from ..book.upgrade import run_pack
+
+    return run_pack(args.db, sys.stdout)
 
 
 def _run_build(args: argparse.Namespace) -> int:

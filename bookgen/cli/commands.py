@@ -9,7 +9,7 @@ from typing import IO
 from solver import Position
 
 from ..book.reader import Book, as_position
-from ..book.store import sqlite_path
+from ..book.store import BookStore, sqlite_path
 from ..play.analysis import analyze, describe_score
 from ..play.player import Player
 
@@ -77,18 +77,33 @@ def book_stats(db: str) -> dict:
         counts = book.count_by_ply()
         outcomes = book.score_counts()
         info = book.info
+    store = BookStore(db, info.root, Position.from_moves(info.root).canonical_key, readonly=True)
+    try:
+        storage = store.storage_by_ply()
+    finally:
+        store.close()
     path = sqlite_path(db)
     size = os.path.getsize(path) if path is not None else None
     total = sum(counts.values())
+    complete = set(info.plies_complete)
+
+    def stored(ply: int) -> dict:
+        packed, nbytes, rows = storage.get(ply, (0, 0, 0))
+        form = ("sealed" if not rows and ply in complete else
+                "rows" if not packed else "packed" if not rows else "packed+rows")
+        return {"form": form, "packed": packed, "packed_bytes": nbytes, "rows": rows,
+                "bytes_per_packed_position": round(nbytes / packed, 2) if packed else None}
+
     return {
         "db": db, "root": info.root, "max_ply": info.max_ply,
         "plies_complete": list(info.plies_complete), "positions": total,
         "positions_per_ply": {str(p): n for p, n in counts.items()},
         "outcomes_per_ply": {str(p): {"win": o.get(1, 0), "draw": o.get(0, 0), "loss": o.get(-1, 0)}
                              for p, o in outcomes.items()},
+        "storage_per_ply": {str(p): stored(p) for p in counts},
         "search_core_hours": round(info.search_core_seconds / 3600, 2),
         "file_bytes": size,
-        "bytes_per_position": round(size / total, 1) if size and total else None,
+        "bytes_per_position": round(size / total, 2) if size and total else None,
     }
 
 
@@ -100,12 +115,17 @@ def run_stats(db: str, as_json: bool, out: IO[str]) -> int:
     complete = set(stats["plies_complete"])
     out.write(f"book {db}: root {stats['root'] or '(empty board)'}, "
               f"{stats['positions']:,} positions\n")
-    out.write("  ply  positions  complete     win    draw    loss   (for the player to move)\n")
+    out.write("  ply  positions  complete     win    draw    loss   stored    bytes/pos"
+              "   (outcomes for the player to move)\n")
     for ply, count in stats["positions_per_ply"].items():
         o = stats["outcomes_per_ply"][ply]
         mark = "yes" if int(ply) in complete else "no"
+        form = stats["storage_per_ply"][ply]
+        per = "" if form["bytes_per_packed_position"] is None else \
+            f"{form['bytes_per_packed_position']:.2f}"
+        rows = f"  ({form['rows']:,} rows)" if form["rows"] else ""
         out.write(f"  {ply:>3}  {count:>9,}  {mark:>8}  {o['win']:>6,}  {o['draw']:>6,}  "
-                  f"{o['loss']:>6,}\n")
+                  f"{o['loss']:>6,}   {form['form']:<11} {per:>5}{rows}\n")
     if stats["search_core_hours"]:
         out.write(f"search time so far: {stats['search_core_hours']:,} core-hours\n")
     if stats["file_bytes"] is not None:

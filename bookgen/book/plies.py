@@ -1,0 +1,173 @@
+"""A book's sealed plies in memory: per ply, sorted canonical keys, scores and best moves.
+
+Read once at open from the ``segments`` table (``segment``): ten bytes a
+position, a lookup a binary search in one ply's keys.  A ply whose children
+the book holds whole stores no best moves; the first lookup in it derives
+every position's move scores at once, with numpy over the ply below (seven
+bytes a position, as ``schema.pack_scores`` packs them), and keeps them.
+Plies still kept as rows are counted here and asked through SQL by the reader.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+
+import numpy as np
+from sqlalchemy import func, select
+
+from solver.bitboard import CELLS, H1, WIDTH, fours, mirror_bits, win_score
+
+from .keys import child_keys_many
+from .schema import CorruptBookError, Entry, SegmentRow
+from .segment import Segment, merge, unpack
+
+FULL_COLUMN = 0     # a packed move score: no move
+SCORE_OFFSET = 64   # a packed move score is the score + 64
+
+
+class _Ply:
+    """One sealed ply: Python arrays for single lookups (``bisect`` beats numpy's
+    per-call cost), with numpy views of the same memory for many at once."""
+
+    def __init__(self, segment: Segment):
+        self.keys = array("Q", segment.keys.tobytes())
+        self.scores = array("b", segment.scores.tobytes())
+        self.best = None if segment.best is None else array("B", segment.best.tobytes())
+        self.moves: bytes | None = None   # 7 packed move scores a position, once derived
+        self.view = Segment(np.frombuffer(self.keys, dtype=np.uint64),
+                            np.frombuffer(self.scores, dtype=np.int8),
+                            None if self.best is None else np.frombuffer(self.best, np.uint8))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+class Plies:
+    """Sealed plies by number, and how many rows each ply has besides.
+
+    ``parents`` are the plies whose children are all here (the next ply is
+    complete and sealed): their move scores are derived, not stored.
+    """
+
+    def __init__(self, segments: dict[int, Segment], row_counts: dict[int, int],
+                 complete: tuple[int, ...] = (), db: str = ""):
+        self._plies = {ply: _Ply(s) for ply, s in segments.items()}
+        self.row_counts = row_counts
+        self.parents = frozenset(p for p in complete if p + 1 in complete
+                                 and p in self._plies and p + 1 in self._plies
+                                 and p + 1 not in row_counts)
+        self._db = db
+
+    @classmethod
+    def read(cls, conn, complete: tuple[int, ...] = (), db: str = "") -> Plies:
+        parts: dict[int, list[Segment]] = {}
+        for ply, data in conn.execute(select(SegmentRow.ply, SegmentRow.data)
+                                      .order_by(SegmentRow.ply, SegmentRow.id)):
+            parts.setdefault(ply, []).append(unpack(data, ply))
+        rows = conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all()
+        return cls({ply: merge(p) for ply, p in parts.items()}, dict(rows), complete, db)
+
+    @property
+    def segments(self) -> dict[int, Segment]:
+        return {ply: p.view for ply, p in self._plies.items()}
+
+    def find(self, canonical: int, ply: int) -> int | bytes | None:
+        """What the book holds of a canonical key at ``ply``, in the canonical orientation:
+        its packed move scores at a parent ply, else ``entry_code(score, best)``; ``None``
+        if the ply lacks it."""
+        at_ply = self._plies.get(ply)
+        if at_ply is None:
+            return None
+        keys = at_ply.keys
+        at = bisect_left(keys, canonical)
+        if at == len(keys) or keys[at] != canonical:
+            return None
+        if ply in self.parents:
+            return (at_ply.moves or self._derive(ply))[WIDTH * at:WIDTH * at + WIDTH]
+        return entry_code(at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at])
+
+    def find_many(self, keys: np.ndarray, plies: np.ndarray):
+        """For keys in any orientation at the given plies: ``(found, index, scores, best,
+        flipped)``; ``index`` is the position's place in its ply."""
+        canonical = np.minimum(keys, mirror_bits(keys))
+        found = np.zeros(len(keys), dtype=bool)
+        index = np.zeros(len(keys), dtype=np.int64)
+        scores = np.zeros(len(keys), dtype=np.int8)
+        best = np.zeros(len(keys), dtype=np.uint8)
+        for ply, at_ply in self._plies.items():
+            at = np.flatnonzero(plies == ply)
+            if not len(at) or not len(at_ply):
+                continue
+            view = at_ply.view
+            wanted = canonical[at]
+            where = np.minimum(view.keys.searchsorted(wanted), len(at_ply) - 1)
+            hit = view.keys[where] == wanted
+            at, where = at[hit], where[hit]
+            found[at], index[at], scores[at] = True, where, view.scores[where]
+            if view.best is not None:
+                best[at] = view.best[where]
+        return found, index, scores, best, canonical != keys
+
+    def moves_of(self, ply: int) -> bytes:
+        """The packed move scores of a parent ply, 7 bytes a position in key order."""
+        return self._plies[ply].moves or self._derive(ply)
+
+    def _derive(self, ply: int) -> bytes:
+        """Every position's move scores at ``ply``, from the scores of the ply below."""
+        keys = self._plies[ply].view.keys
+        below = self._plies[ply + 1].view
+        current, mask = _boards(keys)
+        children, stones = child_keys_many(current, mask)
+        children = np.minimum(children, mirror_bits(children))
+        where = np.minimum(below.keys.searchsorted(children), max(len(below.keys) - 1, 0))
+        hit = below.keys[where] == children if len(below.keys) else np.zeros_like(children, bool)
+        packed = (SCORE_OFFSET - below.scores[where].astype(np.int64)).astype(np.uint8)
+        playable = stones != 0
+        ended = playable & ~hit   # not in the book: the move must end the game
+        if ended.any():
+            wins = fours((current[:, None] | stones)[ended]) != 0
+            last = ply + 1 == CELLS
+            if not (wins | last).all():
+                raise CorruptBookError(f"{self._db!r}: ply {ply + 1} lacks a child of a "
+                                       f"ply-{ply} position, though both are complete")
+            packed[ended] = np.where(wins, SCORE_OFFSET + win_score(ply), SCORE_OFFSET)
+        packed[~playable] = FULL_COLUMN
+        self._plies[ply].moves = packed.tobytes()
+        return self._plies[ply].moves
+
+    def count_by_ply(self, conn) -> dict[int, int]:
+        counts = {ply: len(p) for ply, p in self._plies.items()}
+        for ply, count in conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)):
+            counts[ply] = counts.get(ply, 0) + count
+        return dict(sorted(counts.items()))
+
+    def score_counts(self, conn) -> dict[int, dict[int, int]]:
+        """``{ply: {wdl: count}}``: sealed plies counted here, rows by SQL."""
+        counts: dict[int, dict[int, int]] = {}
+        for ply, at_ply in self._plies.items():
+            signs = np.bincount(np.sign(at_ply.view.scores.astype(np.int64)) + 1, minlength=3)
+            counts[ply] = {wdl: int(n) for wdl, n in zip((-1, 0, 1), signs) if n}
+        stmt = select(Entry.ply, Entry.wdl, func.count()).group_by(Entry.ply, Entry.wdl)
+        for ply, wdl, count in conn.execute(stmt):
+            into = counts.setdefault(ply, {})
+            into[wdl] = into.get(wdl, 0) + count
+        return {ply: dict(sorted(c.items())) for ply, c in sorted(counts.items())}
+
+
+def entry_code(score: int, best: int) -> int:
+    """A score and its best-move bits in one small integer: a cache's key."""
+    return (score + SCORE_OFFSET) << WIDTH | best
+
+
+def _boards(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(current, mask)`` of each key: a column of ``h`` stones is ``2**h - 1 + stones``."""
+    mask = np.zeros(len(keys), dtype=np.uint64)
+    for col in range(WIDTH):
+        shift = np.uint64(col * H1)
+        group = ((keys >> shift) & np.uint64(127)) + np.uint64(1)   # 2**h + stones
+        height = np.zeros(len(keys), dtype=np.uint64)
+        for h in range(1, 7):
+            height += group >= np.uint64(1 << h)
+        mask |= ((np.uint64(1) << height) - np.uint64(1)) << shift
+    return keys - mask, mask

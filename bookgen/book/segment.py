@@ -1,0 +1,110 @@
+"""A segment: one ply's sorted keys, scores and (optionally) best moves, packed into one blob.
+
+Keys are sorted, so each is stored as its gap to the one before (the first as
+itself).  The gaps are 8-byte little-endian integers cut into byte planes:
+plane j holds byte j of every gap, and planes above the widest gap are all
+zero and not stored.  Low planes look like noise, high planes are mostly
+zero: zstd squeezes them to about half a byte a position.  Then one byte a
+position of score, and one of best-move bits (bit c: column c + 1 is best)
+when the segment keeps them.  ``docs/book-format.md`` has a worked example.
+
+    offset  size  field
+    0       4     magic b"C4SG"
+    4       1     format version (1)
+    5       1     flags: bit 0 set when best-move bits follow the scores
+    6       1     key planes stored (0-8)
+    7       1     reserved (0)
+    8       4     positions (uint32, little-endian)
+    12      4     CRC-32 of the payload below, before compression
+    16      ...   zstd frame of the payload: key planes, scores, best-move bits
+
+A blob that fails any check raises ``CorruptBookError`` naming its ply:
+a damaged book never answers.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from typing import NamedTuple
+
+import numpy as np
+import zstandard
+
+from .schema import CorruptBookError
+
+MAGIC = b"C4SG"
+VERSION = 1
+HAS_BEST = 1
+HEADER = struct.Struct("<4sBBBBII")
+LEVEL = 19  # zstd: slow to pack (a ply of 5.8M positions in a few seconds), fast to read
+
+
+class Segment(NamedTuple):
+    """Sorted canonical keys with their scores, and best-move bits or ``None``."""
+
+    keys: np.ndarray           # uint64, strictly increasing
+    scores: np.ndarray         # int8
+    best: np.ndarray | None    # uint8, bit c set when column c + 1 is best
+
+
+def pack(segment: Segment) -> bytes:
+    """The blob of ``segment``."""
+    keys = np.ascontiguousarray(segment.keys, dtype=np.uint64)
+    count = len(keys)
+    if count and not (keys[1:] > keys[:-1]).all():
+        raise ValueError("a segment's keys must be strictly increasing")
+    gaps = np.diff(keys, prepend=np.uint64(0))
+    planes = (int(gaps.max()).bit_length() + 7) // 8 if count else 0
+    parts = [gaps.view(np.uint8).reshape(count, 8).T[:planes].tobytes(),
+             np.ascontiguousarray(segment.scores, dtype=np.int8).tobytes()]
+    if segment.best is not None:
+        parts.append(np.ascontiguousarray(segment.best, dtype=np.uint8).tobytes())
+    payload = b"".join(parts)
+    flags = HAS_BEST if segment.best is not None else 0
+    header = HEADER.pack(MAGIC, VERSION, flags, planes, 0, count, zlib.crc32(payload))
+    return header + zstandard.ZstdCompressor(level=LEVEL).compress(payload)
+
+
+def unpack(blob: bytes, ply: int) -> Segment:
+    """The segment in ``blob``; ``CorruptBookError`` naming ``ply`` if it is damaged."""
+    def damaged(why: str) -> CorruptBookError:
+        return CorruptBookError(f"the book's ply {ply} is damaged: {why}; "
+                                "rebuild it or take book.db from a good copy")
+
+    if blob is None or len(blob) < HEADER.size:
+        raise damaged("its segment is truncated")
+    magic, version, flags, planes, _, count, crc = HEADER.unpack_from(blob)
+    if magic != MAGIC or version != VERSION or planes > 8:
+        raise damaged("its segment has an unknown header")
+    width = planes + 1 + (1 if flags & HAS_BEST else 0)
+    try:
+        payload = zstandard.ZstdDecompressor().decompress(
+            blob[HEADER.size:], max_output_size=width * count)
+    except zstandard.ZstdError as error:
+        raise damaged(f"its segment does not decompress ({error})") from None
+    if len(payload) != width * count or zlib.crc32(payload) != crc:
+        raise damaged("its segment fails its checksum")
+    data = np.frombuffer(payload, dtype=np.uint8)
+    gaps = np.zeros((8, count), dtype=np.uint8)
+    gaps[:planes] = data[:planes * count].reshape(planes, count)
+    keys = np.cumsum(np.ascontiguousarray(gaps.T).view(np.uint64).ravel(), dtype=np.uint64)
+    # Copies, so that the key planes are freed once the keys are summed.
+    scores = data[planes * count:(planes + 1) * count].view(np.int8).copy()
+    best = data[(planes + 1) * count:].copy() if flags & HAS_BEST else None
+    return Segment(keys, scores, best)
+
+
+def merge(parts: list[Segment]) -> Segment:
+    """One segment of several, in key order; best-move bits kept only if every part has them."""
+    if len(parts) == 1:
+        return parts[0]
+    keys = np.concatenate([p.keys for p in parts])
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
+        raise ValueError("segments of one ply share a key")
+    scores = np.concatenate([p.scores for p in parts])[order]
+    best = (np.concatenate([p.best for p in parts])[order]
+            if all(p.best is not None for p in parts) else None)
+    return Segment(keys, scores, best)
