@@ -1,174 +1,153 @@
 #!/usr/bin/env python3
-"""Benchmark reading a book: opening it, looking positions up one by one and
-many at once, the AI's answer; from SQLite and from memory (``in_memory=True``).
+"""Benchmark reading a book, side by side with a baseline revision's reader and book.
 
-Positions are sampled (fixed seed) from the book itself, half of them in
-mirrored orientation, so both lookup paths are timed.
+Each round runs this revision and the baseline in fresh processes, in turn,
+on the same positions (sampled from the book with a fixed seed, half of them
+mirrored): opening the book, ``Book.get`` one at a time, ``get_many`` in one
+call, a parent's seven move scores (``get`` of a position above the book's
+last ply), and the memory the open book holds.  The baseline reads its own
+revision's ``book.db`` (``git show REV:book.db``), in memory as it could.
 
-    python scripts/bench_book.py --db book.db --lookups 20000
+    python scripts/bench_book.py --baseline db49a35~1 --lookups 20000 --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
-import sqlite3
 import statistics
 import subprocess
 import sys
-import time
-from contextlib import closing
+import tempfile
+from pathlib import Path
 
-from bookgen import Book, Player
+ROOT = Path(__file__).resolve().parent.parent
+
+# Runs in a fresh process with PYTHONPATH set to a revision's tree.
+WORKER = r"""
+import json, sys, time
+positions = json.load(open(sys.argv[2]))
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+started = time.perf_counter()
+from bookgen import Book
+imported = time.perf_counter()
+before = rss()
+start = time.perf_counter()
+book = Book.open(sys.argv[1], in_memory=True)
+opened = time.perf_counter() - start
+held = rss() - before
+count = len(book)
+for moves in positions[:2000]:
+    book.get(moves)   # warm: the first call of each path
+gets = []
+for moves in positions:
+    t = time.perf_counter()
+    entry = book.get(moves)
+    gets.append(time.perf_counter() - t)
+    assert entry is not None, moves
+last = book.info.max_ply
+parents = [m for m in positions if len(m) < last][:5000]
+children = []
+for moves in parents:
+    t = time.perf_counter()
+    scores = book.get(moves).move_scores
+    children.append(time.perf_counter() - t)
+    assert scores is not None and len(scores) == 7
+book.get_many(positions[:1000])
+rates = []
+for _ in range(5):
+    t = time.perf_counter()
+    book.get_many(positions)
+    rates.append(len(positions) / (time.perf_counter() - t))
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+print(json.dumps({"import": imported - started, "open": opened, "bytes_held": held,
+                  "positions": count, "get_p50": pct(gets, 0.5), "get_p99": pct(gets, 0.99),
+                  "children_p50": pct(children, 0.5), "children_p99": pct(children, 0.99),
+                  "get_many": max(rates)}))
+"""
+
+ROWS = [("Book.open (s)", "open", 1, "{:.3f}"),
+        ("Book.get p50 (us)", "get_p50", 1e6, "{:.1f}"),
+        ("Book.get p99 (us)", "get_p99", 1e6, "{:.1f}"),
+        ("7 move scores p50 (us)", "children_p50", 1e6, "{:.1f}"),
+        ("7 move scores p99 (us)", "children_p99", 1e6, "{:.1f}"),
+        ("get_many (positions/s)", "get_many", 1, "{:,.0f}"),
+        ("memory held (bytes/position)", "per_position", 1, "{:.1f}"),
+        ("file (bytes/position)", "file", 1, "{:.2f}")]
 
 
-def sample_moves(db: str, count: int, seed: int) -> list[str]:
+def sample(db: str, count: int, seed: int) -> list[str]:
+    """Positions of the book, with this revision's listing: half mirrored."""
+    sys.path.insert(0, str(ROOT))
     import numpy as np
 
+    from bookgen import Book
+    from bookgen.builder.listing import keys_by_ply
+    from solver import Position
+    from solver.bitboard import mirror_moves
     from solver.packed import moves_of_keys
 
-    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        keys = [row[0] for row in conn.execute("SELECT key FROM positions")]
-        root = conn.execute("SELECT value FROM meta WHERE name = 'root'").fetchone()[0]
-    moves = moves_of_keys(np.array(keys, dtype=np.uint64), root)  # books store keys only
+    with Book.open(db) as book:
+        plies = [p for p in book.info.plies_complete]
+        root = book.info.root
+    levels = keys_by_ply(Position.from_moves(root), max(plies))
+    keys = np.concatenate([levels[p] for p in plies if p in levels])
     rng = random.Random(seed)
-    picked = [rng.choice(moves) for _ in range(count)]
-    # Half in the other orientation: the lookup then goes through the mirror.
-    return [m if i % 2 else "".join(str(8 - int(c)) for c in m) for i, m in enumerate(picked)]
+    moves = moves_of_keys(keys[[rng.randrange(len(keys)) for _ in range(count)]], root)
+    return [m if i % 2 else mirror_moves(m) for i, m in enumerate(moves)]
 
 
-def raw_lookups(db: str, positions: list[str]) -> list[float]:
-    """One sqlite3 query per known key, no parsing: what Book.get adds to is this."""
-    from solver import Position
-
-    keys = [Position.from_moves(m).canonical_key for m in positions]
-    times = []
-    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        for key in keys:
-            t = time.perf_counter()
-            row = conn.execute("SELECT key, score, best_moves, move_scores FROM positions "
-                               "WHERE key = ?", (key,)).fetchone()
-            times.append(time.perf_counter() - t)
-            assert row is not None
-    return times
-
-
-def random_positions(ply: int, count: int, seed: int) -> list[str]:
-    """Unfinished positions at ``ply`` from random legal games (fixed seed)."""
-    from solver import Position
-
-    rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        position = Position()
-        while position.ply < ply and not position.is_game_over:
-            position = position.play(rng.choice(position.legal_moves()))
-        if position.ply == ply and not position.is_game_over:
-            found.append(position.moves)
-    return found
-
-
-def time_past_the_book(player: Player, ply: int, count: int, seed: int) -> list[float]:
-    times = []
-    for moves in random_positions(ply, count, seed):
-        decision = player.choose(moves)
-        assert decision.proven, (moves, decision)
-        times.append(decision.seconds)
-    return times
-
-
-def percentiles(samples: list[float]) -> str:
-    ordered = sorted(samples)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
-    return (f"mean {statistics.fmean(samples) * 1e6:7.1f} us, median {pick(0.5) * 1e6:7.1f} us, "
-            f"p99 {pick(0.99) * 1e6:7.1f} us")
+def run(tree: Path, db: str, positions: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run([sys.executable, "-c", WORKER, db, positions], env=env,
+                         capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    result = json.loads(out.stdout)
+    result["per_position"] = result["bytes_held"] / result["positions"]
+    result["file"] = os.path.getsize(db) / result["positions"]
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", default="book.db", help="book file (default: book.db)")
-    parser.add_argument("--lookups", type=int, default=20_000, help="positions to look up")
+    parser.add_argument("--db", default=str(ROOT / "book.db"), help="this revision's book")
+    parser.add_argument("--baseline", required=True, metavar="REV",
+                        help="git revision whose reader and book.db to compare with")
+    parser.add_argument("--lookups", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--past", type=int, default=0, metavar="N",
-                        help="also time the AI on N positions at each of the 2 plies past the book")
-    parser.add_argument("--after", type=int, default=None, metavar="PLY",
-                        help="the book's last ply for --past (default: from its metadata)")
     args = parser.parse_args(argv)
 
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import bookgen.book.reader"], check=True)
-    import_seconds = time.perf_counter() - started
-
-    readers = {}
-    open_seconds = {}
-    for label, in_memory in (("SQLite", False), ("in memory", True)):
-        started = time.perf_counter()
-        readers[label] = Book.open(args.db, in_memory=in_memory)
-        open_seconds[label] = time.perf_counter() - started
-    positions = sample_moves(args.db, args.lookups, args.seed)
-    lookups = {label: [] for label in readers}
-    for moves in positions:  # the two readers in turn: the machine's noise hits both alike
-        for label, book in readers.items():
-            t = time.perf_counter()
-            entry = book.get(moves)
-            lookups[label].append(time.perf_counter() - t)
-            assert entry is not None, moves
-    from solver import Position
-
-    parents = [Position.from_moves(p) for p in positions[:2000]]
-    children = [[p.play(c) for c in p.legal_moves()] for p in parents]  # as the AI asks
-    batches = {label: [] for label in readers}
-    children_seconds = {}
-    answers = {label: [] for label in readers}
-    for label, book in readers.items():
-        book.get_many(positions[:1000])  # numpy's first call loads it: outside the timing
-    for _ in range(5):
-        for label, book in readers.items():
-            t = time.perf_counter()
-            entries = book.get_many(positions)
-            batches[label].append(time.perf_counter() - t)
-            assert all(e is not None for e in entries)
-    for label, book in readers.items():
-        t = time.perf_counter()
-        for group in children:
-            book.get_many(group)
-        children_seconds[label] = (time.perf_counter() - t) / len(children)
-    players = {label: Player(book) for label, book in readers.items()}
-    for moves in positions[:2000]:
-        for label, player in players.items():
-            t = time.perf_counter()
-            decision = player.choose(moves)
-            answers[label].append(time.perf_counter() - t)
-            assert decision.source == "book", (moves, decision)
-    raw = raw_lookups(args.db, positions)
-    for book in readers.values():
-        book.close()
-
-    print(f"book {args.db}: {len(positions):,} lookups of positions sampled from it")
-    print(f"python -c 'import bookgen.book.reader' (a fresh process): {import_seconds * 1e3:.0f} ms")
-    print(f"raw sqlite3, by key:        {percentiles(raw)}  (SQLite's floor: no parsing, no objects)")
-    for label in readers:
-        best = min(batches[label])
-        print(f"-- Book.open(db{', in_memory=True' if label == 'in memory' else ''})")
-        print(f"Book.open:                  {open_seconds[label] * 1e3:.1f} ms")
-        print(f"Book.get:                   {percentiles(lookups[label])}")
-        print(f"Book.get_many:              {len(positions) / best:,.0f} positions/s "
-              f"(best of {len(batches[label])} calls of {len(positions):,}; median "
-              f"{len(positions) / statistics.median(batches[label]):,.0f}/s)")
-        print(f"Book.get_many(children):    {children_seconds[label] * 1e6:6.1f} us per call, "
-              f"a position's children as Positions")
-        print(f"Player.choose from book:    {percentiles(answers[label])}")
-    if args.past:
-        with Book.open(args.db, in_memory=True) as book:
-            last = book.info.max_ply if args.after is None else args.after
-            player = Player(book)
-            player.choose("4444443")  # load the compiled kernels outside the timing
-            for ply in (last + 1, last + 2):
-                times = time_past_the_book(player, ply, args.past, args.seed + ply)
-                ordered = sorted(times)
-                print(f"Player.choose at ply {ply:>2}:  median {ordered[len(ordered) // 2]:.3f} s, "
-                      f"worst {ordered[-1]:.3f} s, mean {statistics.fmean(times):.3f} s "
-                      f"over {len(times)} random positions (searched)")
+    with tempfile.TemporaryDirectory() as temp:
+        temp = Path(temp)
+        tree = temp / "baseline"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree),
+                        args.baseline], check=True)
+        try:
+            positions = temp / "positions.json"
+            positions.write_text(json.dumps(sample(args.db, args.lookups, args.seed)))
+            sides = {"this": (ROOT, args.db), "baseline": (tree, str(tree / "book.db"))}
+            results: dict[str, list[dict]] = {name: [] for name in sides}
+            for round_ in range(args.rounds):
+                order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
+                for name in order:
+                    results[name].append(run(*sides[name], str(positions)))
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                           check=False)
+    print(f"{args.lookups:,} lookups sampled from {args.db}; baseline {args.baseline}; "
+          f"median of {args.rounds} rounds, the two sides alternating")
+    print(f"{'':32}{'this':>14}{'baseline':>14}{'ratio':>9}")
+    for label, name, scale, form in ROWS:
+        ours = statistics.median(r[name] for r in results["this"]) * scale
+        theirs = statistics.median(r[name] for r in results["baseline"]) * scale
+        print(f"{label:32}{form.format(ours):>14}{form.format(theirs):>14}"
+              f"{ours / theirs if theirs else float('nan'):>9.2f}")
     return 0
 
 

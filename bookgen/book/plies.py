@@ -24,6 +24,7 @@ from .segment import Segment, merge, unpack
 
 FULL_COLUMN = 0     # a packed move score: no move
 SCORE_OFFSET = 64   # a packed move score is the score + 64
+DERIVE_CHUNK = 1 << 15   # parents whose move scores are derived at once
 
 
 class _Ply:
@@ -31,16 +32,22 @@ class _Ply:
     per-call cost), with numpy views of the same memory for many at once."""
 
     def __init__(self, segment: Segment):
-        self.keys = array("Q", segment.keys.tobytes())
-        self.scores = array("b", segment.scores.tobytes())
-        self.best = None if segment.best is None else array("B", segment.best.tobytes())
+        self.keys, keys = _copy("Q", segment.keys)
+        self.scores, scores = _copy("b", segment.scores)
+        self.best, best = (None, None) if segment.best is None else _copy("B", segment.best)
         self.moves: bytes | None = None   # 7 packed move scores a position, once derived
-        self.view = Segment(np.frombuffer(self.keys, dtype=np.uint64),
-                            np.frombuffer(self.scores, dtype=np.int8),
-                            None if self.best is None else np.frombuffer(self.best, np.uint8))
+        self.view = Segment(keys, scores, best)
 
     def __len__(self) -> int:
         return len(self.keys)
+
+
+def _copy(code: str, values: np.ndarray) -> tuple[array, np.ndarray]:
+    """A Python array of ``values``, and a numpy view of its memory (one copy, no temporary)."""
+    copy = array(code, [0]) * len(values)
+    view = np.frombuffer(copy, dtype=values.dtype) if len(values) else values[:0]
+    view[:] = values
+    return copy, view
 
 
 class Plies:
@@ -114,8 +121,14 @@ class Plies:
         return self._plies[ply].moves or self._derive(ply)
 
     def _derive(self, ply: int) -> bytes:
-        """Every position's move scores at ``ply``, from the scores of the ply below."""
+        """Every position's move scores at ``ply``, from the scores of the ply below;
+        a chunk of positions at a time, so the temporary arrays stay small."""
         keys = self._plies[ply].view.keys
+        self._plies[ply].moves = b"".join(self._derive_chunk(keys[start:start + DERIVE_CHUNK], ply)
+                                          for start in range(0, len(keys), DERIVE_CHUNK))
+        return self._plies[ply].moves
+
+    def _derive_chunk(self, keys: np.ndarray, ply: int) -> bytes:
         below = self._plies[ply + 1].view
         current, mask = _boards(keys)
         children, stones = child_keys_many(current, mask)
@@ -133,8 +146,7 @@ class Plies:
                                        f"ply-{ply} position, though both are complete")
             packed[ended] = np.where(wins, SCORE_OFFSET + win_score(ply), SCORE_OFFSET)
         packed[~playable] = FULL_COLUMN
-        self._plies[ply].moves = packed.tobytes()
-        return self._plies[ply].moves
+        return packed.tobytes()
 
     def count_by_ply(self, conn) -> dict[int, int]:
         counts = {ply: len(p) for ply, p in self._plies.items()}

@@ -34,7 +34,7 @@ from ..book.segment import Segment
 from ..book.store import BookStore, sqlite_path
 from . import WORKER_TABLE_LOG2
 from .derive import derive
-from .interrupts import graceful_interrupts
+from .interrupts import StopRequest, graceful_interrupts
 from .listing import keys_by_ply
 from .lock import BuildLock
 from .missing import MissingKeys
@@ -100,7 +100,7 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
 
 def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSummary,
            address: str | None, workers: int | None, threads: int | None, table_log2: int,
-           progress: bool, stop: threading.Event, verbose: bool = False) -> None:
+           progress: bool, stop: StopRequest, verbose: bool = False) -> None:
     from . import cluster, ray_connect
 
     timings = summary.timings
@@ -111,8 +111,11 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
             first = frontier.take(FIRST_BATCH)
         solved: list[tuple[np.ndarray, np.ndarray]] = []   # (keys, scores) of each batch
         if len(first) or not frontier.done:
+            with timed(timings, "list"):
+                total, stored = frontier.count()   # the progress bar's total, from the start
             with timed(timings, "start"):
                 owned = ray_connect.connect(address, workers, verbose=verbose)
+                stop.arm()   # ray.init installs a SIGTERM handler of its own
             try:
                 with timed(timings, "start"):
                     largest = max(cluster.node_cpus())
@@ -128,7 +131,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                 with timed(timings, "frontier"):
                     parents = store.entries_above(ply) if ply > root_position.ply else None
                     solve_missing(store, frontier, first, summary, plan, table_log2,
-                                    progress, stop, solved, parents)
+                                  progress, stop, solved, parents, total - stored)
                     del parents
             finally:
                 if owned:
@@ -145,6 +148,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
     except KeyboardInterrupt:
         summary.interrupted = True
+        summary.stopped_by = stop.signal
     finally:
         summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
 

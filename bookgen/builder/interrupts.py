@@ -1,4 +1,14 @@
-"""Stopping a build cleanly: a first Ctrl-C becomes a request the driver honours."""
+"""Stopping a build cleanly: Ctrl-C or SIGTERM becomes a request the driver honours.
+
+``timeout``, a cluster scheduler or the end of a login session stop a build
+with SIGTERM; a terminal with Ctrl-C (SIGINT).  Either way the first signal
+only sets a flag, which the driver checks between batches: what is solved
+gets written, the report says how to resume, and the exit status is 128 +
+the signal's number.  A second signal interrupts at once.
+
+``ray.init`` installs Ray's own SIGTERM handler in the driver (it prints a
+C++ stack dump and exits), so the handlers are armed again once Ray is up.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +16,45 @@ import signal
 import threading
 from contextlib import contextmanager
 
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopRequest(threading.Event):
+    """Set by the first Ctrl-C or SIGTERM; ``signal`` says which (None until then)."""
+
+    def __init__(self):
+        super().__init__()
+        self.signal: int | None = None
+
+    def arm(self) -> None:
+        """(Re)install the handlers: call again after anything that installs its own."""
+        if threading.current_thread() is threading.main_thread():
+            for number in SIGNALS:
+                signal.signal(number, self._on_signal)
+
+    def _on_signal(self, signum, frame) -> None:
+        if self.is_set():
+            raise KeyboardInterrupt
+        self.signal = signum
+        self.set()
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the signal's number, as a shell reports a process it stopped."""
+        return 128 + (self.signal or signal.SIGINT)
+
 
 @contextmanager
 def graceful_interrupts():
-    """Turn the first Ctrl-C into a request the driver honours between batches.
-
-    A KeyboardInterrupt raised at an arbitrary point could land inside Ray or
-    in the middle of a database write; the flag is checked only at safe
-    points.  A second Ctrl-C interrupts at once.
-    """
-    stop = threading.Event()
+    """A ``StopRequest`` armed for the block; the previous handlers come back after it."""
+    stop = StopRequest()
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-
-    def on_sigint(signum, frame):
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    previous = {number: signal.getsignal(number) for number in SIGNALS}
+    stop.arm()
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -35,24 +35,41 @@ class MissingKeys:
         self.stored = 0
         self.done = False
         self._store, self._ply = store, ply
-        parts = iter([root_keys(root)]) if ply == root.ply else frontier_chunks(
-            levels[ply - 1], chunk)
-        self._missing = self._check(parts)
+        self._listing = (root, levels, chunk)
+        self._missing = self._check(self._parts())
         self._buffer = np.empty(0, dtype=np.uint64)
+
+    def _parts(self) -> Iterator[np.ndarray]:
+        root, levels, chunk = self._listing
+        if self._ply == root.ply:
+            return iter([root_keys(root)])
+        return frontier_chunks(levels[self._ply - 1], chunk)
+
+    def _missing_of(self, keys: np.ndarray) -> np.ndarray:
+        if self._store is None:
+            return keys
+        stored = self._store.keys_at(self._ply, int(keys[0]), int(keys[-1]) + 1)
+        return keys[~contains_sorted(stored, keys)]
 
     def _check(self, parts: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
         for keys in parts:
             if not len(keys):
                 continue
-            if self._store is None:
-                missing = keys
-            else:
-                stored = self._store.keys_at(self._ply, int(keys[0]), int(keys[-1]) + 1)
-                missing = keys[~contains_sorted(stored, keys)]
+            missing = self._missing_of(keys)
             self.total += len(keys)
             self.stored += len(keys) - len(missing)
             yield missing
         self.done = True
+
+    def count(self) -> tuple[int, int]:
+        """``(frontier positions, of which stored)``, by a listing pass of its own (the
+        stream is left as it was): a progress bar's total from the start."""
+        total = stored = 0
+        for keys in self._parts():
+            if len(keys):
+                total += len(keys)
+                stored += len(keys) - len(self._missing_of(keys))
+        return total, stored
 
     def chunks(self) -> Iterator[np.ndarray]:
         """Every missing key, one listed slice at a time (for a single pass)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,9 +27,17 @@ class BuildSummary:
     layout: str = ""           # how the frontier's solvers ran, once Ray is up
     solvers: int = 0           # solver threads in all, once Ray is up
     interrupted: bool = False
+    stopped_by: int | None = None   # the signal that stopped it early: SIGINT or SIGTERM
     # wall seconds per phase: listing, starting Ray, solving the frontier
     # (of which writing batches), deriving shallower plies
     timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def exit_status(self) -> int:
+        """0 when the build finished; 128 + the signal's number when one stopped it."""
+        if not self.interrupted:
+            return 0
+        return 128 + (self.stopped_by or signal.SIGINT)
 
     def report(self) -> str:
         lines = [f"book {self.db}: root {self.root or '(empty board)'}, up to ply {self.ply}"]
@@ -55,7 +64,8 @@ class BuildSummary:
                 phases.append(f"derive {t['derive']:.1f} s")
             lines.append("wall by phase: " + ", ".join(phases))
         if self.interrupted:
-            lines.append("stopped early: every finished batch is saved; "
+            by = f" by {signal.Signals(self.stopped_by).name}" if self.stopped_by else ""
+            lines.append(f"stopped early{by}: every finished batch is saved; "
                          "run the same command again to resume")
         return "\n".join(lines)
 

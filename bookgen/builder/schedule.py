@@ -56,11 +56,14 @@ def warm_up_workers(plan: WorkerPlan, table_log2: int) -> None:
 
 def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
                     summary: BuildSummary, plan: WorkerPlan, table_log2: int, progress: bool,
-                    stop: threading.Event, solved: list, parents: Parents | None = None) -> None:
+                    stop: threading.Event, solved: list, parents: Parents | None = None,
+                    missing: int | None = None) -> None:
     """Send batches of missing keys while the frontier is still being listed; write results.
 
     Each batch's ``(keys, scores)`` is appended to ``solved``.  With
     ``parents``, each batch goes out with the bounds they prove (``solver.parent_bounds``).
+    ``missing`` is the whole frontier's count of positions to solve, when known: the
+    progress bar's total (else it grows as the frontier is listed).
 
     The frontier comes in key order, so a batch holds neighbours that share
     most of their subtrees.
@@ -75,7 +78,8 @@ def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
     task = solve_batch.options(num_cpus=plan.threads)
     in_flight: dict = {}
     per_position = None  # running estimate of seconds per position
-    bar = tqdm(total=frontier.total - frontier.stored, desc=f"ply {summary.ply} frontier",
+    bar = tqdm(total=missing if missing is not None else frontier.total - frontier.stored,
+               desc=f"ply {summary.ply} frontier",
                unit="pos", disable=not progress, smoothing=0.05)
     try:
         while True:
@@ -97,8 +101,9 @@ def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
                     break
                 bounds = parents.bounds(batch) if parents is not None else None
                 in_flight[task.remote(batch, table_log2, plan.threads, bounds)] = (batch, bounds)
-                bar.total = frontier.total - frontier.stored
-                bar.refresh()
+                if missing is None:
+                    bar.total = frontier.total - frontier.stored
+                    bar.refresh()
             if not in_flight:
                 break
             done, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)

@@ -269,7 +269,7 @@ def _run_build(args: argparse.Namespace) -> int:
     summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
                     threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress,
                     verbose=args.verbose)
-    return 130 if summary.interrupted else 0
+    return summary.exit_status
 
 
 def _run_solve(args: argparse.Namespace) -> int:
