@@ -11,8 +11,8 @@
 to 10) and the total to ply 12, and reports the peak memory of this process
 (``ru_maxrss``) and its growth over the baseline after the kernels are loaded.
 ``store`` writes a whole ply into a fresh SQLite file as the build writes
-frontier batches, reads it back as arrays, derives the ply above and writes
-that.  ``build`` runs the real driver on a fresh book (585,676 frontier
+frontier batches, reads it back as arrays, seals it into one segment, reads
+that back, derives the ply above and seals that.  ``build`` runs the real driver on a fresh book (585,676 frontier
 positions under 4444 at ply 14) and reports its peak memory, the share of
 wall time outside solving and the rows written per second.  Each mode runs
 in its own process so that peak memory is its own.
@@ -31,9 +31,9 @@ import time
 import numpy as np
 
 from bookgen.book.rows import Rows
+from bookgen.book.segment import Segment
 from bookgen.book.store import BookStore
 from bookgen.builder.derive import derive
-from bookgen.builder.driver import DERIVE_CHUNK
 from bookgen.builder.listing import keys_by_ply
 from bookgen.builder.missing import MissingKeys
 from solver import Position
@@ -134,20 +134,21 @@ def bench_store(ply: int) -> None:
         report(f"frontier writes ({len(children):,} ply-{ply} rows, {BATCH:,} a transaction)",
                len(children), write, "rows")
         (child_keys, child_scores), read = timed(lambda: store.scores_at(ply))
-        report("read back as arrays", len(child_keys), read, "rows")
+        report("read back as arrays (rows)", len(child_keys), read, "rows")
+        store.mark_complete(ply)
+        _, seal = timed(lambda: store.pack_rows(ply))
+        report(f"seal: {len(children):,} rows into one segment, one transaction",
+               len(children), seal, "rows")
+        store._segments.clear()   # read the segment back from the file, not the cache
+        (child_keys, child_scores), read = timed(lambda: store.scores_at(ply))
+        report("read back as arrays (sealed)", len(child_keys), read, "rows")
         parents = levels[ply - 1]
         entries, derived = timed(lambda: derive(parents, child_keys, child_scores))
         report(f"derivation of ply {ply - 1}, children in memory", len(parents), derived,
                "positions")
 
-        def write_derived():
-            for start in range(0, len(parents), DERIVE_CHUNK):
-                part = slice(start, start + DERIVE_CHUNK)
-                store.upsert(Rows(ply - 1, entries.keys[part], entries.scores[part],
-                                  entries.best[part], entries.move_scores[part]))
-
-        _, upsert = timed(write_derived)
-        report(f"derived writes ({DERIVE_CHUNK:,} a transaction)", len(parents), upsert, "rows")
+        _, upsert = timed(lambda: store.seal(ply - 1, Segment(parents, entries.scores, None)))
+        report("derived ply sealed (one transaction)", len(parents), upsert, "positions")
         report("derivation from the book: read, derive, write", len(parents),
                tuple(a + b + c for a, b, c in zip(read, derived, upsert)), "positions")
         store.close()
