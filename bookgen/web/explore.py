@@ -16,13 +16,12 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, NamedTuple
 
 from solver import Position, win_score
-from solver.bitboard import CELLS
 from solver.alarm import Alarm
+from solver.bitboard import CELLS, COLUMN_ORDER
 from solver.errors import SearchLimitError
 
-from ..book.scoring import best_of
+from .. import Decision, Player
 from ..play.analysis import describe_score
-from ..play.player import CENTRE_FIRST, Decision, Player
 
 if TYPE_CHECKING:
     from solver import Solver
@@ -31,6 +30,7 @@ EXACT_SHARE = 0.6   # of the cap, for the moves' exact scores; the rest for the 
 LAST_SHARE = 0.95   # the same when the book gives the position's score: no best move to find
 PLAYERS_KEPT = 4    # players (level, time) a worker keeps: each holds 20-40 MiB of tables
 _UNKNOWN = 1000     # a child's score not found in time: outside every real score
+CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # the likely best moves solved first
 # Loads the kernels before the first request: a winning move at once, after one short search.
 _WARM = "112233"
 
@@ -253,8 +253,8 @@ class Explorer:
         source = ("book+solver" if searched else "book") if used_book else "solver"
         best_found, proven = None, True
         if all(c.source is not None for c in columns if not c.full):
-            score, best = best_of([c.score for c in columns])
-            best_moves = tuple(int(c) for c in best)
+            score = max(c.score for c in columns if c.score is not None)
+            best_moves = tuple(c.column for c in columns if c.score == score)
         elif entry is not None:  # the book's last ply: the position's score, not its moves'
             score, best_moves = entry.score, entry.best_moves
         else:  # the player may still prove its move best, and the score with it

@@ -9,7 +9,7 @@ from typing import IO
 
 from solver.errors import C4Error
 
-from ..book.reader import Book
+from .. import Book
 from .app import create_app
 
 WILDCARDS = ("0.0.0.0", "::", "")

@@ -14,6 +14,7 @@ const state = {
   game: null,     // {human: parity of the plies the human plays, level, hints}
   seq: 0,         // the latest position asked for: older answers are dropped
   cache: new Map(),
+  notice: "",     // shown once with the next position: what was wrong with the URL
 };
 
 const moves = () => state.line.slice(0, state.cursor);
@@ -194,6 +195,12 @@ function renderStatus() {
   const span = text("span", ` ${score[0].toUpperCase()}${score.slice(1)}. [${data.source}]`);
   span.className = "position-score";
   status.replaceChildren(first, span);
+  if (state.notice) {
+    const notice = text("span", ` ${state.notice}`);
+    notice.className = "error";
+    status.append(notice);
+    state.notice = "";
+  }
   if (!data.complete) {
     const again = text("button", "solve on");
     again.id = "solve-on";
@@ -272,7 +279,9 @@ function showError(error) {
 function fromURL() {
   const pos = new URLSearchParams(location.search).get("pos") || "";
   if (!/^[1-7]{0,42}$/.test(pos)) {
-    showError(new Error(`pos=${pos.slice(0, 50)} is not a line of moves (digits 1-7)`));
+    state.notice = `pos=${pos.slice(0, 50)} is not a line of moves (digits 1-7, at most 42): ` +
+                   "showing the empty board.";
+    history.replaceState(null, "", location.pathname);
     return "";
   }
   return pos;
