@@ -58,6 +58,11 @@ def _table_log2(text: str) -> int:
                      "(2**N slots of 8 bytes)")
 
 
+def _port(text: str) -> int:
+    """A TCP port: 0 (any free one) to 65535."""
+    return _argument(text, int, lambda v: 0 <= v <= 65535, "a port: give 0 to 65535")
+
+
 def _add_db(parser: argparse.ArgumentParser, writes: bool = False) -> None:
     if writes:
         parser.add_argument("--db", default="book.db",
@@ -212,6 +217,30 @@ def build_parser() -> argparse.ArgumentParser:
                     "book stays valid throughout; a build resumes from a packed book.")
     _add_db(p, writes=True)
     p.set_defaults(run=_run_pack)
+
+    p = commands.add_parser(
+        "serve", help="explore the book in a browser; a JSON API and Pons' /solve",
+        description="Serve a page to walk the book move by move (every move's score, the "
+                    "best marked, how deep the book goes) and to play the AI, with a JSON API "
+                    "(/api/position, /api/move) and Pons' /solve?pos=. Past the book, searches "
+                    "take at most --time; a few run at once and the rest get 503. Needs the "
+                    "serve extra: pip install 'c4book[serve]'.")
+    _add_db(p)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: %(default)s, this machine only; "
+                        "0.0.0.0 lets anyone who reaches this machine use it, with no login)")
+    p.add_argument("--port", type=_port, default=8000,
+                   help="port (default: %(default)s; 0: any free port, printed)")
+    p.add_argument("--time", type=_seconds, default=1.0, metavar="SECONDS",
+                   help="longest search for a position or a move past the book; past it the "
+                        "answer says it is not proven (default: %(default)s)")
+    p.add_argument("--cors", default=None, metavar="ORIGIN",
+                   help="let pages from ORIGIN (e.g. http://localhost:3000) call the API "
+                        "(default: no other origin)")
+    p.add_argument("--workers", type=_search_threads, default=None, metavar="N",
+                   help="searches at once, as many more may wait (default: one per core, "
+                        "at most 4)")
+    p.set_defaults(run=_run_serve)
     return parser
 
 
@@ -253,6 +282,16 @@ def _run_pack(args: argparse.Namespace) -> int:
     from ..book.upgrade import run_pack
 
     return run_pack(args.db, sys.stdout)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    try:
+        from ..web import serve
+    except ModuleNotFoundError as error:  # the serve extra is not installed
+        print(f"c4book serve: error: needs the serve extra (missing {error.name}): "
+              "pip install 'c4book[serve]'", file=sys.stderr)
+        return 1
+    return serve(_found(args.db), args.host, args.port, args.time, args.cors, args.workers)
 
 
 def _run_build(args: argparse.Namespace) -> int:

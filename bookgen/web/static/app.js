@@ -1,0 +1,408 @@
+// c4book explorer: the board, the line, every move's score, and games against the AI.
+// Plain JS, no build step; everything it knows comes from the server's JSON API.
+"use strict";
+
+const WIDTH = 7, HEIGHT = 6, CELL = 100;
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  line: "",       // the moves of the line shown, maybe past the cursor
+  cursor: 0,      // how many of them are on the board
+  info: null,     // /api/info
+  data: null,     // /api/position of the position on the board
+  game: null,     // {human: parity of the plies the human plays, level, hints}
+  seq: 0,         // the latest position asked for: older answers are dropped
+  cache: new Map(),
+  notice: "",     // shown once with the next position: what was wrong with the URL
+};
+
+const moves = () => state.line.slice(0, state.cursor);
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+async function getJSON(url, tries = 4) {
+  const response = await fetch(url);
+  if (response.status === 503 && tries > 1) {  // the server is busy: it says so at once
+    await sleep(1000);
+    return getJSON(url, tries - 1);
+  }
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body;
+}
+
+// -- the board ------------------------------------------------------------------------------
+
+function buildBoard() {
+  const svg = $("board");
+  const frame = document.createElementNS(SVG, "rect");
+  frame.setAttribute("class", "frame");
+  frame.setAttribute("width", WIDTH * CELL);
+  frame.setAttribute("height", HEIGHT * CELL);
+  frame.setAttribute("rx", 18);
+  svg.appendChild(frame);
+  for (let col = 0; col < WIDTH; col++) {
+    for (let row = 0; row < HEIGHT; row++) {
+      const hole = document.createElementNS(SVG, "circle");
+      hole.setAttribute("cx", col * CELL + CELL / 2);
+      hole.setAttribute("cy", (HEIGHT - 1 - row) * CELL + CELL / 2);
+      hole.setAttribute("r", CELL * 0.4);
+      hole.id = `cell-${col + 1}-${row + 1}`;
+      svg.appendChild(hole);
+    }
+  }
+  for (let col = 1; col <= WIDTH; col++) {  // on top: one target per column
+    const target = document.createElementNS(SVG, "rect");
+    target.setAttribute("class", "col");
+    target.setAttribute("x", (col - 1) * CELL);
+    target.setAttribute("width", CELL);
+    target.setAttribute("height", HEIGHT * CELL);
+    target.dataset.col = col;
+    target.addEventListener("click", () => playColumn(col));
+    svg.appendChild(target);
+  }
+  const scores = $("scores");
+  for (let col = 1; col <= WIDTH; col++) {
+    const label = document.createElement("div");
+    label.className = "score";
+    label.dataset.col = col;
+    label.addEventListener("click", () => playColumn(col));
+    scores.appendChild(label);
+  }
+}
+
+function renderBoard() {
+  const filled = Array(WIDTH).fill(0);
+  const stones = new Map();
+  const shown = moves();
+  [...shown].forEach((char, ply) => {
+    const col = Number(char);
+    filled[col - 1] += 1;
+    stones.set(`cell-${col}-${filled[col - 1]}`, ply);
+  });
+  for (const hole of $("board").querySelectorAll("circle")) {
+    const ply = stones.get(hole.id);
+    hole.setAttribute("class", ply === undefined ? "" :
+      (ply % 2 === 0 ? "x" : "o") + (ply === shown.length - 1 ? " last" : ""));
+  }
+  $("back").disabled = $("first").disabled = state.cursor === 0;
+  $("forward").disabled = $("last").disabled = state.cursor === state.line.length;
+}
+
+function renderLine() {
+  const list = $("line");
+  list.replaceChildren();
+  [...state.line].forEach((col, index) => {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.textContent = `${index + 1}. ${col}`;
+    button.title = `go to the position after move ${index + 1}`;
+    if (index === state.cursor - 1) button.classList.add("current");
+    if (index >= state.cursor) button.classList.add("ahead");
+    button.addEventListener("click", () => go(index + 1));
+    item.appendChild(button);
+    list.appendChild(item);
+  });
+}
+
+// -- scores -------------------------------------------------------------------------------
+
+function colour(score) {
+  if (score === null || score === undefined) return "";
+  if (score === 0) return "hsl(215 14% 50%)";
+  // Quicker results in deeper colours: a slow loss is orange, a quick one dark red.
+  const fast = Math.min(1, (Math.abs(score) - 1) / 17);
+  return score > 0 ? `hsl(${100 + 40 * fast} 55% ${44 - 18 * fast}%)`
+                   : `hsl(${28 - 28 * fast} 80% ${50 - 20 * fast}%)`;
+}
+
+const signed = (score) => (score > 0 ? `+${score}` : `${score}`);
+const SOURCES = { book: "book", solver: "solver" };
+
+function renderScores() {
+  const data = state.data;
+  for (const label of $("scores").children) {
+    const column = data.columns[Number(label.dataset.col) - 1];
+    label.className = "score";
+    label.dataset.score = column.score === null ? "" : column.score;
+    label.style.background = colour(column.score);
+    label.title = "";
+    if (column.full) {
+      label.classList.add("full");
+      label.replaceChildren();
+      continue;
+    }
+    if (column.best) label.classList.add("best");
+    if (column.score === null) {
+      label.classList.add("unknown");
+      label.replaceChildren(text("b", "?"), text("span", column.best ? "best found" : "not solved"));
+      label.title = `not solved within ${state.info ? state.info.time : "the"} s`;
+      continue;
+    }
+    label.replaceChildren(text("b", signed(column.score)), text("span", column.words));
+    label.title = `${column.detail} (${column.source})`;
+  }
+}
+
+function text(tag, content) {
+  const node = document.createElement(tag);
+  node.textContent = content;
+  return node;
+}
+
+function renderTable() {
+  const body = $("moves").querySelector("tbody");
+  body.replaceChildren();
+  const rows = state.data.columns.filter((c) => !c.full);
+  rows.sort((a, b) => (b.score ?? -999) - (a.score ?? -999) || a.column - b.column);
+  for (const c of rows) {
+    const row = document.createElement("tr");
+    row.dataset.col = c.column;
+    const move = text("td", `${c.best ? "\u2605 " : ""}${c.column}`);
+    const score = text("td", c.score === null ? "?" : signed(c.score));
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = colour(c.score);
+    score.prepend(swatch);
+    const book = c.book_depth ? `${c.book_depth} move${c.book_depth === 1 ? "" : "s"}` : "\u2014";
+    row.append(move, score, text("td", c.words ?? "not solved in time"),
+               text("td", SOURCES[c.source] ?? "\u2014"), text("td", book));
+    row.title = c.detail ?? "";
+    row.addEventListener("click", () => playColumn(c.column));
+    body.appendChild(row);
+  }
+}
+
+function renderStatus() {
+  const data = state.data;
+  const status = $("status");
+  status.className = "";
+  if (data.game_over) {
+    status.textContent = data.winner === null ? "The board is full: a draw." :
+      `${data.winner === "first" ? "Red (first player)" : "Yellow (second player)"} has won.`;
+    return;
+  }
+  const mover = data.to_move === "first" ? "red" : "yellow";
+  const first = `Move ${data.ply + 1}, ${mover} to play.`;
+  const cap = `${state.info ? state.info.time : "the time cap"} s`;
+  let score;
+  if (data.score !== null) {
+    score = `${data.score_detail} (${signed(data.score)}, ${data.score_words})`;
+    if (!data.complete) score += `; some moves not solved within ${cap}`;
+  } else {
+    score = `not solved within ${cap}; best move found: ${data.best_found.column}`;
+  }
+  const span = text("span", ` ${score[0].toUpperCase()}${score.slice(1)}. [${data.source}]`);
+  span.className = "position-score";
+  status.replaceChildren(first, span);
+  if (state.notice) {
+    const notice = text("span", ` ${state.notice}`);
+    notice.className = "error";
+    status.append(notice);
+    state.notice = "";
+  }
+  if (!data.complete) {
+    const again = text("button", "solve on");
+    again.id = "solve-on";
+    again.title = "search again: the solver keeps what it has proved so far";
+    again.addEventListener("click", () => load(moves()));
+    status.append(" ", again);
+  }
+}
+
+// -- moving through the line -------------------------------------------------------------
+
+function go(cursor, push = true) {
+  state.cursor = Math.max(0, Math.min(cursor, state.line.length));
+  update(push);
+}
+
+function playColumn(col) {
+  const data = state.data;
+  if (!data || data.game_over || data.moves !== moves() || data.columns[col - 1].full) return;
+  if (state.game && moves().length % 2 !== state.game.human) {
+    $("game").textContent = "It is the AI's move.";
+    return;
+  }
+  const next = moves() + col;
+  if (!state.line.startsWith(next)) state.line = next;
+  state.cursor = next.length;
+  update(true);
+}
+
+function update(push) {
+  const pos = moves();
+  if (push) history.pushState(null, "", pos ? `?pos=${pos}` : location.pathname);
+  renderBoard();
+  renderLine();
+  load(pos);
+}
+
+async function load(pos) {
+  const seq = ++state.seq;
+  document.body.dataset.ready = "";
+  $("scores").classList.add("pending");
+  const slow = setTimeout(() => {
+    if (seq === state.seq) $("status").textContent = "Solving\u2026";
+  }, 200);
+  let data = state.cache.get(pos);
+  try {
+    if (!data) data = await getJSON(`/api/position?moves=${pos}`);
+  } catch (error) {
+    if (seq !== state.seq) return;
+    clearTimeout(slow);
+    showError(error);
+    return;
+  } finally {
+    clearTimeout(slow);
+  }
+  if (seq !== state.seq) return;
+  if (data.complete) state.cache.set(pos, data);  // an incomplete answer may improve later
+  state.data = data;
+  $("scores").classList.remove("pending");
+  renderScores();
+  renderTable();
+  renderStatus();
+  renderGame();
+  document.body.dataset.pos = pos;
+  document.body.dataset.ready = "1";
+  if (window.c4ready === undefined) window.c4ready = performance.now();
+  aiMove();
+}
+
+function showError(error) {
+  const status = $("status");
+  status.className = "error";
+  status.textContent = error.message;
+}
+
+function fromURL() {
+  const pos = new URLSearchParams(location.search).get("pos") || "";
+  if (!/^[1-7]{0,42}$/.test(pos)) {
+    state.notice = `pos=${pos.slice(0, 50)} is not a line of moves (digits 1-7, at most 42): ` +
+                   "showing the empty board.";
+    history.replaceState(null, "", location.pathname);
+    return "";
+  }
+  return pos;
+}
+
+// -- playing the AI ------------------------------------------------------------------------
+
+function startGame() {
+  if (state.game) {
+    state.game = null;
+    renderGame();
+    return;
+  }
+  if (state.data && state.data.game_over) {  // a finished game: start a new one
+    state.line = "";
+    state.cursor = 0;
+  }
+  const ply = moves().length;
+  const youFirst = $("first-move").value === "you";
+  state.game = { human: youFirst ? ply % 2 : (ply + 1) % 2, level: $("level").value,
+                 hints: $("hints").checked };
+  state.line = moves();  // the game goes on from here
+  update(true);
+}
+
+function renderGame() {
+  const game = state.game;
+  $("start").textContent = game ? "Stop the game" : "Play from here";
+  document.body.classList.toggle("hide-scores", Boolean(game && !$("hints").checked));
+  const line = $("game");
+  if (!game) {
+    line.textContent = "";
+    return;
+  }
+  const data = state.data;
+  if (data && data.game_over) {
+    const humanWon = data.winner && (data.winner === "first" ? 0 : 1) === game.human;
+    line.textContent = data.winner === null ? "A draw." : humanWon ? "You win!" : "The AI wins.";
+    return;
+  }
+  const yours = moves().length % 2 === game.human;
+  const last = game.last ? `AI played ${game.last.column} (${describe(game.last)}). ` : "";
+  line.textContent = `${last}${yours ? "Your move." : "The AI is thinking\u2026"}`;
+}
+
+function describe(decision) {
+  const ms = `${Math.round(decision.seconds * 1000)} ms`;
+  if (decision.source === "level") return `looked ${decision.depth} moves ahead, ${ms}`;
+  if (decision.proven) return `${decision.source}, ${ms}`;
+  return `not proven best in time, ${ms}`;
+}
+
+async function aiMove() {
+  const game = state.game;
+  const pos = moves();
+  if (!game || state.data.game_over || pos.length % 2 === game.human) return;
+  if (state.cursor !== state.line.length) return;  // looking back at the game
+  let decision;
+  try {
+    decision = await getJSON(`/api/move?moves=${pos}&level=${game.level}`);
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  if (state.game !== game || moves() !== pos) return;  // the user went elsewhere meanwhile
+  game.last = decision;
+  state.line = decision.after;
+  state.cursor = decision.after.length;
+  update(true);
+}
+
+// -- start -------------------------------------------------------------------------------
+
+function onKey(event) {
+  if (event.target.closest("select, input") || event.altKey || event.ctrlKey || event.metaKey) {
+    return;
+  }
+  const keys = { ArrowLeft: () => go(state.cursor - 1), ArrowRight: () => go(state.cursor + 1),
+                 Home: () => go(0), End: () => go(state.line.length) };
+  if (keys[event.key]) {
+    event.preventDefault();
+    keys[event.key]();
+  } else if (/^[1-7]$/.test(event.key)) {
+    playColumn(Number(event.key));
+  }
+}
+
+async function main() {
+  buildBoard();
+  $("first").addEventListener("click", () => go(0));
+  $("back").addEventListener("click", () => go(state.cursor - 1));
+  $("forward").addEventListener("click", () => go(state.cursor + 1));
+  $("last").addEventListener("click", () => go(state.line.length));
+  $("start").addEventListener("click", startGame);
+  $("hints").addEventListener("change", renderGame);
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("popstate", () => {
+    const pos = fromURL();
+    if (!state.line.startsWith(pos)) state.line = pos;
+    go(pos.length, false);
+  });
+  state.line = fromURL();
+  state.cursor = state.line.length;
+  update(false);
+  try {
+    state.info = await getJSON("/api/info");
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  for (const level of state.info.levels) {
+    const option = new Option(level.name, level.name, false,
+                              level.name === state.info.default_level);
+    option.title = level.about;
+    $("level").appendChild(option);
+  }
+  const book = state.info.book;
+  $("summary").textContent = book ?
+    `The book holds every position to ply ${book.max_ply}; past it the solver answers ` +
+    `within ${state.info.time} s. Click a column to play it.` :
+    `No book: the solver answers within ${state.info.time} s.`;
+}
+
+main();

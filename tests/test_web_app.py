@@ -1,0 +1,275 @@
+"""``c4book serve``'s app through Starlette's test client: answers equal the Book's and the
+Solver's, Pons' /solve format, every bad input a 400, 503 when the pool is full, the time cap."""
+
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from bookgen import Book
+from bookgen.web import create_app
+from bookgen.web.explore import score_words
+from solver import Position, Solver
+
+SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
+# Past the book (ply 11), and slow to solve: 13 and 5 million nodes for every move's score,
+# 5.6 and 4.5 s on a loaded 2-core machine.
+HARD = "13577531135"
+HARD_TOO = "17711771226"
+PAST_BOOK = ["612134611346", "427134334771", "347463241525"]  # ply 12: quick to solve
+
+pytestmark = pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
+
+
+@pytest.fixture(scope="module")
+def book():
+    with Book.open(str(SHIPPED)) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def client(book):
+    """A server with a generous cap, for answers that must be exact."""
+    with TestClient(create_app(book, cap=20.0, workers=2)) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def short(book):
+    """A server with a cap far too short for HARD_TOO."""
+    with TestClient(create_app(book, cap=0.1, workers=1)) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def single(book):
+    """A server with one worker and no waiting line."""
+    app = create_app(book, cap=2.0, workers=1, waiting=0)
+    with TestClient(app) as test_client:
+        yield test_client, app.state.pool
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return Solver(table_log2=22)
+
+
+def mirror(moves: str) -> str:
+    return "".join(str(8 - int(c)) for c in moves)
+
+
+def book_lines(count: int, seed: int) -> list[str]:
+    """Random unfinished lines of plies 0-9: book positions that hold every move's score."""
+    rng = random.Random(seed)
+    lines = []
+    while len(lines) < count:
+        position = Position()
+        for _ in range(rng.randint(0, 9)):
+            position = position.play(rng.choice(position.legal_moves()))
+            if position.is_game_over:
+                break
+        if not position.is_game_over:
+            lines.append(position.moves)
+    return lines
+
+
+def get(client, url: str, status: int = 200) -> dict:
+    response = client.get(url)
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/json"
+    return response.json()
+
+
+@pytest.mark.parametrize("moves", book_lines(12, seed=29) + ["", "4453", "444444"])
+def test_a_book_position_is_the_book_entry_and_its_mirror_image_is_mirrored(client, book, moves):
+    entry = book.get(moves)
+    answer = get(client, f"/api/position?moves={moves}")
+    assert (answer["moves"], answer["ply"], answer["score"]) == (moves, len(moves), entry.score)
+    assert answer["best_moves"] == list(entry.best_moves)
+    assert answer["move_scores"] == list(entry.move_scores)
+    assert (answer["source"], answer["in_book"], answer["proven"]) == ("book", True, True)
+    assert [c["source"] for c in answer["columns"]] == \
+        [None if s is None else "book" for s in entry.move_scores]
+    mirrored = get(client, f"/api/position?moves={mirror(moves)}")
+    assert mirrored["move_scores"] == answer["move_scores"][::-1]
+    assert mirrored["best_moves"] == sorted(8 - c for c in answer["best_moves"])
+
+
+def test_scores_are_put_in_words_for_the_player_to_move(client):
+    answer = get(client, "/api/position?moves=4453")
+    # -2: the second player wins with the 20th stone, 18 moves after its 2 on the board.
+    assert (answer["score"], answer["score_words"]) == (-2, "loss in 18")
+    assert answer["score_detail"] == "second player wins with the 20th stone"
+    assert answer["to_move"] == "first"
+    assert [c["words"] for c in answer["columns"]] == \
+        ["loss in 15", "loss in 15", "loss in 18", "loss in 17", "loss in 16", "loss in 18",
+         "loss in 18"]
+    win_now = get(client, "/api/position?moves=112233")["columns"][3]  # a row of three: 4 wins
+    assert (win_now["score"], win_now["words"], win_now["best"]) == (18, "win in 1", True)
+    assert score_words(0, 7) == "draw"
+    assert score_words(1, 41) == "win in 1"  # the last cell wins
+    assert score_words(-1, 40) == "loss in 1"
+
+
+def test_the_book_depth_of_each_move_is_what_the_book_holds_below_it(client, book):
+    assert book.info.max_ply == 10
+    columns = get(client, "/api/position?moves=4453")["columns"]
+    assert [c["book_depth"] for c in columns] == [6] * 7  # plies 5 to 10
+    columns = get(client, "/api/position?moves=112233")["columns"]
+    assert columns[3]["book_depth"] is None  # a winning move: no position after it
+    assert columns[0]["book_depth"] == 4
+    ply10 = "4365632413"
+    assert book.get(ply10).move_scores is None  # the book's last ply
+    answer = get(client, f"/api/position?moves={ply10}")
+    assert [c["book_depth"] for c in answer["columns"]] == [None] * 7
+
+
+@pytest.mark.parametrize("moves", PAST_BOOK + ["4365632413"])
+def test_past_the_book_every_move_is_solved_as_the_solver_solves_it(client, book, solver, moves):
+    expected = solver.analyze(Position.from_moves(moves))
+    for asked, scores in ((moves, expected), (mirror(moves), expected[::-1])):
+        answer = get(client, f"/api/position?moves={asked}")
+        assert answer["move_scores"] == scores
+        assert answer["score"] == max(s for s in scores if s is not None)
+        assert answer["proven"] and answer["complete"] and answer["best_found"] is None
+        assert answer["in_book"] == (book.get(asked) is not None)
+        assert answer["source"] == ("book+solver" if answer["in_book"] else "solver")
+
+
+def test_solve_answers_in_pons_format_with_100_for_a_full_column(client, book, solver):
+    assert get(client, "/solve?pos=4453") == {"pos": "4453",
+                                              "score": list(book.get("4453").move_scores)}
+    assert get(client, "/solve?pos=444444") == {
+        "pos": "444444", "score": [100 if s is None else s
+                                   for s in book.get("444444").move_scores]}
+    assert get(client, "/solve?pos=444444")["score"][3] == 100
+    past = "444444333333"  # ply 12, columns 3 and 4 full
+    expected = [100 if s is None else s for s in solver.analyze(Position.from_moves(past))]
+    assert expected[2] == expected[3] == 100
+    assert get(client, f"/solve?pos={past}") == {"pos": past, "score": expected}
+    assert get(client, "/solve")["score"] == list(book.get("").move_scores)
+
+
+def test_the_ai_plays_the_books_move_and_says_how(client, book):
+    answer = get(client, "/api/move?moves=4453")
+    assert answer["column"] in book.get("4453").best_moves
+    assert (answer["source"], answer["proven"], answer["score"]) == ("book", True, -2)
+    assert (answer["level"], answer["after"]) == ("perfect", "4453" + str(answer["column"]))
+    weak = get(client, "/api/move?moves=4453&level=beginner&time=0.5")
+    assert (weak["level"], weak["source"], weak["time"]) == ("beginner", "level", 0.5)
+    assert Position.from_moves("4453").can_play(weak["column"])
+
+
+def test_a_finished_game_is_shown_but_has_no_move(client):
+    answer = get(client, "/api/position?moves=1212121")
+    assert (answer["game_over"], answer["winner"]) == (True, "first")
+    assert all(c["full"] for c in answer["columns"])
+    assert "over" in get(client, "/api/move?moves=1212121", 400)["error"]
+    assert get(client, "/solve?pos=1212121", 400)["param"] == "pos"
+
+
+BAD = [
+    ("/api/position?moves=44x", "moves", "illegal move 'x' at position 3"),
+    ("/api/position?moves=4%EF%BC%94", "moves", "columns are digits 1-7"),  # a full-width 4
+    ("/api/position?moves=4444444", "moves", "column 4 is full at move 7"),
+    ("/api/position?moves=12121212", "moves", "comes after the game was won"),
+    ("/api/position?moves=" + "1234567" * 7, "moves", "49 moves: a game has at most 42"),
+    ("/api/move?moves=4444444", "moves", "column 4 is full"),
+    ("/api/move?moves=1212121", "moves", "the game is over"),
+    ("/api/move?moves=4453&level=grandmaster", "level", "unknown level 'grandmaster'"),
+    ("/api/move?moves=4453&level=", "level", "unknown level ''"),
+    ("/api/move?moves=4453&time=abc", "time", "'abc' is not a number of seconds"),
+    ("/api/move?moves=4453&time=0", "time", "'0'"),
+    ("/api/move?moves=4453&time=-1", "time", "'-1'"),
+    ("/api/move?moves=4453&time=nan", "time", "'nan'"),
+    ("/api/move?moves=4453&time=inf", "time", "'inf'"),
+    ("/api/move?moves=4453&time=21", "time", "at most this server's cap of 20 s"),
+    ("/solve?pos=8", "pos", "illegal move '8'"),
+    ("/solve?pos=1212121", "pos", "the game is over"),
+]
+
+
+@pytest.mark.parametrize("url, param, says", BAD)
+def test_bad_input_is_a_400_naming_it_and_the_server_goes_on(client, url, param, says):
+    answer = get(client, url, 400)
+    assert answer["param"] == param
+    assert answer["error"].startswith(f"{param}: ") and says in answer["error"]
+    assert get(client, "/api/position?moves=4453")["score"] == -2
+
+
+def test_unknown_pages_and_methods_are_json_errors_and_files_come_from_the_package(client):
+    assert "no such page" in get(client, "/etc/passwd", 404)["error"]
+    for url in ("/static/../../book.db", "/static/app.py", "/static/%2e%2e%2fapp.py",
+                "/static/..%2F..%2Fpyproject.toml"):
+        assert client.get(url).status_code == 404
+    assert client.post("/api/position?moves=4").status_code == 405
+    page = client.get("/?pos=4453")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
+    assert client.get("/static/style.css").status_code == 200
+
+
+def test_no_cors_unless_an_origin_is_given(client, book):
+    headers = {"Origin": "http://elsewhere.example"}
+    assert "access-control-allow-origin" not in client.get("/solve?pos=4", headers=headers).headers
+    with TestClient(create_app(book, cap=1.0, workers=1, cors="http://localhost:3000")) as open_to:
+        allowed = open_to.get("/solve?pos=4", headers={"Origin": "http://localhost:3000"})
+        assert allowed.headers["access-control-allow-origin"] == "http://localhost:3000"
+        other = open_to.get("/solve?pos=4", headers=headers)
+        assert "access-control-allow-origin" not in other.headers
+
+
+def test_past_the_book_the_cap_holds_and_the_answer_says_it_is_not_proven(short):
+    started = time.perf_counter()
+    answer = get(short, f"/api/position?moves={HARD_TOO}")
+    took = time.perf_counter() - started
+    # Seconds of search in 0.1 s: some moves unsolved, and the player's move not proven.
+    assert (answer["proven"], answer["complete"], answer["score"]) == (False, False, None)
+    assert None in answer["move_scores"] and not answer["in_book"]
+    found = answer["best_found"]
+    assert Position.from_moves(HARD_TOO).can_play(found["column"]) and not found["proven"]
+    assert answer["best_moves"] == [found["column"]]
+    assert answer["seconds"] < 0.1 + 0.25 and took < 0.1 + 1.0  # (a loaded machine: slack)
+    pons = get(short, f"/solve?pos={HARD_TOO}")
+    assert pons["proven"] is False and None in pons["score"]
+    move = get(short, f"/api/move?moves={HARD_TOO}&time=0.05")
+    assert move["time"] == 0.05 and move["seconds"] < 0.05 + 0.25
+    assert Position.from_moves(HARD_TOO).can_play(move["column"])
+
+
+def test_at_the_books_last_ply_the_score_is_the_books_even_when_the_cap_runs_out(short, book):
+    ply10 = "4367467525"  # its moves take seconds to solve
+    entry = book.get(ply10)
+    answer = get(short, f"/api/position?moves={ply10}")
+    assert (answer["proven"], answer["complete"], answer["in_book"]) == (True, False, True)
+    assert (answer["score"], answer["best_moves"]) == (entry.score, list(entry.best_moves))
+    assert answer["best_found"] is None and None in answer["move_scores"]
+    for col in entry.best_moves:  # a best move scores the position's score: no search
+        assert answer["columns"][col - 1]["score"] == entry.score
+
+
+def test_a_full_pool_answers_503_at_once_while_the_book_still_answers(single):
+    client, pool = single
+    slow = {}
+    thread = threading.Thread(target=lambda: slow.update(
+        answer=client.get(f"/api/position?moves={HARD}")))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 5
+        while pool.busy < 1 and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert pool.busy == 1
+        started = time.perf_counter()
+        full = client.get(f"/api/position?moves={PAST_BOOK[0]}")
+        assert full.status_code == 503 and time.perf_counter() - started < 0.25
+        assert "busy" in full.json()["error"] and full.headers["retry-after"] == "1"
+        assert client.get(f"/api/move?moves={HARD}").status_code == 503
+        assert get(client, "/api/position?moves=4453")["source"] == "book"  # no search needed
+    finally:
+        thread.join(10)
+    assert slow["answer"].status_code == 200 and pool.busy == 0
+    assert get(client, f"/api/position?moves={PAST_BOOK[2]}")["proven"] is True

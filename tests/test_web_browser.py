@@ -1,0 +1,133 @@
+"""The explorer page in a real headless Chromium, against a real ``c4book serve``.
+
+Needs Debian's ``chromium`` at /usr/bin/chromium (``apt-get install chromium``; .ci/run
+installs it) and the ``playwright`` Python package, which drives that browser: no
+browser download.
+"""
+
+import re
+import select
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bookgen import Book
+
+from conftest import c4book_command
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WAIT_MS = 20_000  # for one answer on a loaded machine; a book answer takes milliseconds
+
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(),
+                       reason="needs Debian's chromium at /usr/bin/chromium "
+                              "(apt-get install chromium chromium-driver)"),
+    pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level"),
+]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """``c4book serve`` on a free port: its address."""
+    process = subprocess.Popen(
+        c4book_command() + ["serve", "--db", str(SHIPPED), "--port", "0", "--time", "1",
+                            "--workers", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        line = process.stdout.readline() if ready else ""
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert found, f"no address in {line!r}; stderr: {process.stderr.read() if not ready else ''}"
+        yield found.group(0)
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def book():
+    with Book.open(str(SHIPPED)) as opened:
+        yield opened
+
+
+def shown(page, moves: str) -> None:
+    """Wait until the page shows the position after ``moves`` with its scores."""
+    page.wait_for_selector(f"body[data-ready='1'][data-pos='{moves}']", timeout=WAIT_MS)
+
+
+def scores(page) -> list[int | None]:
+    values = page.eval_on_selector_all("#scores .score", "labels => labels.map(l => l.dataset.score)")
+    return [int(v) if v else None for v in values]
+
+
+def stone(page, col: int, row: int) -> str:
+    return page.get_attribute(f"#cell-{col}-{row}", "class") or ""
+
+
+def test_the_page_walks_the_book_and_plays_the_ai(server, browser, book, tmp_path):
+    page = browser.new_page(viewport={"width": 1000, "height": 760})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    page.goto(server + "?pos=4453")
+    shown(page, "4453")
+    assert scores(page) == list(book.get("4453").move_scores)
+    labels = page.inner_text("#scores")
+    assert labels.count("loss in 18") == 3  # the three best moves, each marked
+    assert page.locator("#scores .score.best").count() == 3
+    assert page.locator("#moves tbody tr").count() == 7
+    assert page.inner_text("#moves tbody tr:first-child").split()[:2] == ["\u2605", "3"]
+
+    page.click("#board rect.col[data-col='1']")
+    shown(page, "44531")
+    assert page.url.endswith("?pos=44531")
+    assert stone(page, 1, 1) == "x last" and stone(page, 3, 1) == "o"
+    assert scores(page) == list(book.get("44531").move_scores)
+
+    page.click("#back")
+    shown(page, "4453")
+    assert page.url.endswith("?pos=4453") and stone(page, 1, 1) == ""
+    assert scores(page) == list(book.get("4453").move_scores)
+    page.keyboard.press("ArrowRight")  # the line is kept: forward again
+    shown(page, "44531")
+    page.go_back()  # and the browser's own back button
+    shown(page, "4453")
+
+    page.click("#first")
+    shown(page, "")
+    page.click("#start")  # you first, level perfect
+    page.click("#board rect.col[data-col='4']")
+    # (a selector, not a script: the page's Content-Security-Policy forbids eval)
+    page.wait_for_selector("body[data-ready='1'][data-pos^='4']:not([data-pos='4'])",
+                           timeout=WAIT_MS)
+    reply = page.evaluate("document.body.dataset.pos")[1]
+    assert int(reply) in book.get("4").best_moves
+    assert page.url.endswith(f"?pos=4{reply}")
+    assert f"AI played {reply} (book" in page.inner_text("#game")
+    assert "Your move" in page.inner_text("#game")
+    page.screenshot(path=str(tmp_path / "explorer.png"), full_page=True)
+
+    page.click("#start")  # stop, and a new game from the empty board with the AI first
+    page.click("#first")
+    shown(page, "")
+    page.select_option("#first-move", "ai")
+    page.select_option("#level", "beginner")
+    page.click("#start")
+    page.wait_for_selector("body[data-ready='1']:not([data-pos=''])", timeout=WAIT_MS)
+    assert len(page.evaluate("document.body.dataset.pos")) == 1
+    assert (tmp_path / "explorer.png").stat().st_size > 10_000
+    assert errors == []
