@@ -25,6 +25,50 @@ def run_sql(path: str, *statements: str) -> None:
         conn.commit()
 
 
+def open_store(db: str):
+    """A read-only ``BookStore`` of an existing book (a path or a URL), whatever its root."""
+    from bookgen.book.store import BookStore, make_engine, read_meta, sqlite_path
+
+    engine = make_engine(db, readonly=sqlite_path(db) is not None)
+    try:
+        meta = read_meta(engine, db)
+    finally:
+        engine.dispose()
+    return BookStore(db, meta["root"], int(meta["root_key"]), readonly=True)
+
+
+def stored_plies(db: str) -> dict:
+    """Each ply's ``Segment`` of every stored entry, packed and rows together, in key order
+    (``BookStore.entries_at``); ``best`` is ``None`` where a sealed ply keeps no best moves."""
+    store = open_store(db)
+    try:
+        return {ply: store.entries_at(ply) for ply in store.count_by_ply()}
+    finally:
+        store.close()
+
+
+def entries(db: str) -> list[tuple]:
+    """``(key, ply, score, best_moves)`` of every stored position, in key order, packed
+    or rows alike; ``best_moves`` is the stored text ("25"), or ``None`` where the ply
+    keeps no best moves (its children give them)."""
+    from bookgen.book.schema import BEST_TEXT
+
+    found = []
+    for ply, (keys, scores, best) in stored_plies(db).items():
+        texts = [None] * len(keys) if best is None else [BEST_TEXT[b] for b in best.tolist()]
+        found += zip(keys.tolist(), [ply] * len(keys), scores.tolist(), texts)
+    return sorted(found)
+
+
+def book_keys(db: str, ply: int) -> list[int]:
+    """The keys a book stores at ``ply``, packed or rows, in key order."""
+    store = open_store(db)
+    try:
+        return store.entries_at(ply).keys.tolist()
+    finally:
+        store.close()
+
+
 def book_moves(path: str, ply: int) -> list[str]:
     """A move string for each position a book stores at ``ply``, in key order.
 
@@ -33,11 +77,93 @@ def book_moves(path: str, ply: int) -> list[str]:
     """
     from solver.packed import moves_of_key
 
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        (root,) = conn.execute("SELECT value FROM meta WHERE name = 'root'").fetchone()
-        keys = [k for (k,) in conn.execute(
-            "SELECT key FROM positions WHERE ply = ? ORDER BY key", (ply,))]
+    store = open_store(path)
+    try:
+        root, keys = store.meta()["root"], store.entries_at(ply).keys.tolist()
+    finally:
+        store.close()
     return [moves_of_key(k, root) for k in keys]
+
+
+def segment_rows(path: str, ply: int) -> list[tuple[int, int, bytes]]:
+    """``(id, count, data)`` of each stored segment of ``ply``, in id order."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return conn.execute("SELECT id, count, data FROM segments WHERE ply = ? ORDER BY id",
+                            (ply,)).fetchall()
+
+
+def edit_ply(path: str, ply: int, edit) -> None:
+    """Change a sealed ply's entries behind the project's back, as a wrong but undamaged
+    book would have them: its one segment unpacked, ``edit(Segment) -> Segment`` applied
+    (numpy arrays; the result is put back in key order) and packed again, checksum and
+    all.  A ply with no segment yet starts empty."""
+    import numpy as np
+
+    from bookgen.book.segment import Segment, pack, unpack
+
+    found = segment_rows(path, ply)
+    assert len(found) <= 1, f"ply {ply} has {len(found)} segments"
+    before = (unpack(found[0][2], ply) if found else
+              Segment(np.empty(0, np.uint64), np.empty(0, np.int8), None))
+    keys, scores, best = edit(Segment(before.keys.copy(), before.scores.copy(),
+                                      None if before.best is None else before.best.copy()))
+    order = np.argsort(np.asarray(keys, dtype=np.uint64), kind="stable")
+    after = Segment(np.asarray(keys, dtype=np.uint64)[order],
+                    np.asarray(scores, dtype=np.int8)[order],
+                    None if best is None else np.asarray(best, dtype=np.uint8)[order])
+    with closing(sqlite3.connect(path)) as conn:
+        if found:
+            conn.execute("UPDATE segments SET data = ?, count = ? WHERE id = ?",
+                         (pack(after), len(after.keys), found[0][0]))
+        else:
+            conn.execute("INSERT INTO segments (ply, count, data) VALUES (?, ?, ?)",
+                         (ply, len(after.keys), pack(after)))
+        conn.commit()
+
+
+def unseal(path: str, version: int = 3) -> None:
+    """Turn a book's segments back into one row per position, as schema version 2 kept
+    them: a derived ply (the next one complete) with its best moves and move scores, the
+    deepest with its best moves and no move scores; no node counts (0).
+
+    ``version`` 3: a version-3 book whose plies are all still rows (an upgrade from
+    version 2 interrupted before it packed anything).  ``version`` 2: the segments table
+    goes too and the book says version 2, as a book written by c4book before segments.
+    """
+    import json
+
+    from bookgen.book.schema import BEST_TEXT
+    from bookgen.builder.derive import derive
+
+    plies = stored_plies(path)
+    with closing(sqlite3.connect(path)) as conn:
+        complete = set(json.loads(conn.execute(
+            "SELECT value FROM meta WHERE name = 'complete_plies'").fetchone()[0]))
+    rows = []
+    for ply, (keys, scores, best) in plies.items():
+        move_scores = None
+        if ply in complete and ply + 1 in complete:
+            children = plies[ply + 1]
+            derived = derive(keys, children.keys, children.scores)
+            assert (derived.scores == scores).all() and (best is None
+                                                         or (derived.best == best).all())
+            best, move_scores = derived.best, derived.move_scores
+        assert best is not None, f"ply {ply} keeps no best moves and is not derived"
+        for i, (key, score, bits) in enumerate(zip(keys.tolist(), scores.tolist(),
+                                                   best.tolist())):
+            rows.append((key, ply, score, (score > 0) - (score < 0), BEST_TEXT[bits],
+                         None if move_scores is None else move_scores[i].tobytes(), 0))
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("DELETE FROM positions")
+        conn.executemany("INSERT INTO positions (key, ply, score, wdl, best_moves, move_scores, "
+                         "nodes) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        if version == 2:
+            conn.execute("DROP TABLE segments")
+        else:
+            conn.execute("DELETE FROM segments")
+        conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
+        conn.commit()
+        conn.execute("VACUUM")
 
 
 def c4book_command() -> list[str]:
@@ -110,6 +236,16 @@ def small_book_path(tmp_path_factory, ray_session) -> str:
 
     path = str(tmp_path_factory.mktemp("books") / "small.db")
     build(path, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=20)
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_rows_book_path(small_book_path, tmp_path_factory) -> str:
+    """The small book with every ply kept as rows, one per position (``unseal``): the same
+    book as an upgrade from version 2 leaves it before packing; treat as read-only."""
+    path = str(tmp_path_factory.mktemp("books") / "small-rows.db")
+    shutil.copy(small_book_path, path)
+    unseal(path)
     return path
 
 

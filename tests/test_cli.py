@@ -17,11 +17,11 @@ import pytest
 
 from solver import Position, Solver
 
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book_command
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, segment_rows
 
 DATA = Path(__file__).parent / "data"
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
-SUBCOMMANDS = ["solve", "build", "query", "move", "play", "stats", "verify"]
+SUBCOMMANDS = ["solve", "build", "query", "move", "play", "stats", "verify", "upgrade", "pack"]
 
 ROOT_BOARD = """\
 . . . o . . .
@@ -282,7 +282,14 @@ def test_stats_json(db, solver):
     assert stats["plies_complete"] == sorted(COUNTS)
     assert (stats["root"], stats["max_ply"], stats["db"]) == (SMALL_ROOT, SMALL_PLY, db)
     assert stats["file_bytes"] == os.path.getsize(db)
-    assert stats["bytes_per_position"] == round(os.path.getsize(db) / 753, 1)
+    assert stats["bytes_per_position"] == round(os.path.getsize(db) / 753, 2)
+    # every ply sealed: one segment each, no rows
+    for ply, count in COUNTS.items():
+        (_, stored, blob), = segment_rows(db, ply)
+        assert stored == count
+        assert stats["storage_per_ply"][str(ply)] == {
+            "form": "sealed", "packed": count, "packed_bytes": len(blob), "rows": 0,
+            "bytes_per_packed_position": round(len(blob) / count, 2)}
     for ply, count in COUNTS.items():
         outcome = stats["outcomes_per_ply"][str(ply)]
         assert outcome["win"] + outcome["draw"] + outcome["loss"] == count
@@ -299,17 +306,58 @@ def test_stats_text(db):
     assert result.returncode == 0 and result.stderr == ""
     lines = result.stdout.splitlines()
     assert lines[0] == f"book {db}: root {SMALL_ROOT}, 753 positions"
+    assert lines[1].split() == ["ply", "positions", "complete", "win", "draw", "loss", "stored",
+                                "bytes/pos", "(outcomes", "for", "the", "player", "to", "move)"]
     rows = {}
     for line in lines[2:2 + len(COUNTS)]:
-        ply, count, complete, win, draw, loss = line.split()
-        rows[int(ply)] = (int(count.replace(",", "")), complete, int(win), int(draw), int(loss))
+        ply, count, complete, win, draw, loss, form, per_position = line.split()
+        rows[int(ply)] = (int(count.replace(",", "")), complete, int(win), int(draw), int(loss),
+                          form, per_position)
     assert {p: r[0] for p, r in rows.items()} == COUNTS
     assert all(r[1] == "yes" for r in rows.values())
     for ply, row in rows.items():
         o = stats["outcomes_per_ply"][str(ply)]
-        assert row[2:] == (o["win"], o["draw"], o["loss"])
+        assert row[2:5] == (o["win"], o["draw"], o["loss"])
+        stored = stats["storage_per_ply"][str(ply)]
+        assert row[5:] == ("sealed", f"{stored['bytes_per_packed_position']:.2f}")
     assert lines[-1] == f"file {os.path.getsize(db):,} bytes, " \
-                        f"{round(os.path.getsize(db) / 753, 1)} bytes per position"
+                        f"{round(os.path.getsize(db) / 753, 2)} bytes per position"
+
+
+def test_stats_of_a_book_kept_as_rows_and_partly_packed(small_rows_book_path, tmp_path):
+    rows_stats = json.loads(c4book("stats", "--db", small_rows_book_path, "--json").stdout)
+    assert rows_stats["positions_per_ply"] == {str(p): n for p, n in COUNTS.items()}
+    assert {p: s["form"] for p, s in rows_stats["storage_per_ply"].items()} == \
+        {str(p): "rows" for p in COUNTS}
+    assert rows_stats["storage_per_ply"]["12"] == {
+        "form": "rows", "packed": 0, "packed_bytes": 0, "rows": 574,
+        "bytes_per_packed_position": None}
+    text = c4book("stats", "--db", small_rows_book_path).stdout.splitlines()
+    assert re.fullmatch(r"\s+12\s+574\s+yes(\s+\d+){3}\s+rows\s+\(574 rows\)", text[6]), text[6]
+    # ply 12 still being built: one segment packed, more rows since (as the builder leaves it)
+    path = tmp_path / "partly.db"
+    path.write_bytes(Path(small_rows_book_path).read_bytes())
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("UPDATE meta SET value = '[8, 9, 10, 11]' WHERE name = 'complete_plies'")
+        conn.execute("DELETE FROM positions WHERE ply = 12 AND key % 2 = 0")
+        conn.commit()
+        held = conn.execute("SELECT count(*) FROM positions WHERE ply = 12").fetchone()[0]
+    assert c4book("pack", "--db", str(path)).stdout == f"{path}: packed {179 + held} rows\n"
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("ATTACH ? AS rows_book", (f"file:{small_rows_book_path}?mode=ro",))
+        conn.execute("INSERT INTO positions SELECT * FROM rows_book.positions "
+                     "WHERE ply = 12 AND key % 2 = 0")
+        conn.commit()
+    stats = json.loads(c4book("stats", "--db", str(path), "--json").stdout)
+    (_, _, blob), = segment_rows(str(path), 12)
+    assert stats["positions_per_ply"]["12"] == 574 and stats["plies_complete"] == [8, 9, 10, 11]
+    assert stats["storage_per_ply"]["12"] == {
+        "form": "packed+rows", "packed": held, "packed_bytes": len(blob), "rows": 574 - held,
+        "bytes_per_packed_position": round(len(blob) / held, 2)}
+    assert stats["storage_per_ply"]["11"]["form"] == "sealed"
+    line = c4book("stats", "--db", str(path)).stdout.splitlines()[6]
+    assert line.split()[6:] == ["packed+rows", f"{len(blob) / held:.2f}",
+                                f"({574 - held:,}", "rows)"]
 
 
 # -- errors -------------------------------------------------------------------
@@ -326,7 +374,8 @@ def test_bad_moves_are_one_line(db, command, moves):
         assert "game" in line
 
 
-@pytest.mark.parametrize("command", ["query", "move", "stats", "play"])
+@pytest.mark.parametrize("command", ["query", "move", "stats", "play", "verify", "upgrade",
+                                     "pack"])
 def test_missing_book(tmp_path, command):
     missing = tmp_path / "missing.db"
     args = [command, SMALL_ROOT] if command in ("query", "move") else [command]

@@ -1,8 +1,6 @@
-import sqlite3
-
 import numpy as np
 import pytest
-from conftest import SMALL_PLY, SMALL_ROOT
+from conftest import SMALL_PLY, SMALL_ROOT, book_keys, entries, open_store, segment_rows
 
 from bookgen.builder.cluster import AddressError
 from bookgen.builder.driver import BuildArgumentError, _sorted_scores, build
@@ -12,38 +10,95 @@ from solver.packed import moves_of_key
 
 
 def rows(path: str) -> list[tuple]:
-    """Every entry except the node count, which depends on table history."""
-    with sqlite3.connect(path) as conn:
-        return conn.execute("SELECT key, ply, score, wdl, best_moves, move_scores "
-                            "FROM positions ORDER BY key").fetchall()
+    """Every entry as stored, ``(key, ply, score, best_moves)``: the node count, which
+    depends on table history, is not kept."""
+    return entries(path)
+
+
+def sealed(path: str) -> dict[int, tuple[int, bool]]:
+    """Per ply: ``(segments, keeps best moves)``, and no row left anywhere."""
+    store = open_store(path)
+    try:
+        assert store.row_counts() == {}
+        storage = store.storage_by_ply()
+        found = {}
+        for ply in storage:
+            assert store.is_sealed(ply), ply
+            found[ply] = (storage[ply][0], store.best_at(ply) is not None)
+        return found
+    finally:
+        store.close()
 
 
 def test_counts_per_ply_equal_the_enumeration(small_book_path):
     levels = keys_by_ply(Position.from_moves(SMALL_ROOT), SMALL_PLY)
-    with sqlite3.connect(small_book_path) as conn:
-        counts = dict(conn.execute("SELECT ply, count(*) FROM positions GROUP BY ply"))
-        keys = {ply: [k for (k,) in conn.execute(
-            "SELECT key FROM positions WHERE ply=? ORDER BY key", (ply,))] for ply in levels}
+    store = open_store(small_book_path)
+    try:
+        counts = store.count_by_ply()
+    finally:
+        store.close()
+    keys = {ply: book_keys(small_book_path, ply) for ply in levels}
     assert counts == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
     assert all(keys[ply] == levels[ply].tolist() for ply in levels)
 
 
+def test_every_ply_is_sealed_and_only_the_last_keeps_best_moves(small_book_path):
+    assert sealed(small_book_path) == {8: (1, False), 9: (6, False), 10: (36, False),
+                                       11: (136, False), 12: (574, True)}
+
+
 def test_every_score_equals_a_direct_solve_and_best_moves_match_children(small_book_path):
+    from bookgen import Book
+
     solver = Solver(table_log2=20)
-    for key, ply, score, wdl, best, _ in rows(small_book_path):
-        position = Position.from_moves(moves_of_key(key))
-        assert position.key == key and position.ply == ply
-        scores = solver.analyze(position)
-        assert score == max(s for s in scores if s is not None) == solver.solve(position)
-        assert wdl == (score > 0) - (score < 0)
-        assert best == "".join(str(c) for c, s in enumerate(scores, 1) if s == score)
+    with Book.open(small_book_path) as book:
+        for key, ply, score, best in rows(small_book_path):
+            moves = moves_of_key(key)
+            position = Position.from_moves(moves)
+            assert position.key == key and position.ply == ply
+            scores = solver.analyze(position)
+            assert score == max(s for s in scores if s is not None) == solver.solve(position)
+            true_best = "".join(str(c) for c, s in enumerate(scores, 1) if s == score)
+            # stored at the last ply; derived from the children's scores above it
+            assert best == (true_best if ply == SMALL_PLY else None)
+            entry = book.get(moves)
+            assert entry.wdl == (score > 0) - (score < 0) and entry.score == score
+            assert "".join(map(str, entry.best_moves)) == true_best
 
 
 def test_rerun_is_a_no_op(small_book_copy, ray_session):
     before = rows(small_book_copy)
+    blobs = {ply: segment_rows(small_book_copy, ply) for ply in range(8, SMALL_PLY + 1)}
     summary = build(small_book_copy, SMALL_PLY, SMALL_ROOT, progress=False)
     assert (summary.searched, summary.derived, summary.already_stored) == (0, 0, 574)
     assert rows(small_book_copy) == before
+    # every sealed ply left byte for byte
+    assert {ply: segment_rows(small_book_copy, ply) for ply in blobs} == blobs
+
+
+def test_a_book_to_the_last_ply_answers_every_position(tmp_path, ray_session):
+    # From 34 stones on, to 42: no position to search (every ply-42 game is over), every
+    # ply derived, ply 42 sealed empty; ply 41's moves fill the board or win.
+    from bookgen import Book
+    from bookgen.builder.verify import verify
+
+    root = "5471256622612712662157437715763153"
+    path = str(tmp_path / "last.db")
+    summary = build(path, 42, root, progress=False, table_log2=18)
+    assert summary.searched == 0 and summary.derived == sum(
+        len(k) for k in keys_by_ply(Position.from_moves(root), 42).values())
+    assert sealed(path)[42] == (0, True) and sealed(path)[41] == (sealed(path)[41][0], False)
+    solver = Solver(table_log2=18)
+    with Book.open(path) as book:
+        assert book.info.plies_complete == tuple(range(34, 43))
+        for key, ply, score, _ in rows(path):
+            moves = moves_of_key(key, root)
+            entry = book.get(moves)
+            assert entry.score == score and list(entry.move_scores) == \
+                solver.analyze(Position.from_moves(moves)), moves
+        asked = [moves_of_key(key, root) for key, *_ in rows(path)]
+        assert book.get_many(asked) == [book.get(m) for m in asked]
+    assert verify(path, sample=0, progress=False).ok
 
 
 def test_one_worker_gives_the_same_book_as_two(small_book_path, tmp_path, ray_session):
@@ -72,6 +127,7 @@ def test_extending_a_book_adds_plies_and_fills_the_old_frontier(small_book_path,
     summary = build(shallow, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=18)
     assert summary.searched == 574 and summary.already_stored == 0
     assert rows(shallow) == rows(small_book_path)
+    assert sealed(shallow) == sealed(small_book_path)   # ply 10 no longer keeps best moves
 
 
 def test_growing_a_book_one_ply_bounds_the_frontier_by_its_parents(small_book_path, tmp_path,
@@ -85,6 +141,7 @@ def test_growing_a_book_one_ply_bounds_the_frontier_by_its_parents(small_book_pa
     assert 0 < summary.exact < 574
     assert "bounded by the ply above: 574" in summary.report()
     assert rows(grown) == rows(small_book_path)
+    assert sealed(grown) == sealed(small_book_path)
 
 
 @pytest.mark.parametrize("root, ply, message", [

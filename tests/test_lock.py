@@ -38,9 +38,11 @@ def lock_row(path: str) -> dict | None:
     return None if row is None else json.loads(row[0])
 
 
-def entries(path: str) -> list[tuple]:
+def entries(path: str) -> tuple[list[tuple], list[tuple]]:
+    """Every stored entry as it is stored: rows, and segments (a sealed ply's blob)."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return conn.execute("SELECT * FROM positions ORDER BY key").fetchall()
+        return (conn.execute("SELECT * FROM positions ORDER BY key").fetchall(),
+                conn.execute("SELECT * FROM segments ORDER BY id").fetchall())
 
 
 def holder(path: str):
@@ -93,6 +95,7 @@ def test_a_killed_holder_never_blocks_the_resume(small_book_copy, ray_session):
 def test_a_lock_from_another_host_counts_while_its_heartbeat_is_fresh(small_book_copy,
                                                                       ray_session):
     before = entries(small_book_copy)
+    assert len(before[1]) == 5   # the small book: five sealed plies
     now = time.time()
 
     def write_lock(heartbeat: float) -> None:

@@ -41,11 +41,13 @@ def one_line_error(result) -> str:
     return lines[0]
 
 
-def book_state(path: str) -> tuple[list, dict]:
+def book_state(path: str) -> tuple[list, list, dict]:
+    """Rows, segments (a sealed ply's blob) and metadata, as stored."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         rows = conn.execute("SELECT * FROM positions ORDER BY key").fetchall()
+        segments = conn.execute("SELECT * FROM segments ORDER BY id").fetchall()
         meta = dict(conn.execute("SELECT name, value FROM meta"))
-    return rows, meta
+    return rows, segments, meta
 
 
 def free_port() -> int:
@@ -75,7 +77,7 @@ def test_a_port_held_by_something_else(small_book_copy):
     line = one_line_error(result)
     assert f"no Ray cluster answers at {address}" in line and "ray start --head" in line
     assert seconds < FAIL_WITHIN
-    assert book_state(small_book_copy) == before  # rows and metadata, lock row included
+    assert book_state(small_book_copy) == before  # rows, segments, metadata, lock row included
 
 
 def test_ray_that_cannot_start_is_one_line_and_leaves_the_book(small_book_copy, tmp_path):

@@ -1,6 +1,10 @@
 """``Book``: the read-only reader, against the real small book built by the Ray driver.
 
-Expected scores come from ``Solver`` directly, never from the book itself.
+Every lookup test runs twice: on the book as built (each ply sealed into one
+segment, read into memory at open) and on the same book with every ply kept
+as rows (as an upgrade from version 2 leaves it before packing; looked up
+through SQL).  Expected scores come from ``Solver`` directly, never from the
+book itself.
 """
 
 import os
@@ -28,17 +32,17 @@ from bookgen import (
     SchemaMismatchError,
 )
 from solver import BoardSizeError, IllegalMoveError, Position, Solver
-from solver.packed import moves_of_keys
+from solver.packed import moves_of_key, moves_of_keys
 
-from conftest import SMALL_PLY, SMALL_ROOT, run_sql
+from conftest import SMALL_PLY, SMALL_ROOT, book_keys, run_sql
 
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 
 
-def stored_moves(path: str, where: str = "1") -> list[str]:
-    """Stored positions as move strings (from the root where it can), in key order."""
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        keys = [k for (k,) in conn.execute(f"SELECT key FROM positions WHERE {where} ORDER BY key")]
+def stored_moves(path: str, plies=COUNTS) -> list[str]:
+    """Stored positions at ``plies`` as move strings (from the root where it can), in key
+    order."""
+    keys = sorted(k for ply in plies for k in book_keys(path, ply))
     return moves_of_keys(np.array(keys, dtype=np.uint64), SMALL_ROOT)
 
 
@@ -61,11 +65,13 @@ def snapshot(path: str) -> tuple:
     return Path(path).read_bytes(), stat.st_mtime_ns, stat.st_size, sorted(os.listdir(os.path.dirname(path)))
 
 
-@pytest.fixture(scope="module", params=[False, True], ids=["sqlite", "in_memory"])
+@pytest.fixture(scope="module", params=["sealed", "rows"])
 def book(small_book_path, request):
-    """The small book, read through SQLite and from memory: every lookup test runs on both."""
-    with Book.open(small_book_path, in_memory=request.param) as opened:
-        assert opened.in_memory is request.param
+    """The small book, sealed and as rows: every lookup test runs on both."""
+    path = (small_book_path if request.param == "sealed"
+            else request.getfixturevalue("small_rows_book_path"))
+    with Book.open(path) as opened:
+        assert opened.in_memory is True   # always: in_memory is an accepted no-op
         yield opened
 
 
@@ -187,11 +193,11 @@ def test_len_counts_and_info(book):
     assert {ply: sum(c.values()) for ply, c in counts.items()} == COUNTS
     assert counts[8] == {1: 1}
     assert book.info == BookInfo(width=7, height=6, root="44444433",
-                                 plies_complete=(8, 9, 10, 11, 12), schema_version=2, max_ply=12)
+                                 plies_complete=(8, 9, 10, 11, 12), schema_version=3, max_ply=12)
 
 
 def test_best_moves_agree_with_move_scores_on_derived_entries(book, small_book_path):
-    derived = stored_moves(small_book_path, f"ply < {SMALL_PLY}")
+    derived = stored_moves(small_book_path, range(8, SMALL_PLY))
     assert len(derived) == 1 + 6 + 36 + 136
     for moves in derived:
         for asked in (moves, mirrored(moves)):
@@ -207,13 +213,33 @@ def test_best_moves_agree_with_move_scores_on_derived_entries(book, small_book_p
 
 
 def test_a_random_sample_of_frontier_entries_equals_direct_solves(book, solver, small_book_path):
-    frontier = stored_moves(small_book_path, f"ply = {SMALL_PLY}")
+    frontier = stored_moves(small_book_path, [SMALL_PLY])
     assert len(frontier) == 574
     for moves in random.Random(12).sample(frontier, 8):
         asked = mirrored(moves)
         entry = book.get(asked)
         assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
             expected_entry(solver, asked, frontier=True), asked
+
+
+def test_entries_of_canonical_keys(book, small_book_path, solver):
+    # What the player asks of a position's parents: canonical keys in, the book's scores
+    # and best-move bits out, in the canonical orientation, sorted, misses left out.
+    stored = {key: ply for ply in COUNTS for key in book_keys(small_book_path, ply)}
+    asked = sorted(stored, reverse=True) + [Position.from_moves("4453").canonical_key, 0]
+    keys, scores, best = book.entries_of_keys(asked + asked[:5])
+    assert keys == sorted(stored)
+    for key, score, bits in zip(keys, scores, best):
+        entry = book.get(moves_of_key(key))   # the key's own orientation
+        assert entry.ply == stored[key] and score == entry.score
+        assert bits == sum(1 << (c - 1) for c in entry.best_moves), key
+    for key in keys[::97]:
+        position = Position.from_moves(moves_of_key(key))
+        score = solver.solve(position)
+        assert scores[keys.index(key)] == score
+        assert best[keys.index(key)] == sum(1 << (c - 1) for c in position.legal_moves()
+                                            if solver.is_best_move(position, c, score))
+    assert book.entries_of_keys([]) == ([], [], [])
 
 
 # -- opening errors ------------------------------------------------------------
@@ -265,10 +291,15 @@ def test_book_tables_without_the_format_mark(small_book_copy):
 
 
 def test_garbage_in_the_middle_is_corrupt(small_book_copy):
+    # The whole page in the middle of the file (a sealed book is a few pages: a few bytes
+    # there could fall in a page's free space, which no check reads).  A damaged segment
+    # blob is test_segment's.
     size = os.path.getsize(small_book_copy)
+    page = 4096
+    assert size % page == 0 and size // page >= 5
     with open(small_book_copy, "r+b") as handle:
-        handle.seek(size // 2)
-        handle.write(b"\xde\xad\xbe\xef" * 64)
+        handle.seek(size // 2 // page * page)
+        handle.write(b"\xde\xad\xbe\xef" * (page // 4))
     with pytest.raises(CorruptBookError, match="damaged") as info:
         Book.open(small_book_copy)
     assert repr(small_book_copy) in str(info.value) and isinstance(info.value, ValueError)
@@ -286,7 +317,7 @@ def test_an_unknown_schema_version(small_book_copy):
     run_sql(small_book_copy, "UPDATE meta SET value = '99' WHERE name = 'schema_version'")
     with pytest.raises(SchemaMismatchError, match="schema version '99'") as info:
         Book.open(small_book_copy)
-    assert repr(small_book_copy) in str(info.value) and "reads version 2" in str(info.value)
+    assert repr(small_book_copy) in str(info.value) and "reads version 3" in str(info.value)
 
 
 def test_a_version_1_book_names_the_upgrade_command(small_book_copy):
@@ -294,7 +325,7 @@ def test_a_version_1_book_names_the_upgrade_command(small_book_copy):
     with pytest.raises(SchemaMismatchError, match="c4book upgrade --db") as info:
         Book.open(small_book_copy)
     assert str(info.value) == (f"{small_book_copy!r} has book schema version 1; this c4book "
-                               f"reads version 2: convert it in place with 'c4book upgrade "
+                               f"reads version 3: convert it in place with 'c4book upgrade "
                                f"--db {small_book_copy}'")
 
 
@@ -372,24 +403,30 @@ def test_get_many_names_a_bad_input(book, bad, message):
             book.get_many([SMALL_ROOT] * (count - 1) + [bad])
 
 
-# -- in memory -----------------------------------------------------------------
+# -- sealed and rows ------------------------------------------------------------
 
-def test_in_memory_answers_exactly_as_sqlite(small_book_path):
+def test_sealed_plies_answer_exactly_as_rows(small_book_path, small_rows_book_path):
     stored = stored_moves(small_book_path)
+    assert stored_moves(small_rows_book_path) == stored and len(stored) == 753
     asked = stored + [mirrored(m) for m in stored] + ["", "4453", "4444443312356"]
-    with Book.open(small_book_path) as on_disk, \
+    with Book.open(small_rows_book_path) as rows, Book.open(small_book_path) as sealed, \
             Book.open(small_book_path, in_memory=True) as in_memory:
-        assert [in_memory.get(m) for m in asked] == [on_disk.get(m) for m in asked]
-        assert in_memory.get_many(asked) == on_disk.get_many(asked)
-        assert len(in_memory) == len(on_disk) == 753
-        assert repr(in_memory) == f"Book.open({small_book_path!r}, in_memory=True)"
-        assert repr(on_disk) == f"Book.open({small_book_path!r})"
+        assert [sealed.get(m) for m in asked] == [rows.get(m) for m in asked]
+        assert sealed.get_many(asked) == rows.get_many(asked)
+        assert in_memory.get_many(asked) == sealed.get_many(asked)   # in_memory: a no-op
+        assert len(sealed) == len(rows) == len(in_memory) == 753
+        assert sealed.count_by_ply() == rows.count_by_ply() == COUNTS
+        assert sealed.score_counts() == rows.score_counts()
+        assert sealed.info == rows.info
+        assert sealed.in_memory is rows.in_memory is in_memory.in_memory is True
+        assert repr(in_memory) == repr(sealed) == f"Book.open({small_book_path!r})"
+        assert repr(rows) == f"Book.open({small_rows_book_path!r})"
 
 
-def test_in_memory_is_a_snapshot_taken_at_open(small_book_copy):
-    with Book.open(small_book_copy, in_memory=True) as in_memory:
-        run_sql(small_book_copy, f"DELETE FROM positions WHERE ply = {SMALL_PLY}")
-        kept = in_memory.get("444444331112")
+def test_sealed_plies_are_a_snapshot_taken_at_open(small_book_copy):
+    with Book.open(small_book_copy) as opened:
+        run_sql(small_book_copy, f"DELETE FROM segments WHERE ply = {SMALL_PLY}")
+        kept = opened.get("444444331112")
         assert kept == BookEntry("444444331112", 12, -2, -1, (2,), None)   # still there, in memory
-        with Book.open(small_book_copy) as on_disk:
-            assert on_disk.get("444444331112") is None
+        with Book.open(small_book_copy) as reopened:
+            assert reopened.get("444444331112") is None

@@ -15,15 +15,18 @@ import pytest
 from bookgen import Book, BookError
 from bookgen.builder.driver import build
 from conftest import SMALL_ROOT
+from conftest import entries as stored_entries
 
 PLY = 13  # 1,762 frontier positions from SMALL_ROOT: long enough to hit mid-build
 C4BOOK = str(Path(sys.executable).with_name("c4book"))
 
 
 def entries(path: str) -> list[tuple]:
-    with closing(sqlite3.connect(path)) as conn:
-        return conn.execute("SELECT key, ply, score, wdl, best_moves, move_scores "
-                            "FROM positions ORDER BY key").fetchall()
+    """``(key, ply, score, best_moves)`` of every entry, and each ply's segment blobs: a book
+    built through faults must be the clean one, byte for byte where it is packed."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        segments = conn.execute("SELECT ply, count, data FROM segments ORDER BY ply").fetchall()
+    return [*stored_entries(path), *segments]
 
 
 def frontier_rows(path: str) -> int:

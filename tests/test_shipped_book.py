@@ -1,20 +1,22 @@
 """The book shipped at the repository root: whatever it claims must be true.
 
 It holds every position up to its last ply (``book.info.max_ply``): every
-ply complete, the last one searched, the shallower ones derived.
+ply complete and sealed, the last one searched (with its best moves), the
+shallower ones derived (scores only: their children give their best moves).
 """
 
 import random
-import sqlite3
-from contextlib import closing
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bookgen import Book
+from bookgen.book.schema import BEST_TEXT
 from solver import Position, Solver
 from solver.packed import moves_of_key, moves_of_keys
+
+from conftest import open_store
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
 # Canonical positions per ply, from the published table (7x6, unfinished games).
@@ -29,17 +31,32 @@ def book():
         yield opened
 
 
-def rows(sql: str, *args) -> list[tuple]:
-    with closing(sqlite3.connect(f"file:{SHIPPED}?mode=ro", uri=True)) as conn:
-        return conn.execute(sql, args).fetchall()
+@pytest.fixture(scope="module")
+def stored() -> dict:
+    """Each ply's stored entries (``Segment``: keys, scores, best moves or None)."""
+    store = open_store(str(SHIPPED))
+    try:
+        return {ply: store.entries_at(ply) for ply in store.count_by_ply()}
+    finally:
+        store.close()
 
 
-def test_it_is_an_empty_board_book_of_every_position_up_to_its_last_ply(book):
+def test_it_is_an_empty_board_book_of_every_position_up_to_its_last_ply(book, stored):
     assert (book.info.width, book.info.height, book.info.root) == (7, 6, "")
-    assert book.info.schema_version == 2
-    plies = {ply for (ply,) in rows("SELECT DISTINCT ply FROM positions")}
+    assert book.info.schema_version == 3
+    plies = set(stored)
     assert plies == set(range(book.info.max_ply + 1)) and book.info.max_ply >= 8
     assert set(book.info.plies_complete) == plies
+
+
+def test_every_ply_is_sealed_and_only_the_last_keeps_best_moves(book, stored):
+    store = open_store(str(SHIPPED))
+    try:
+        assert store.row_counts() == {}
+        assert all(store.is_sealed(ply) for ply in stored)
+    finally:
+        store.close()
+    assert [ply for ply, s in stored.items() if s.best is not None] == [book.info.max_ply]
 
 
 def test_complete_plies_hold_every_canonical_position(book):
@@ -48,37 +65,43 @@ def test_complete_plies_hold_every_canonical_position(book):
         assert counts.get(ply) == CANONICAL[ply], ply
 
 
-def test_stored_positions_are_canonical_and_keyed_right():
-    keys = [key for (key,) in rows("SELECT key FROM positions ORDER BY key")]
-    for key, moves in zip(keys, moves_of_keys(np.array(keys, dtype=np.uint64))):
-        position = Position.from_moves(moves)
-        assert position.key == key == position.canonical_key, moves
-        assert not position.is_game_over
+def test_stored_positions_are_canonical_and_keyed_right(stored):
+    for ply, segment in stored.items():
+        keys = segment.keys.tolist()
+        assert keys == sorted(set(keys))
+        for key, moves in zip(keys, moves_of_keys(segment.keys)):
+            position = Position.from_moves(moves)
+            assert position.key == key == position.canonical_key, moves
+            assert position.ply == ply and not position.is_game_over
 
 
-def test_frontier_sample_matches_a_fresh_solve(book):
-    frontier = rows("SELECT key, score, wdl, best_moves FROM positions "
-                    "WHERE ply = ? ORDER BY key", book.info.max_ply)
+def test_frontier_sample_matches_a_fresh_solve(book, stored):
+    keys, scores, best = stored[book.info.max_ply]
+    frontier = list(zip(keys.tolist(), scores.tolist(), [BEST_TEXT[b] for b in best.tolist()]))
     solver = Solver(table_log2=22)
-    for key, score, wdl, best in random.Random(2026).sample(frontier, min(4, len(frontier))):
+    for key, score, best in random.Random(2026).sample(frontier, min(4, len(frontier))):
         moves = moves_of_key(key)
         position = Position.from_moves(moves)
         assert solver.solve(position) == score, moves
-        assert wdl == (score > 0) - (score < 0)
+        entry = book.get(moves)
+        assert (entry.score, entry.wdl) == (score, (score > 0) - (score < 0))
         assert best == "".join(str(c) for c in position.legal_moves()
                                if solver.is_best_move(position, c, score)), moves
+        assert "".join(map(str, entry.best_moves)) == best and entry.move_scores is None
 
 
-def test_derived_entries_are_one_ply_of_negamax_over_their_children(book):
-    derived = rows("SELECT key FROM positions WHERE move_scores IS NOT NULL ORDER BY key")
+def test_derived_entries_are_one_ply_of_negamax_over_their_children(book, stored):
+    derived = [k for ply, s in stored.items() if ply < book.info.max_ply for k in s.keys.tolist()]
     if not derived:
         pytest.skip("no shallower ply derived yet")
 
-    def child_score(key: int):
-        (score,) = rows("SELECT score FROM positions WHERE key = ?", key)[0]
-        return score
+    def score_of(key: int):
+        keys, scores, _ = stored[Position.from_moves(moves_of_key(key)).ply]
+        at = int(np.searchsorted(keys, np.uint64(key)))
+        assert keys[at] == key, key
+        return int(scores[at])
 
-    for (key,) in random.Random(2026).sample(derived, min(200, len(derived))):
+    for key in random.Random(2026).sample(derived, min(200, len(derived))):
         moves = moves_of_key(key)
         position = Position.from_moves(moves)
         expected = []
@@ -88,11 +111,11 @@ def test_derived_entries_are_one_ply_of_negamax_over_their_children(book):
             elif position.is_winning_move(col):
                 expected.append((43 - position.ply) // 2)
             else:
-                expected.append(-child_score(position.play(col).canonical_key))
+                expected.append(-score_of(position.play(col).canonical_key))
         entry = book.get(moves)
         assert entry.move_scores == tuple(expected), moves
         best = max(s for s in expected if s is not None)
-        assert entry.score == best, moves
+        assert entry.score == best == score_of(key), moves
         assert entry.best_moves == tuple(c for c, s in enumerate(expected, 1) if s == best)
 
 

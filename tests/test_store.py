@@ -4,6 +4,8 @@ Rows are real: frontier rows come from ``solve_position`` and derived rows
 from ``Solver.analyze``, on positions of the small book's subtree.  They are
 plain tuples in ``schema.COLUMNS`` order, as the book holds them, and are
 written as the build writes them: as ``Rows`` (columns) made from those tuples.
+Sealing and packing turn them into segments (``segment``); every read joins
+the two.
 """
 
 import json
@@ -26,6 +28,7 @@ from bookgen import (
     SchemaMismatchError,
 )
 from bookgen.book.rows import Rows
+from bookgen.book.plies import Plies
 from bookgen.book.schema import (
     BEST_TEXT,
     COLUMNS,
@@ -33,6 +36,7 @@ from bookgen.book.schema import (
     SCHEMA_VERSION,
     Entry,
     Meta,
+    SegmentRow,
     pack_scores,
     unpack_scores,
 )
@@ -47,10 +51,11 @@ from bookgen.book.store import (
     read_meta,
     sqlite_path,
 )
+from bookgen.book.segment import Segment, pack, unpack
 from bookgen.builder.solve_position import solve_position
 from solver import BoardSizeError, Position, Solver
 
-from conftest import SMALL_PLY, SMALL_ROOT, run_sql
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves, entries, run_sql, segment_rows
 
 ROOT_KEY = Position.from_moves(SMALL_ROOT).canonical_key
 FRONTIER = ["444444331112", "444444331222", "444444331233"]  # canonical, ply 12
@@ -135,10 +140,12 @@ def test_a_new_store_writes_its_metadata(store):
     assert store.meta() == {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
                             "width": "7", "height": "6", "root": SMALL_ROOT,
                             "root_key": str(ROOT_KEY), "ply": "8", "complete_plies": "[]"}
-    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 2)
-    assert store.count_by_ply() == {}
+    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 3)
+    assert store.count_by_ply() == {} and store.row_counts() == {}
+    assert store.storage_by_ply() == {}
     assert len(store.keys_at(SMALL_PLY)) == 0 and len(store.scores_at(SMALL_PLY)[0]) == 0
-    assert store.complete_plies() == []
+    assert store.segment_at(SMALL_PLY) is None and len(store.entries_at(SMALL_PLY).keys) == 0
+    assert store.complete_plies() == [] and not store.is_sealed(SMALL_PLY)
 
 
 def test_an_empty_file_becomes_a_book(tmp_path):
@@ -221,10 +228,14 @@ def test_reading_back_by_ply(store, frontier_rows, derived_row):
     best = {r[0]: r[4] for r in frontier_rows}
     assert store.best_at(12).tolist() == [sum(1 << (int(c) - 1) for c in best[k]) for k in keys]
     assert store.best_at(12).dtype == np.uint8 and store.best_at(10).tolist() == []
-    assert store.finished_keys_at(11).tolist() == [derived_row[0]]
-    assert store.finished_keys_at(12).tolist() == []  # frontier rows have no move scores
+    # rows keep their best moves, derived or searched: entries_at is all three columns
+    assert [a.tolist() for a in store.entries_at(11)] == [[derived_row[0]], [2], [0b10]]
+    assert store.entries_at(12).keys.tolist() == keys
     assert store.keys_at(10).tolist() == []
     assert list(store.count_by_ply().items()) == [(11, 1), (12, 3)]
+    assert store.row_counts() == {11: 1, 12: 3} and store.segment_at(12) is None
+    assert store.storage_by_ply() == {11: (0, 0, 1), 12: (0, 0, 3)}
+    assert not store.is_sealed(12)
 
 
 def test_mark_complete_and_meta(store):
@@ -275,12 +286,13 @@ def test_close_leaves_one_file_in_delete_mode(tmp_path, frontier_rows, derived_r
 # -- refusing what is not this book -------------------------------------------
 
 def test_a_book_from_another_root_is_refused(small_book_copy):
-    before = table(small_book_copy)
+    before = entries(small_book_copy)
+    assert len(before) == 753
     other = "4444443"
     with pytest.raises(IncompatibleBookError, match="root '44444433', not '4444443'") as info:
         BookStore(small_book_copy, other, Position.from_moves(other).canonical_key)
     assert repr(small_book_copy) in str(info.value) and isinstance(info.value, ValueError)
-    assert table(small_book_copy) == before
+    assert entries(small_book_copy) == before
 
 
 @pytest.mark.parametrize("kind", ["book from another root", "foreign SQLite database"])
@@ -316,15 +328,16 @@ def test_files_that_are_not_books_are_refused(tmp_path):
 
 
 def test_schema_and_board_size_are_checked(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '3' WHERE name = 'schema_version'")
-    with pytest.raises(SchemaMismatchError, match="schema version '3'"):
+    run_sql(small_book_copy, "UPDATE meta SET value = '4' WHERE name = 'schema_version'")
+    with pytest.raises(SchemaMismatchError, match="schema version '4'"):
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    run_sql(small_book_copy, "UPDATE meta SET value = '1' WHERE name = 'schema_version'")
-    with pytest.raises(SchemaMismatchError, match=f"schema version 1; this c4book reads version "
-                                                  f"2: convert it in place with 'c4book upgrade "
-                                                  f"--db {small_book_copy}'"):
-        BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    run_sql(small_book_copy, "UPDATE meta SET value = '2' WHERE name = 'schema_version'",
+    for old in ("1", "2"):
+        run_sql(small_book_copy, f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'")
+        with pytest.raises(SchemaMismatchError, match=f"schema version {old}; this c4book reads "
+                                                      f"version 3: convert it in place with "
+                                                      f"'c4book upgrade --db {small_book_copy}'"):
+            BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
+    run_sql(small_book_copy, "UPDATE meta SET value = '3' WHERE name = 'schema_version'",
             "UPDATE meta SET value = '5' WHERE name = 'height'")
     with pytest.raises(BookSizeError, match="7x5 board, not 7x6") as info:
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
@@ -332,10 +345,14 @@ def test_schema_and_board_size_are_checked(small_book_copy):
 
 
 def test_a_damaged_file_is_refused(small_book_copy):
+    # The whole page in the middle (a sealed book is a few pages: a few bytes there could
+    # fall in a page's free space, which no check reads).
     size = os.path.getsize(small_book_copy)
+    page = 4096
+    assert size % page == 0 and size // page >= 5
     with open(small_book_copy, "r+b") as handle:
-        handle.seek(size // 2)
-        handle.write(b"\x00\xff" * 128)
+        handle.seek(size // 2 // page * page)
+        handle.write(b"\x00\xff" * (page // 2))
     with pytest.raises(CorruptBookError) as info:
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
     assert repr(small_book_copy) in str(info.value)
@@ -371,8 +388,9 @@ def test_the_read_only_engine_reads_and_cannot_write(small_book_copy):
         meta = read_meta(engine, small_book_copy)
         assert meta["root"] == SMALL_ROOT and json.loads(meta["complete_plies"]) == [8, 9, 10, 11, 12]
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT count(*) FROM positions")).scalar_one() == 753
-        for statement in ("DELETE FROM positions",
+            assert conn.execute(text("SELECT sum(count) FROM segments")).scalar_one() == 753
+            assert conn.execute(text("SELECT count(*) FROM positions")).scalar_one() == 0
+        for statement in ("DELETE FROM positions", "DELETE FROM segments",
                           "UPDATE meta SET value = 'x' WHERE name = 'root'",
                           "INSERT INTO meta (name, value) VALUES ('x', 'y')"):
             with pytest.raises(OperationalError, match="readonly"):
@@ -386,11 +404,22 @@ def test_the_read_only_engine_reads_and_cannot_write(small_book_copy):
 
 # -- schema --------------------------------------------------------------------
 
-def test_pack_matches_the_stored_bytes_of_the_root(small_book_path):
-    with closing(sqlite3.connect(f"file:{small_book_path}?mode=ro", uri=True)) as conn:
+def test_pack_matches_the_derived_bytes_of_the_root(small_book_path, small_rows_book_path):
+    # A sealed ply keeps scores only: its move scores are derived at read time, packed
+    # as pack_scores packs them (the root is the ply's only position) ...
+    engine = make_engine(small_book_path, readonly=True)
+    try:
+        with engine.connect() as conn:
+            plies = Plies.read(conn, (8, 9, 10, 11, 12), small_book_path)
+    finally:
+        engine.dispose()
+    assert plies.segments[8].keys.tolist() == [ROOT_KEY] and 8 in plies.parents
+    assert plies.moves_of(8) == b"@PB\x00P@B" == pack_scores([0, 16, 2, None, 16, 0, 2])
+    # ... and as rows of schema version 2 stored them
+    with closing(sqlite3.connect(f"file:{small_rows_book_path}?mode=ro", uri=True)) as conn:
         (packed,) = conn.execute("SELECT move_scores FROM positions WHERE key = ?",
                                  (ROOT_KEY,)).fetchone()
-    assert packed == b"@PB\x00P@B" == pack_scores([0, 16, 2, None, 16, 0, 2])
+    assert packed == plies.moves_of(8)
     assert unpack_scores(packed) == [0, 16, 2, None, 16, 0, 2]
 
 
@@ -412,8 +441,10 @@ def test_unpack_none_is_none():
 
 
 def test_tables_and_errors():
-    assert (Entry.__tablename__, Meta.__tablename__) == ("positions", "meta")
+    assert (Entry.__tablename__, Meta.__tablename__, SegmentRow.__tablename__) == \
+        ("positions", "meta", "segments")
     assert repr(Entry(key=1234, ply=4, score=-2)) == "Entry(key=1234, ply=4, score=-2)"
+    assert repr(SegmentRow(ply=12, count=574)) == "SegmentRow(ply=12, count=574)"
     for error in (NotABookError, CorruptBookError, SchemaMismatchError, IncompatibleBookError):
         assert issubclass(error, BookError) and issubclass(error, ValueError)
 
@@ -458,3 +489,128 @@ def test_a_failed_write_is_a_book_error_and_writes_nothing(small_book_copy, fron
     finally:
         reader.close()
     assert Path(small_book_copy).read_bytes() == before
+
+
+# -- sealing and packing -------------------------------------------------------
+
+def bits(text: str) -> int:
+    return sum(1 << (int(c) - 1) for c in text)
+
+
+def as_lists(segment: Segment) -> list:
+    return [None if a is None else a.tolist() for a in segment]
+
+
+def segments(path: str) -> dict[int, list[bytes]]:
+    """Each ply's segment blobs, in the order they were written."""
+    found: dict[int, list[bytes]] = {}
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        for ply, data in conn.execute("SELECT ply, data FROM segments ORDER BY id"):
+            found.setdefault(ply, []).append(data)
+    return found
+
+
+def test_seal_makes_a_ply_one_segment_in_place_of_its_rows(store, frontier_rows, derived_row):
+    store.insert_new(as_rows(frontier_rows))
+    store.upsert(as_rows([derived_row]))
+    rows = store.entries_at(12)
+    expected = sorted(frontier_rows)
+    assert as_lists(rows) == [[r[0] for r in expected], [r[2] for r in expected],
+                              [bits(r[4]) for r in expected]]
+    store.seal(12, rows)
+    assert store.row_counts() == {11: 1} and store.count_by_ply() == {11: 1, 12: 3}
+    assert store.is_sealed(12) and not store.is_sealed(11) and store.complete_plies() == [12]
+    (blob,) = segments(store.db)[12]
+    assert blob == pack(rows) and segment_rows(store.db, 12)[0][1] == 3
+    assert store.storage_by_ply() == {11: (0, 0, 1), 12: (3, len(blob), 0)}
+    for read in (store.entries_at(12), store.segment_at(12), unpack(blob, 12)):
+        assert as_lists(read) == as_lists(rows)
+    # the deepest ply keeps its best moves: no ply below gives them
+    assert store.best_at(12).tolist() == [bits(r[4]) for r in expected]
+    assert store.scores_at(12)[1].tolist() == [r[2] for r in expected]
+    assert store.keys_at(12, int(rows.keys[1])).tolist() == rows.keys[1:].tolist()
+    assert store.keys_at(12, 0, int(rows.keys[1])).tolist() == rows.keys[:1].tolist()
+    store.seal(12, store.entries_at(12))   # again: the same one segment
+    assert segments(store.db)[12] == [blob] and table(store.db) == [derived_row]
+
+
+def test_sealing_a_ply_drops_the_best_moves_of_the_complete_ply_above(store, frontier_rows,
+                                                                     derived_row):
+    store.upsert(as_rows([derived_row]))
+    assert store.pack_rows(11) == 1   # not complete: packed as one more segment
+    assert store.row_counts() == {} and store.best_at(11).tolist() == [0b10]
+    store.mark_complete(11)
+    assert store.pack_rows(11) == 0 and store.is_sealed(11)   # complete: sealed whole
+    assert store.best_at(11).tolist() == [0b10]   # the deepest ply keeps its best moves
+    store.insert_new(as_rows(frontier_rows))
+    assert store.pack_rows(12) == 3 and not store.is_sealed(12)   # ply 12 not complete yet
+    assert store.best_at(11).tolist() == [0b10]
+    store.mark_complete(12)
+    # ply 12 is one segment already, but sealing it is what drops ply 11's best moves
+    assert store.is_sealed(12) and store.pack_rows(12) == 0
+    (blob,) = segments(store.db)[12]
+    assert store.is_sealed(12) and store.is_sealed(11) and unpack(blob, 12).best is not None
+    assert store.best_at(11) is None and store.scores_at(11)[1].tolist() == [2]
+    assert store.entries_at(11).best is None and store.best_at(12) is not None
+    assert len(store.entries_above(12).keys) == 1   # parents' bounds read from the segment
+
+
+def test_packing_a_ply_being_built_adds_a_segment_and_keeps_the_older_ones(store,
+                                                                          frontier_rows):
+    expected = sorted(frontier_rows)
+    whole = [[r[0] for r in expected], [r[2] for r in expected], [bits(r[4]) for r in expected]]
+    store.insert_new(as_rows([expected[1]]))
+    assert store.pack_rows(12) == 1
+    (older,) = segments(store.db)[12]
+    assert store.row_counts() == {} and store.count_by_ply() == {12: 1}
+    store.insert_new(as_rows([expected[0], expected[2]]))
+    assert store.row_counts() == {12: 2} and store.storage_by_ply() == {12: (1, len(older), 2)}
+    assert as_lists(store.entries_at(12)) == whole   # packed and rows together, in key order
+    assert store.keys_at(12).tolist() == whole[0]
+    assert store.pack_rows(12) == 2 and store.pack_rows(12) == 0
+    assert segments(store.db)[12][0] == older and len(segments(store.db)[12]) == 2
+    assert store.row_counts() == {} and store.count_by_ply() == {12: 3}
+    assert not store.is_sealed(12) and as_lists(store.entries_at(12)) == whole
+    store.mark_complete(12)
+    assert store.pack_rows(12) == 0 and store.is_sealed(12)   # complete: one segment
+    assert len(segments(store.db)[12]) == 1 and as_lists(store.entries_at(12)) == whole
+
+
+def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_book_path,
+                                                                   tmp_path):
+    from sqlalchemy.exc import DatabaseError
+
+    path = str(tmp_path / "rows.db")
+    Path(path).write_bytes(Path(small_rows_book_path).read_bytes())
+    before = entries(path)
+    asked = [m for ply in range(8, SMALL_PLY + 1) for m in book_moves(path, ply)]
+    asked += ["".join(str(8 - int(c)) for c in m) for m in asked]
+    with Book.open(path) as book:
+        answers = book.get_many(asked)
+    assert len(before) == 753 and None not in answers
+    # The seal deletes the ply's rows, then inserts its segment: the insert fails.
+    run_sql(path, "CREATE TRIGGER no_segments BEFORE INSERT ON segments "
+                  "BEGIN SELECT RAISE(ABORT, 'no room for a segment'); END")
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    try:
+        with pytest.raises(DatabaseError, match="no room for a segment"):
+            store.pack_rows(SMALL_PLY)
+        with pytest.raises(DatabaseError, match="no room for a segment"):
+            store.seal(8, store.entries_at(8))
+        assert store.row_counts() == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
+    finally:
+        store.close()
+    assert entries(path) == before and segments(path) == {}
+    assert len(table(path)) == 753   # every row still there, as it was
+    with Book.open(path) as book:
+        assert book.get_many(asked) == answers
+    run_sql(path, "DROP TRIGGER no_segments")
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    try:
+        assert sum(store.pack_rows(ply) for ply in range(8, SMALL_PLY + 1)) == 753
+        assert all(store.is_sealed(ply) for ply in range(8, SMALL_PLY + 1))
+    finally:
+        store.close()
+    assert table(path) == [] and [e[:3] for e in entries(path)] == [e[:3] for e in before]
+    with Book.open(path) as book:
+        assert book.get_many(asked) == answers

@@ -8,17 +8,15 @@ only on a Unix socket.  Skipped when PostgreSQL or psycopg is not installed.
 import os
 import pwd
 import shutil
-import sqlite3
 import subprocess
 import tempfile
-from contextlib import closing
 
 import pytest
 
 from bookgen import Book
 from bookgen.builder.verify import verify
 from bookgen.builder.driver import build
-from conftest import SMALL_ROOT, book_moves
+from conftest import SMALL_ROOT, book_moves, entries
 
 PLY = 11
 PORT = 55439
@@ -63,22 +61,27 @@ def postgres_url():
 
 
 def sqlite_rows(path: str) -> list[tuple]:
-    with closing(sqlite3.connect(path)) as conn:
-        return conn.execute("SELECT key, ply, score, wdl, best_moves, move_scores "
-                            "FROM positions ORDER BY key").fetchall()
+    """``(key, ply, score, best_moves)`` of every entry, read through ``BookStore``."""
+    return entries(path)
 
 
 def postgres_rows(url: str) -> list[tuple]:
+    return entries(url)
+
+
+def stored_tables(db: str) -> tuple[list[tuple], list[tuple]]:
+    """The rows and the segments ``(ply, count, data)`` as stored, through SQLAlchemy."""
     from sqlalchemy import create_engine, text
 
-    engine = create_engine(url)
+    engine = create_engine(db)
     try:
         with engine.connect() as conn:
-            rows = conn.execute(text("SELECT key, ply, score, wdl, best_moves, move_scores "
-                                     "FROM positions ORDER BY key")).all()
+            rows = conn.execute(text("SELECT key, ply, score FROM positions ORDER BY key")).all()
+            segments = conn.execute(text("SELECT ply, count, data FROM segments "
+                                         "ORDER BY ply, id")).all()
     finally:
         engine.dispose()
-    return [(*row[:5], None if row[5] is None else bytes(row[5])) for row in rows]
+    return [tuple(r) for r in rows], [(ply, count, bytes(data)) for ply, count, data in segments]
 
 
 def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_session):
@@ -87,9 +90,16 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
     reference = str(tmp_path / "reference.db")
     build(reference, PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert postgres_rows(postgres_url) == sqlite_rows(reference)
+    assert len(postgres_rows(postgres_url)) == 179
+    # every ply sealed, as on SQLite: no row left, one segment a ply, the same bytes
+    postgres_tables = stored_tables(postgres_url)
+    assert postgres_tables == stored_tables(f"sqlite:///{reference}")
+    assert postgres_tables[0] == [] and [s[:2] for s in postgres_tables[1]] == \
+        [(8, 1), (9, 6), (10, 36), (11, 136)]
 
     rerun = build(postgres_url, PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert rerun.searched == 0 and rerun.already_stored == 136
+    assert stored_tables(postgres_url) == postgres_tables
 
     with Book.open(postgres_url) as book:
         assert len(book) == 179
@@ -101,9 +111,12 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
     # Read into memory through SQLAlchemy: the same answers as the SQLite book's.
     stored = [m for ply in range(8, PLY + 1) for m in book_moves(reference, ply)]
     asked = stored + ["".join(str(8 - int(c)) for c in m) for m in stored] + ["4453"]
-    with Book.open(postgres_url, in_memory=True) as in_memory, Book.open(reference) as on_sqlite:
-        assert in_memory.get_many(asked) == on_sqlite.get_many(asked)
-        assert [in_memory.get(m) for m in asked[::7]] == [on_sqlite.get(m) for m in asked[::7]]
+    with Book.open(postgres_url, in_memory=True) as on_postgres, \
+            Book.open(reference) as on_sqlite:
+        assert on_postgres.get_many(asked) == on_sqlite.get_many(asked)
+        assert [on_postgres.get(m) for m in asked[::7]] == [on_sqlite.get(m) for m in asked[::7]]
+        assert on_postgres.count_by_ply() == on_sqlite.count_by_ply()
+        assert on_postgres.score_counts() == on_sqlite.score_counts()
 
     report = verify(postgres_url, sample=20, progress=False)
     assert report.ok, report.problems

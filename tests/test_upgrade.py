@@ -1,5 +1,11 @@
-"""``c4book upgrade``: a version-1 book (with its moves column) becomes version 2 in
-place, nothing re-solved; refusals leave the file as it was."""
+"""``c4book upgrade`` and ``c4book pack``: a version-1 book (with its moves column) or a
+version-2 book (a row per position) becomes version 3 in place, each ply packed into one
+segment, nothing re-solved; an interrupted upgrade leaves a valid book and running it
+again finishes it; refusals leave the file as it was.
+
+Older books are made from the real small book: its plies written back as rows
+(``conftest.unseal``), then, for version 1, with each row's moves beside its key.
+"""
 
 import sqlite3
 import subprocess
@@ -8,12 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from bookgen.book.schema import pack_scores
+from solver import Position
+
 from bookgen import Book, CorruptBookError, SchemaMismatchError
 from bookgen.book.upgrade import upgrade
 from bookgen.builder.verify import verify
 from solver.packed import moves_of_key
 
-from conftest import SMALL_ROOT, c4book_command, run_sql
+from conftest import (SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, entries, open_store,
+                      run_sql, segment_rows, unseal)
 
 # The positions table as schema version 1 wrote it.
 VERSION_1_TABLE = """CREATE TABLE positions (
@@ -23,14 +33,52 @@ VERSION_1_TABLE = """CREATE TABLE positions (
 COLUMNS = "key, ply, score, wdl, best_moves, move_scores, nodes"
 
 
+PLIES = range(8, SMALL_PLY + 1)
+
+
 def rows(path: str) -> list[tuple]:
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         return conn.execute(f"SELECT {COLUMNS} FROM positions ORDER BY key").fetchall()
 
 
+def tables(path: str) -> list[str]:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return sorted(n for (n,) in conn.execute("SELECT name FROM sqlite_master "
+                                                 "WHERE type = 'table'"))
+
+
+def all_sealed(path: str) -> bool:
+    store = open_store(path)
+    try:
+        return store.row_counts() == {} and all(store.is_sealed(p) for p in PLIES)
+    finally:
+        store.close()
+
+
+def answers(path: str) -> list:
+    """The book's answer for every stored position in both orientations, and a few misses."""
+    asked = [m for ply in PLIES for m in book_moves(path, ply)]
+    asked += ["".join(str(8 - int(c)) for c in m) for m in asked] + ["", "4453"]
+    with Book.open(path) as book:
+        return [book.get(m) for m in asked]
+
+
+@pytest.fixture(scope="module")
+def small_answers(small_book_path) -> list:
+    return answers(small_book_path)
+
+
 @pytest.fixture()
-def version_1_book(small_book_copy) -> str:
+def version_2_book(small_book_copy) -> str:
+    """The small book as version 2 stored it: a row per position, no segments table."""
+    unseal(small_book_copy, version=2)
+    return small_book_copy
+
+
+@pytest.fixture()
+def version_1_book(version_2_book) -> str:
     """The small book as version 1 stored it: each row's moves beside its key."""
+    small_book_copy = version_2_book
     with closing(sqlite3.connect(small_book_copy)) as conn:
         conn.execute("ALTER TABLE positions RENAME TO v2")
         conn.execute(VERSION_1_TABLE)
@@ -44,25 +92,95 @@ def version_1_book(small_book_copy) -> str:
     return small_book_copy
 
 
-def test_a_version_1_book_upgrades_in_place_and_verifies(version_1_book, small_book_path):
+def test_the_older_books_are_what_those_versions_wrote(version_1_book, small_book_path):
+    assert tables(version_1_book) == ["meta", "positions"]
+    stored = rows(version_1_book)
+    assert len(stored) == 753 and [r[:3] for r in stored] == [
+        e[:3] for e in entries(small_book_path)]
+    # derived rows with their move scores, the last ply without: as version 2 wrote them
+    assert all((r[5] is None) == (r[1] == SMALL_PLY) for r in stored)
+    assert {r[0]: r for r in stored}[Position.from_moves(SMALL_ROOT).key][2:6] == \
+        (16, 1, "25", pack_scores([0, 16, 2, None, 16, 0, 2]))
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_book_upgrades_in_place_and_verifies(version_1_book, small_book_path,
+                                                       small_answers, version):
+    if version == 2:   # the same file, as version 2 (no moves column)
+        run_sql(version_1_book, "ALTER TABLE positions DROP COLUMN moves",
+                "UPDATE meta SET value = '2' WHERE name = 'schema_version'")
     with pytest.raises(SchemaMismatchError, match="c4book upgrade"):
         Book.open(version_1_book)
-    assert upgrade(version_1_book) == 1
-    assert rows(version_1_book) == rows(small_book_path)
+    assert upgrade(version_1_book) == version
+    assert entries(version_1_book) == entries(small_book_path)
+    assert rows(version_1_book) == [] and all_sealed(version_1_book)
+    assert tables(version_1_book) == ["meta", "positions", "segments"]
+    # each ply packed as the build seals it, byte for byte
+    for ply in PLIES:
+        assert [r[1:] for r in segment_rows(version_1_book, ply)] == \
+            [r[1:] for r in segment_rows(small_book_path, ply)]
     with Book.open(version_1_book) as book:
-        assert book.info.schema_version == 2 and book.get("444444331112").score == -2
+        assert book.info.schema_version == 3 and book.get("444444331112").score == -2
+    assert answers(version_1_book) == small_answers
     assert verify(version_1_book, sample=5, progress=False).ok
+    before = Path(version_1_book).read_bytes()
     assert upgrade(version_1_book) is None  # already current: nothing to do
+    assert Path(version_1_book).read_bytes() == before
     assert not Path(version_1_book + "-wal").exists()
 
 
-def test_the_command_line(version_1_book):
+def test_the_command_line(version_1_book, small_answers):
     command = [*c4book_command(), "upgrade", "--db", version_1_book]
     first = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert first.stdout == f"{version_1_book}: upgraded from book schema version 1 to 2\n"
+    assert first.stdout == f"{version_1_book}: upgraded from book schema version 1 to 3\n"
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert again.stdout == f"{version_1_book}: already book schema version 2; nothing to do\n"
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == f"{version_1_book}: already book schema version 3; nothing to do\n"
+    assert answers(version_1_book) == small_answers
+
+
+def test_the_command_line_on_a_version_2_book(version_2_book, small_answers):
+    command = [*c4book_command(), "upgrade", "--db", version_2_book]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == f"{version_2_book}: upgraded from book schema version 2 to 3\n"
+    assert all_sealed(version_2_book) and answers(version_2_book) == small_answers
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.stdout == f"{version_2_book}: already book schema version 3; nothing to do\n"
+    assert answers(version_2_book) == small_answers
+
+
+def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishes(
+        version_2_book, small_book_path, small_answers):
+    from sqlalchemy.exc import DatabaseError
+
+    # The upgrade packs a ply at a time, shallowest first, each in one transaction that
+    # deletes the ply's rows: stop it there at ply 10.
+    run_sql(version_2_book, "CREATE TRIGGER stop_at_10 BEFORE DELETE ON positions "
+                            "WHEN OLD.ply = 10 BEGIN SELECT RAISE(ABORT, 'interrupted'); END")
+    with pytest.raises(DatabaseError, match="interrupted"):
+        upgrade(version_2_book)
+    store = open_store(version_2_book)   # a version-3 book: it opens
+    try:
+        assert store.row_counts() == {10: 36, 11: 136, 12: 574}
+        assert store.is_sealed(8) and store.is_sealed(9)
+        assert store.best_at(8) is None and store.best_at(9) is not None
+    finally:
+        store.close()
+    assert [e[:3] for e in entries(version_2_book)] == [e[:3] for e in entries(small_book_path)]
+    assert answers(version_2_book) == small_answers
+    assert verify(version_2_book, sample=5, progress=False).ok
+
+    run_sql(version_2_book, "DROP TRIGGER stop_at_10")
+    command = [*c4book_command(), "upgrade", "--db", version_2_book]
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == f"{version_2_book}: book schema version 3; packed the rows left\n"
+    assert entries(version_2_book) == entries(small_book_path) and all_sealed(version_2_book)
+    assert answers(version_2_book) == small_answers
+    third = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert third.stdout == f"{version_2_book}: already book schema version 3; nothing to do\n"
 
 
 def test_moves_that_do_not_match_their_key_stop_the_upgrade(version_1_book):
@@ -75,5 +193,81 @@ def test_moves_that_do_not_match_their_key_stop_the_upgrade(version_1_book):
 
 def test_an_unknown_version_is_refused(small_book_copy):
     run_sql(small_book_copy, "UPDATE meta SET value = '7' WHERE name = 'schema_version'")
+    before = Path(small_book_copy).read_bytes()
     with pytest.raises(SchemaMismatchError, match="version '7', which c4book upgrade cannot"):
         upgrade(small_book_copy)
+    assert Path(small_book_copy).read_bytes() == before
+
+
+def test_a_current_sealed_book_has_nothing_to_do(small_book_copy, small_answers):
+    before = Path(small_book_copy).read_bytes()
+    assert upgrade(small_book_copy) is None
+    assert Path(small_book_copy).read_bytes() == before
+    assert answers(small_book_copy) == small_answers
+
+
+# -- c4book pack --------------------------------------------------------------------
+
+def partly_rows(path: str, complete: list[int]) -> None:
+    """Ply 12 as a build leaves it: part of it one segment, the rest still rows; ply 11 with
+    its best moves (the ply below is not sealed yet), and ``complete`` as the meta says."""
+    from bookgen.book.schema import BEST_TEXT
+    from bookgen.book.segment import pack, unpack
+    from bookgen.builder.derive import derive
+
+    (row, _, blob), = segment_rows(path, SMALL_PLY)
+    (row_11, _, blob_11), = segment_rows(path, 11)
+    twelve, eleven = unpack(blob, SMALL_PLY), unpack(blob_11, 11)
+    eleven = eleven._replace(best=derive(eleven.keys, twelve.keys, twelve.scores).best)
+    half = twelve._replace(keys=twelve.keys[::2], scores=twelve.scores[::2],
+                           best=twelve.best[::2])
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("UPDATE segments SET data = ?, count = ? WHERE id = ?",
+                     (pack(half), len(half.keys), row))
+        conn.execute("UPDATE segments SET data = ? WHERE id = ?", (pack(eleven), row_11))
+        conn.executemany(
+            "INSERT INTO positions (key, ply, score, wdl, best_moves, nodes) "
+            "VALUES (?, ?, ?, ?, ?, 0)",
+            [(k, SMALL_PLY, s, (s > 0) - (s < 0), BEST_TEXT[b]) for k, s, b in zip(
+                twelve.keys[1::2].tolist(), twelve.scores[1::2].tolist(),
+                twelve.best[1::2].tolist())])
+        conn.execute("UPDATE meta SET value = ? WHERE name = 'complete_plies'", (str(complete),))
+        conn.commit()
+
+
+def test_pack_gives_a_ply_being_built_one_more_segment(small_book_copy, small_book_path):
+    partly_rows(small_book_copy, [8, 9, 10, 11])
+    before = answers(small_book_copy)
+    kept = segment_rows(small_book_copy, SMALL_PLY)
+    assert len(kept) == 1 and kept[0][1] == 287 and len(rows(small_book_copy)) == 287
+    command = [*c4book_command(), "pack", "--db", small_book_copy]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == f"{small_book_copy}: packed 287 rows\n"
+    after = segment_rows(small_book_copy, SMALL_PLY)
+    assert len(after) == 2 and after[0] == kept[0] and after[1][1] == 287   # older one kept
+    assert rows(small_book_copy) == [] and not all_sealed(small_book_copy)
+    assert answers(small_book_copy) == before
+    assert [e[:3] for e in entries(small_book_copy)] == \
+        [e[:3] for e in entries(small_book_path)]
+    before = Path(small_book_copy).read_bytes()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.stdout == f"{small_book_copy}: no rows to pack\n"
+    assert Path(small_book_copy).read_bytes() == before   # nothing written
+
+
+def test_pack_seals_a_complete_ply_kept_partly_as_rows(small_book_copy, small_book_path,
+                                                      small_answers):
+    partly_rows(small_book_copy, [8, 9, 10, 11, 12])
+    assert answers(small_book_copy) == small_answers   # rows or packed: the same answers
+    command = [*c4book_command(), "pack", "--db", small_book_copy]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == f"{small_book_copy}: packed 287 rows\n"
+    # one segment for ply 12 again, and ply 11 without best moves: as the build seals them
+    assert all_sealed(small_book_copy)
+    for ply in PLIES:
+        assert [r[1:] for r in segment_rows(small_book_copy, ply)] == \
+            [r[1:] for r in segment_rows(small_book_path, ply)]
+    assert answers(small_book_copy) == small_answers
+    assert verify(small_book_copy, sample=5, progress=False).ok

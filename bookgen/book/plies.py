@@ -135,7 +135,9 @@ class Plies:
         children = np.minimum(children, mirror_bits(children))
         where = np.minimum(below.keys.searchsorted(children), max(len(below.keys) - 1, 0))
         hit = below.keys[where] == children if len(below.keys) else np.zeros_like(children, bool)
-        packed = (SCORE_OFFSET - below.scores[where].astype(np.int64)).astype(np.uint8)
+        # An empty ply below (ply 42: every game there is over) has no score to index.
+        scores = below.scores[where] if len(below.keys) else np.zeros(children.shape, np.int8)
+        packed = (SCORE_OFFSET - scores.astype(np.int64)).astype(np.uint8)
         playable = stones != 0
         ended = playable & ~hit   # not in the book: the move must end the game
         if ended.any():

@@ -26,9 +26,10 @@ from typing import NamedTuple
 
 import numpy as np
 from sqlalchemy import bindparam, select
+from sqlalchemy.exc import ResourceClosedError
 
 from solver import Position
-from solver.bitboard import CELLS, WIDTH, mirror_bits
+from solver.bitboard import CELLS, H1, WIDTH, mirror_bits
 from solver.errors import IllegalMoveError
 
 from .keys import Board, board_of, board_of_position, boards_of_many, child_boards, key_of
@@ -94,6 +95,31 @@ _WDL = {s: (s > 0) - (s < 0) for s in range(-CELLS, CELLS + 1)}
 _SCORE_OF_BYTE = tuple(None if b == FULL_COLUMN else b - SCORE_OFFSET for b in range(256))
 
 
+class _Stones(NamedTuple):
+    """A position as ``board_of_position`` reads one: its stones, and its ply."""
+
+    current: int
+    mask: int
+    ply: int
+
+
+def _stones_of_key(key: int) -> _Stones:
+    """A key's position: a column of ``h`` stones is ``2**h - 1 + stones`` in its bits."""
+    mask = ply = 0
+    for col in range(WIDTH):
+        height = (((key >> (col * H1)) & ((1 << H1) - 1)) + 1).bit_length() - 1
+        mask |= ((1 << height) - 1) << (col * H1)
+        ply += height
+    return _Stones(key - mask, mask, ply)
+
+
+class _Closed:
+    """A closed book's plies: any use raises what the closed connection would."""
+
+    def __getattr__(self, name: str):
+        raise ResourceClosedError("this Book is closed")
+
+
 class Book:
     """Read-only access to a book; use ``Book.open``."""
 
@@ -137,7 +163,7 @@ class Book:
         return True
 
     def close(self) -> None:
-        self._plies = None   # later lookups fail, on the closed connection, which says so
+        self._plies = _Closed()   # later lookups fail, as on the closed connection, saying so
         self._conn.close()
         self._engine.dispose()
 
@@ -244,6 +270,24 @@ class Book:
         for at in np.flatnonzero(~found).tolist():
             entries[at] = self.get(moves_list[at])   # a miss or an odd string: checked one by one
         return entries
+
+    # -- canonical keys ----------------------------------------------------
+    def entries_of_keys(self, keys: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
+        """``(keys, scores, best-move bits)`` of the canonical ``keys`` the book holds,
+        in the canonical orientation (bit c: column c + 1), sorted by key."""
+        found: tuple[list[int], list[int], list[int]] = ([], [], [])
+        for key in sorted(set(map(int, keys))):
+            stones = _stones_of_key(key)
+            code = self._find(key, stones.ply)
+            if code is None:
+                continue
+            if stones.ply in self._slow_parents:
+                code = self._with_children(stones, stones.ply, False)
+            score, _, columns, _ = self._tails[False].get(code) or self._tail(code, False)
+            found[0].append(key)
+            found[1].append(score)
+            found[2].append(sum(1 << (c - 1) for c in columns))
+        return found
 
     # -- the whole book ----------------------------------------------------
     def __contains__(self, moves: str | Position) -> bool:

@@ -245,8 +245,11 @@ class BookStore:
     # Bulk reads and writes go through the driver's own SQL: plain tuples in,
     # numpy arrays out, no ORM object or dict per row on the hot path.
     def _sql(self, text: str) -> str:
-        """``text`` with ``?`` placeholders, in this driver's parameter style."""
-        return text if self.engine.dialect.paramstyle == "qmark" else text.replace("?", "%s")
+        """``text`` with ``?`` placeholders, in this driver's parameter style (where ``%``
+        starts a placeholder, a literal one, as in a ``LIKE`` pattern, is doubled)."""
+        if self.engine.dialect.paramstyle == "qmark":
+            return text
+        return text.replace("%", "%%").replace("?", "%s")
 
     def _read_column(self, sql: str, params: tuple) -> np.ndarray:
         """One integer column as an int64 array, fetched in chunks on the driver's
@@ -388,9 +391,13 @@ class BookStore:
         """Pack the rows of ``ply``: the whole ply sealed if it is complete, else one more
         segment beside the ply's others (older segments stay byte for byte, so a book
         kept in git grows by the new part only).  The number of rows packed."""
-        if ply in self.complete_plies():
+        complete = self.complete_plies()
+        if ply in complete:
             count = self.row_counts().get(ply, 0)
-            if count or not self.is_sealed(ply):
+            # A ply packed whole while still being built is one segment already, but
+            # sealing it also drops the best moves of the ply above, which it now gives.
+            above = self.segment_at(ply - 1) if ply - 1 in complete else None
+            if count or not self.is_sealed(ply) or (above is not None and above.best is not None):
                 self.seal(ply, self.entries_at(ply))
             return count
         keys, scores = self._row_scores(ply)

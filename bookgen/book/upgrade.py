@@ -49,6 +49,8 @@ def upgrade(db: str) -> int | None:
                 f"convert to version {SCHEMA_VERSION}")
         if version == "1":
             _check_moves(probe, db)
+        if version == str(SCHEMA_VERSION) and not _has_rows(probe):
+            return None   # nothing to convert or pack: the file is left byte for byte
     finally:
         probe.dispose()
     engine = make_engine(db)
@@ -83,6 +85,12 @@ def _pack_rows(db: str, meta: dict[str, str]) -> int:
     return packed
 
 
+def _has_rows(engine) -> bool:
+    """Whether any position is still a row (read-only: a writer would touch the file)."""
+    with engine.connect() as conn:
+        return conn.exec_driver_sql("SELECT 1 FROM positions LIMIT 1").first() is not None
+
+
 def _check_moves(engine, db: str) -> None:
     """Every stored move string must replay to its row's key."""
     with engine.connect() as conn:
@@ -106,9 +114,10 @@ def run_pack(db: str, out: IO[str]) -> int:
     probe = make_engine(db, readonly=path is not None)
     try:
         meta = read_meta(probe, db)
+        rows = _has_rows(probe)
     finally:
         probe.dispose()
-    packed = _pack_rows(db, meta)
+    packed = _pack_rows(db, meta) if rows else 0
     out.write(f"{db}: packed {packed:,} rows\n" if packed else f"{db}: no rows to pack\n")
     return 0
 

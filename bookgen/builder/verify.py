@@ -81,6 +81,10 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
             if ply in complete and ply + 1 in complete and above is not None:
                 problems += _check_derived(entries, above, meta["root"], report)
             else:
+                if entries.best is None and len(entries.keys) and ply + 1 not in complete:
+                    # The reader would answer its positions with no best move.
+                    report.problems.append(f"ply {ply}: no best moves stored, and ply "
+                                           f"{ply + 1}, whose scores give them, is not complete")
                 frontier.append(entries)
             above = (ply, entries.keys, entries.scores) if ply in complete else None
         counts = _check_counts(store, meta["root"], complete, report)
