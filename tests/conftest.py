@@ -1,5 +1,6 @@
 """Shared fixtures: one real local Ray for the session, and real book files built by it."""
 
+import os
 import random
 import shutil
 import sqlite3
@@ -210,6 +211,20 @@ def solver():
     return Solver(table_log2=20)
 
 
+SHIPPED = Path(__file__).resolve().parent.parent / "book.db"  # the book the project ships
+
+
+@pytest.fixture(scope="module")
+def shipped_book():
+    """The shipped book, open for one test module (skipped where there is none)."""
+    from bookgen import Book
+
+    if not SHIPPED.exists():
+        pytest.skip("no book.db at the top level")
+    with Book.open(str(SHIPPED)) as opened:
+        yield opened
+
+
 @pytest.fixture(scope="module")
 def book(small_book_path):
     """The small book, open for one test module."""
@@ -258,6 +273,26 @@ def small_book_copy(small_book_path, tmp_path) -> str:
 
 
 # -- a brute force to compare the solver with ------------------------------------------
+
+def damage_middle_page(path: str, pattern: bytes) -> None:
+    """Overwrite the whole page in the middle of a SQLite file with ``pattern`` (a sealed
+    book is a few pages: a few bytes there could fall in free space, which no check reads)."""
+    size, page = os.path.getsize(path), 4096
+    assert size % page == 0 and size // page >= 5
+    with open(path, "r+b") as handle:
+        handle.seek(size // 2 // page * page)
+        handle.write(pattern * (page // len(pattern)))
+
+
+def random_position(rng: random.Random, ply: int) -> Position:
+    """An unfinished position at ``ply`` from a random legal game."""
+    while True:
+        position = Position()
+        while position.ply < ply and not position.is_game_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_game_over:
+            return position
+
 
 def win_now(ply):
     """Score of a player who wins with the stone they are about to play."""

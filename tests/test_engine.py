@@ -4,7 +4,6 @@ The default run checks three whole sets and samples of two more (well under a
 minute); ``-m slow`` runs all 6000 lines strong and weak plus the empty board.
 """
 
-import random
 from pathlib import Path
 
 import pytest

@@ -9,16 +9,9 @@ from bookgen import Book
 from bookgen.play.knowledge import Floors, book_bound, book_leaves
 from solver import Position, Solver
 
+from conftest import random_position
+
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
-
-
-def random_position(rng: random.Random, ply: int) -> Position:
-    while True:
-        position = Position()
-        while position.ply < ply and not position.is_game_over:
-            position = position.play(rng.choice(position.legal_moves()))
-        if not position.is_game_over:
-            return position
 
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")

@@ -6,37 +6,32 @@ import numpy as np
 
 import pytest
 
-from bookgen import Book
 from bookgen.builder.solve_position import solve_position
 from solver.parent_bounds import NO_BOUND, Parents, parents_of
 from solver import Position
-from solver.packed import moves_of_key
+from solver.packed import moves_of_key, moves_of_keys
 
-from conftest import SMALL_PLY, SMALL_ROOT
+from conftest import SMALL_PLY, SMALL_ROOT, random_position
 
 LAST = SMALL_PLY - 1  # the small book's entries at this ply are the parents
 
 
 @pytest.fixture(scope="module")
-def parents(small_book_path):
+def parents(small_book_path, book):
+    """The ply above the frontier as the builder's bounds take it: scores, and best moves
+    (which a sealed ply above the last gets from its children, through the reader)."""
     from bookgen.book.store import BookStore
 
     store = BookStore(small_book_path, SMALL_ROOT, Position.from_moves(SMALL_ROOT).canonical_key,
                       readonly=True)
     try:
         keys, scores = store.scores_at(LAST)
-        return Parents(keys, scores, store.best_at(LAST)), store.scores_at(SMALL_PLY)
+        frontier = store.scores_at(SMALL_PLY)
     finally:
         store.close()
-
-
-def random_position(rng: random.Random, ply: int) -> Position:
-    while True:
-        position = Position()
-        while position.ply < ply and not position.is_game_over:
-            position = position.play(rng.choice(position.legal_moves()))
-        if not position.is_game_over:
-            return position
+    entries = book.get_many(moves_of_keys(keys, SMALL_ROOT))   # each in its key's orientation
+    best = np.array([sum(1 << (c - 1) for c in e.best_moves) for e in entries], dtype=np.uint8)
+    return Parents(keys, scores, best), frontier
 
 
 def test_parents_are_one_move_back():

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_keys, damage_middle_page, run_sql
 from sqlalchemy.exc import ResourceClosedError
 
 from bookgen import (
@@ -33,8 +34,6 @@ from bookgen import (
 )
 from solver import BoardSizeError, IllegalMoveError, Position, Solver
 from solver.packed import moves_of_key, moves_of_keys
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_keys, run_sql
 
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 
@@ -291,15 +290,7 @@ def test_book_tables_without_the_format_mark(small_book_copy):
 
 
 def test_garbage_in_the_middle_is_corrupt(small_book_copy):
-    # The whole page in the middle of the file (a sealed book is a few pages: a few bytes
-    # there could fall in a page's free space, which no check reads).  A damaged segment
-    # blob is test_segment's.
-    size = os.path.getsize(small_book_copy)
-    page = 4096
-    assert size % page == 0 and size // page >= 5
-    with open(small_book_copy, "r+b") as handle:
-        handle.seek(size // 2 // page * page)
-        handle.write(b"\xde\xad\xbe\xef" * (page // 4))
+    damage_middle_page(small_book_copy, b"\xde\xad\xbe\xef")   # a damaged blob: test_segment
     with pytest.raises(CorruptBookError, match="damaged") as info:
         Book.open(small_book_copy)
     assert repr(small_book_copy) in str(info.value) and isinstance(info.value, ValueError)

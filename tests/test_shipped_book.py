@@ -6,19 +6,16 @@ shallower ones derived (scores only: their children give their best moves).
 """
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bookgen import Book
 from bookgen.book.schema import BEST_TEXT
 from solver import Position, Solver
 from solver.packed import moves_of_key, moves_of_keys
 
-from conftest import open_store
+from conftest import SHIPPED, open_store
 
-SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
 # Canonical positions per ply, from the published table (7x6, unfinished games).
 CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464]
 
@@ -26,9 +23,8 @@ pytestmark = pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the 
 
 
 @pytest.fixture(scope="module")
-def book():
-    with Book.open(str(SHIPPED)) as opened:
-        yield opened
+def book(shipped_book):
+    return shipped_book
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import (
+    SMALL_PLY,
+    SMALL_ROOT,
+    book_moves,
+    damage_middle_page,
+    entries,
+    run_sql,
+    segment_rows,
+)
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
@@ -27,8 +36,8 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
-from bookgen.book.rows import Rows
 from bookgen.book.plies import Plies
+from bookgen.book.rows import Rows
 from bookgen.book.schema import (
     BEST_TEXT,
     COLUMNS,
@@ -40,6 +49,7 @@ from bookgen.book.schema import (
     pack_scores,
     unpack_scores,
 )
+from bookgen.book.segment import Segment, pack, unpack
 from bookgen.book.store import (
     BIND_CHUNK,
     ROWS_PER_STATEMENT,
@@ -51,11 +61,8 @@ from bookgen.book.store import (
     read_meta,
     sqlite_path,
 )
-from bookgen.book.segment import Segment, pack, unpack
 from bookgen.builder.solve_position import solve_position
 from solver import BoardSizeError, Position, Solver
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves, entries, run_sql, segment_rows
 
 ROOT_KEY = Position.from_moves(SMALL_ROOT).canonical_key
 FRONTIER = ["444444331112", "444444331222", "444444331233"]  # canonical, ply 12
@@ -345,14 +352,7 @@ def test_schema_and_board_size_are_checked(small_book_copy):
 
 
 def test_a_damaged_file_is_refused(small_book_copy):
-    # The whole page in the middle (a sealed book is a few pages: a few bytes there could
-    # fall in a page's free space, which no check reads).
-    size = os.path.getsize(small_book_copy)
-    page = 4096
-    assert size % page == 0 and size // page >= 5
-    with open(small_book_copy, "r+b") as handle:
-        handle.seek(size // 2 // page * page)
-        handle.write(b"\x00\xff" * (page // 2))
+    damage_middle_page(small_book_copy, b"\x00\xff")
     with pytest.raises(CorruptBookError) as info:
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
     assert repr(small_book_copy) in str(info.value)

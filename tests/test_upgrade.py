@@ -183,20 +183,21 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
     assert third.stdout == f"{version_2_book}: already book schema version 3; nothing to do\n"
 
 
-def test_moves_that_do_not_match_their_key_stop_the_upgrade(version_1_book):
-    run_sql(version_1_book, "UPDATE positions SET moves = '44444455' WHERE ply = 8")
-    before = Path(version_1_book).read_bytes()
-    with pytest.raises(CorruptBookError, match="stores moves '44444455', which do not replay"):
-        upgrade(version_1_book)
-    assert Path(version_1_book).read_bytes() == before
-
-
-def test_an_unknown_version_is_refused(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '7' WHERE name = 'schema_version'")
-    before = Path(small_book_copy).read_bytes()
-    with pytest.raises(SchemaMismatchError, match="version '7', which c4book upgrade cannot"):
-        upgrade(small_book_copy)
-    assert Path(small_book_copy).read_bytes() == before
+@pytest.mark.parametrize("book, change, error, message", [
+    # moves that do not match their key stop the upgrade
+    ("version_1_book", "UPDATE positions SET moves = '44444455' WHERE ply = 8",
+     CorruptBookError, "stores moves '44444455', which do not replay"),
+    # an unknown version is refused
+    ("small_book_copy", "UPDATE meta SET value = '7' WHERE name = 'schema_version'",
+     SchemaMismatchError, "version '7', which c4book upgrade cannot"),
+])
+def test_a_refused_upgrade_leaves_the_file_byte_for_byte(request, book, change, error, message):
+    path = request.getfixturevalue(book)
+    run_sql(path, change)
+    before = Path(path).read_bytes()
+    with pytest.raises(error, match=message):
+        upgrade(path)
+    assert Path(path).read_bytes() == before
 
 
 def test_a_current_sealed_book_has_nothing_to_do(small_book_copy, small_answers):

@@ -4,17 +4,16 @@ Solver's, Pons' /solve format, every bad input a 400, 503 when the pool is full,
 import random
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
-from bookgen import Book
 from bookgen.web import create_app
 from bookgen.web.explore import score_words
 from solver import Position, Solver
 
-SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
+from conftest import SHIPPED, random_position
+
 # Past the book (ply 11), and slow to solve: 13 and 5 million nodes for every move's score,
 # 5.6 and 4.5 s on a loaded 2-core machine.
 HARD = "13577531135"
@@ -25,9 +24,8 @@ pytestmark = pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the 
 
 
 @pytest.fixture(scope="module")
-def book():
-    with Book.open(str(SHIPPED)) as opened:
-        yield opened
+def book(shipped_book):
+    return shipped_book
 
 
 @pytest.fixture(scope="module")
@@ -64,16 +62,7 @@ def mirror(moves: str) -> str:
 def book_lines(count: int, seed: int) -> list[str]:
     """Random unfinished lines of plies 0-9: book positions that hold every move's score."""
     rng = random.Random(seed)
-    lines = []
-    while len(lines) < count:
-        position = Position()
-        for _ in range(rng.randint(0, 9)):
-            position = position.play(rng.choice(position.legal_moves()))
-            if position.is_game_over:
-                break
-        if not position.is_game_over:
-            lines.append(position.moves)
-    return lines
+    return [random_position(rng, rng.randint(0, 9)).moves for _ in range(count)]
 
 
 def get(client, url: str, status: int = 200) -> dict:
@@ -171,25 +160,26 @@ def test_a_finished_game_is_shown_but_has_no_move(client):
     assert get(client, "/solve?pos=1212121", 400)["param"] == "pos"
 
 
-BAD = [
-    ("/api/position?moves=44x", "moves", "illegal move 'x' at position 3"),
-    ("/api/position?moves=4%EF%BC%94", "moves", "columns are digits 1-7"),  # a full-width 4
-    ("/api/position?moves=4444444", "moves", "column 4 is full at move 7"),
-    ("/api/position?moves=12121212", "moves", "comes after the game was won"),
-    ("/api/position?moves=" + "1234567" * 7, "moves", "49 moves: a game has at most 42"),
-    ("/api/move?moves=4444444", "moves", "column 4 is full"),
-    ("/api/move?moves=1212121", "moves", "the game is over"),
-    ("/api/move?moves=4453&level=grandmaster", "level", "unknown level 'grandmaster'"),
-    ("/api/move?moves=4453&level=", "level", "unknown level ''"),
-    ("/api/move?moves=4453&time=abc", "time", "'abc' is not a number of seconds"),
-    ("/api/move?moves=4453&time=0", "time", "'0'"),
-    ("/api/move?moves=4453&time=-1", "time", "'-1'"),
-    ("/api/move?moves=4453&time=nan", "time", "'nan'"),
-    ("/api/move?moves=4453&time=inf", "time", "'inf'"),
-    ("/api/move?moves=4453&time=21", "time", "at most this server's cap of 20 s"),
-    ("/solve?pos=8", "pos", "illegal move '8'"),
-    ("/solve?pos=1212121", "pos", "the game is over"),
-]
+# Each bad input: the URL | the parameter its error names | what the error says.
+BAD = [tuple(part.strip() for part in line.split(" | ")) for line in """
+/api/position?moves=44x | moves | illegal move 'x' at position 3
+/api/position?moves=4%EF%BC%94 | moves | columns are digits 1-7
+/api/position?moves=4444444 | moves | column 4 is full at move 7
+/api/position?moves=12121212 | moves | comes after the game was won
+/api/position?moves=1234567123456712345671234567123456712345671234567 | moves | 49 moves: a game has at most 42
+/api/move?moves=4444444 | moves | column 4 is full
+/api/move?moves=1212121 | moves | the game is over
+/api/move?moves=4453&level=grandmaster | level | unknown level 'grandmaster'
+/api/move?moves=4453&level= | level | unknown level ''
+/api/move?moves=4453&time=abc | time | 'abc' is not a number of seconds
+/api/move?moves=4453&time=0 | time | '0'
+/api/move?moves=4453&time=-1 | time | '-1'
+/api/move?moves=4453&time=nan | time | 'nan'
+/api/move?moves=4453&time=inf | time | 'inf'
+/api/move?moves=4453&time=21 | time | at most this server's cap of 20 s
+/solve?pos=8 | pos | illegal move '8'
+/solve?pos=1212121 | pos | the game is over
+""".strip().splitlines()]  # 4%EF%BC%94: a full-width 4
 
 
 @pytest.mark.parametrize("url, param, says", BAD)

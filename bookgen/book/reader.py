@@ -38,7 +38,6 @@ from .plies import FULL_COLUMN, SCORE_OFFSET, Plies, entry_code
 from .schema import SCHEMA_VERSION, CorruptBookError, Entry
 from .store import SEARCH_SECONDS, check_sqlite_file, make_engine, read_meta, sqlite_path
 
-_CHUNK = 500  # keys per IN (...) query: far below every database's limit on parameters
 _LARGE = 64   # from this many strings on, get_many works on numpy arrays
 
 
@@ -144,8 +143,6 @@ class Book:
         self._slow_parents = frozenset(p for p in complete if p + 1 in complete) \
             - self._plies.parents
         self._lookup = select(Entry.score, Entry.best_moves).where(Entry.key == bindparam("key"))
-        self._lookup_many = select(Entry.key, Entry.score, Entry.best_moves).where(
-            Entry.key.in_(bindparam("keys", expanding=True)))
         self._tails: tuple[dict, dict] = ({}, {})   # decoded answers, by orientation
 
     @classmethod

@@ -42,18 +42,12 @@ class SolvePool:
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._admitted = 0
-        self._ready = 0
         self._threads: list[threading.Thread] = []
 
     @property
     def busy(self) -> int:
         """Jobs admitted and not finished: running or waiting."""
         return self._admitted
-
-    @property
-    def ready(self) -> int:
-        """Workers whose state is built."""
-        return self._ready
 
     def start(self) -> None:
         for number in range(self.workers):
@@ -89,8 +83,6 @@ class SolvePool:
             state = self._make_state()
         except Exception as caught:  # every job on this thread then answers with it
             failed = caught
-        with self._lock:
-            self._ready += 1
         while (job := self._jobs.get()) is not None:
             fn, args, loop, future = job
             result, error = None, failed
