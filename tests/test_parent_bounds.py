@@ -6,32 +6,53 @@ import numpy as np
 
 import pytest
 
+from bookgen import Book
 from bookgen.builder.solve_position import solve_position
 from solver.parent_bounds import NO_BOUND, Parents, parents_of
 from solver import Position
-from solver.packed import moves_of_key, moves_of_keys
+from solver.packed import moves_of_key
 
 from conftest import SMALL_PLY, SMALL_ROOT, random_position
 
 LAST = SMALL_PLY - 1  # the small book's entries at this ply are the parents
 
 
-@pytest.fixture(scope="module")
-def parents(small_book_path, book):
-    """The ply above the frontier as the builder's bounds take it: scores, and best moves
-    (which a sealed ply above the last gets from its children, through the reader)."""
+def small_store(small_book_path):
     from bookgen.book.store import BookStore
 
-    store = BookStore(small_book_path, SMALL_ROOT, Position.from_moves(SMALL_ROOT).canonical_key,
-                      readonly=True)
+    return BookStore(small_book_path, SMALL_ROOT, Position.from_moves(SMALL_ROOT).canonical_key,
+                     readonly=True)
+
+
+@pytest.fixture(scope="module")
+def parents(small_book_path):
+    # The parents' ply is sealed with scores only (the frontier gives its best moves): its
+    # best moves as the reader derives them, as a book grown by a ply keeps them stored.
+    store = small_store(small_book_path)
     try:
         keys, scores = store.scores_at(LAST)
+        assert store.best_at(LAST) is None
         frontier = store.scores_at(SMALL_PLY)
     finally:
         store.close()
-    entries = book.get_many(moves_of_keys(keys, SMALL_ROOT))   # each in its key's orientation
-    best = np.array([sum(1 << (c - 1) for c in e.best_moves) for e in entries], dtype=np.uint8)
-    return Parents(keys, scores, best), frontier
+    with Book.open(small_book_path) as book:
+        found, found_scores, best = book.entries_of_keys(keys.tolist())
+    assert found == keys.tolist() and found_scores == scores.tolist()
+    return Parents(keys, scores, np.array(best, dtype=np.uint8)), frontier
+
+
+def test_parents_without_best_moves_bound_from_below_and_never_exactly(small_book_path,
+                                                                        parents):
+    entries, (frontier, _) = parents
+    store = small_store(small_book_path)
+    try:
+        above = store.entries_above(SMALL_PLY)   # what a build growing the book would take
+    finally:
+        store.close()
+    assert above.keys.tolist() == entries.keys.tolist() and not above.best.any()
+    bounds, with_best = above.bounds(frontier), entries.bounds(frontier)
+    assert bounds.low.tolist() == with_best.low.tolist() and not bounds.exact.any()
+    assert with_best.exact.any()
 
 
 def test_parents_are_one_move_back():

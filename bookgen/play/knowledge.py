@@ -38,20 +38,11 @@ def book_bound(book, position: Position) -> ParentBound | None:
     """
     if book is None or position.ply == 0:
         return None
-    from solver.packed import moves_of_key
     from solver.parent_bounds import Parents, parents_of
 
-    found = []
-    for key in parents_of(position.key).tolist():
-        try:   # a take-back may leave a board no game reaches: never in a book
-            entry = book.get(moves_of_key(key))   # in the canonical key's orientation
-        except ValueError:
-            continue
-        if entry is not None:
-            found.append((key, entry.score, sum(1 << (c - 1) for c in entry.best_moves)))
-    if not found:
+    keys, scores, best = book.entries_of_keys(parents_of(position.key).tolist())
+    if not keys:
         return None
-    keys, scores, best = zip(*found)
     parents = Parents(np.array(keys, dtype=np.uint64), np.array(scores, dtype=np.int8),
                       np.array(best, dtype=np.uint8))
     low, exact = parents.bounds(np.array([position.key], dtype=np.uint64)).known(0)
