@@ -356,8 +356,10 @@ def test_stats_of_a_book_kept_as_rows_and_partly_packed(small_rows_book_path, tm
         "bytes_per_packed_position": round(len(blob) / held, 2)}
     assert stats["storage_per_ply"]["11"]["form"] == "sealed"
     line = c4book("stats", "--db", str(path)).stdout.splitlines()[6]
+    # Ply 12 is not marked complete here, though it holds every position: all of it.
+    assert stats["coverage_per_ply"] == {"12": 1.0}
     assert line.split()[6:] == ["packed+rows", f"{len(blob) / held:.2f}",
-                                f"({574 - held:,}", "rows)"]
+                                f"({574 - held:,}", "rows)", "(100.0%", "of", "the", "ply)"]
 
 
 # -- errors -------------------------------------------------------------------
