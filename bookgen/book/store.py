@@ -289,24 +289,21 @@ class BookStore:
                               segment.keys.searchsorted(np.uint64(min(int(high), KEY_LIMIT)))]
         return np.union1d(packed, rows) if len(rows) else packed
 
-    def _row_scores(self, ply: int) -> tuple[np.ndarray, np.ndarray]:
-        # One integer a row, key and score's low byte together: half the values to convert.
-        packed = self._read_column(
-            "SELECT key * 256 + (score & 255) FROM positions WHERE ply = ? ORDER BY key", (ply,))
-        return (packed >> 8).astype(np.uint64), (packed & 255).astype(np.uint8).view(np.int8)
-
-    def _row_best(self, ply: int) -> np.ndarray:
+    def _row_entries(self, ply: int) -> Segment:
+        """The rows of ``ply`` with their best-move bits, in one pass: key, score and bits
+        in one integer a row (49 + 6 + 7 bits), the bits from the stored digits in SQL."""
         bits = " + ".join(f"(CASE WHEN best_moves LIKE '%{col + 1}%' THEN {1 << col} ELSE 0 END)"
                           for col in range(WIDTH))
-        return self._read_column(f"SELECT {bits} FROM positions WHERE ply = ? ORDER BY key",
-                                 (ply,)).astype(np.uint8)
+        packed = self._read_column(f"SELECT key * 8192 + (score + 32) * 128 + {bits} "
+                                   "FROM positions WHERE ply = ? ORDER BY key", (ply,))
+        return Segment((packed >> 13).astype(np.uint64),
+                       ((packed >> 7 & 63) - 32).astype(np.int8), (packed & 127).astype(np.uint8))
 
     def entries_at(self, ply: int) -> Segment:
         """Every entry at ``ply``, packed and rows together, in key order; best-move
         bits only if every entry has them (a ply sealed below the last has none)."""
-        keys, scores = self._row_scores(ply)
-        rows = Segment(keys, scores, self._row_best(ply) if len(keys) else
-                       np.empty(0, dtype=np.uint8))
+        rows = self._row_entries(ply)
+        keys = rows.keys
         segment = self.segment_at(ply)
         return rows if segment is None else merge([segment, rows]) if len(keys) else segment
 
@@ -400,10 +397,10 @@ class BookStore:
             if count or not self.is_sealed(ply) or (above is not None and above.best is not None):
                 self.seal(ply, self.entries_at(ply))
             return count
-        keys, scores = self._row_scores(ply)
-        if not len(keys):
+        rows = self._row_entries(ply)
+        if not len(rows.keys):
             return 0
-        blob = pack(Segment(keys, scores, self._row_best(ply)))
+        keys, blob = rows.keys, pack(rows)
 
         def write():
             with self.engine.begin() as conn:
