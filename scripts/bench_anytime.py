@@ -60,7 +60,7 @@ def run_budget(db: str, budget: float, all_moves: list[str], scores: dict,
                nodes: bool = False) -> list[dict]:
     """Each position answered within ``budget`` seconds (or, with ``nodes``, nodes)."""
     rows = []
-    with Book.open(db, in_memory=True) as book:
+    with Book.open(db) as book:
         player = Player(book, node_budget=int(budget)) if nodes else Player(book, time_budget=budget)
         player.choose("44444433123")  # load the kernels before anything is timed
         player.choose("4444443312")

@@ -89,7 +89,7 @@ def main() -> None:
     names = args.levels
     pairs = [(names[i], names[i + 1]) for i in range(len(names) - 1)]
     pairs += [(name, "perfect") for name in names[:-2] if "perfect" in names]
-    with Book.open(args.db, in_memory=True) as book:
+    with Book.open(args.db) as book:
         perfect = CachedPerfect(book)
         print(f"{args.games} games per match, openings of {args.opening} random moves "
               f"(seed {args.seed}), each played both ways round\n")

@@ -147,9 +147,7 @@ def run_play(db: str | None, first: str, stdin: IO[str], out: IO[str],
              time_budget: float | None = DEFAULT_TIME, level: str = "perfect",
              seed: int | None = None, hints: bool = False, start: str = "") -> int:
     Position.from_moves(start)  # a bad start is reported before the book is opened
-    # In memory: a game asks the book on every move, and 0.1-1 s at the start
-    # (the shipped book) is not felt before the first move.
-    book = None if db is None else Book.open(db, in_memory=True)
+    book = None if db is None else Book.open(db)
     try:
         player = Player(book, time_budget=time_budget, level=level, seed=seed)
         return play_game(player, first == "human", stdin, out, hints, start)

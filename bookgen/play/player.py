@@ -136,7 +136,7 @@ class Player:
         if entry is not None and entry.best_moves:
             column = _centre_most(entry.best_moves)
             # The book ends: remember its proof for the budgeted searches past it
-            # (80 us of grandchildren, which a player without a budget never reads).
+            # (only they read it: a player without a budget skips the grandchildren).
             if position.ply + 2 > self.book.info.max_ply and self._budgeted:
                 self._floors.after_move(position, column, entry.score)
             return column, entry.score, "book", True, None, None
