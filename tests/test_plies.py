@@ -14,13 +14,12 @@ import pytest
 
 from bookgen import CorruptBookError
 from bookgen.book.keys import key_of
-from bookgen.book.plies import FULL_COLUMN, SCORE_OFFSET, Plies, _boards, entry_code
+from bookgen.book.plies import FULL_COLUMN, SCORE_OFFSET, Plies, entry_code
 from bookgen.book.schema import pack_scores, unpack_scores
 from bookgen.book.segment import Segment
 from bookgen.book.store import make_engine
 from solver import Position
 from solver.bitboard import mirror_bits
-from solver.packed import moves_of_key
 
 from conftest import SMALL_PLY, SMALL_ROOT, book_moves, stored_plies
 
@@ -233,12 +232,3 @@ def test_parents_need_the_next_ply_complete_sealed_and_without_rows(small_book_p
     assert Plies(sealed, {12: 3}, COMPLETE).parents == {8, 9, 10}    # 12 partly rows
     assert Plies({p: s for p, s in sealed.items() if p != 10}, {}, COMPLETE).parents == {8, 11}
     assert Plies(sealed, {}, ()).parents == frozenset()
-
-
-def test_boards_of_keys_are_the_positions(small_book_path):
-    keys = np.array([k for ply in COUNTS for k in stored_plies(small_book_path)[ply].keys],
-                    np.uint64)
-    current, mask = _boards(keys)
-    for key, c, m in zip(keys.tolist(), current.tolist(), mask.tolist()):
-        position = Position.from_moves(moves_of_key(key))
-        assert (c, m) == (position.current, position.mask)

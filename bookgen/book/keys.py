@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.bitboard import (BOTTOM_CELLS, CELLS, COLUMN_MASKS, WIDTH, has_four, mirror_bits,
+from solver.bitboard import (BOTTOM_CELLS, CELLS, COLUMN_MASKS, H1, WIDTH, has_four, mirror_bits,
                              win_score)
 
 _STEP = {str(col + 1): (BOTTOM_CELLS[col], COLUMN_MASKS[col],
@@ -41,20 +41,10 @@ class Board(NamedTuple):
     mirror_mask: int
 
     @property
-    def key(self) -> int:
-        return self.current + self.mask
-
-    @property
     def canonical(self) -> int:
         """The smaller of the two orientations' keys: the book's key."""
         key, other = self.current + self.mask, self.mirror_current + self.mirror_mask
         return key if key < other else other
-
-    @property
-    def flipped(self) -> bool:
-        """Whether the book's key is the mirror image's."""
-        return self.mirror_current + self.mirror_mask < self.current + self.mask
-
 
 def key_of(moves: str) -> int | None:
     """The key after ``moves`` (one orientation: a third of ``board_of``'s time); None
@@ -160,3 +150,16 @@ def child_keys_many(current: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, 
         stones[:, col] = stone
         keys[:, col] = others + (mask | stone)
     return keys, stones
+
+
+def boards_of_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(current, mask)`` of each key: a column of ``h`` stones is ``2**h - 1 + stones``."""
+    mask = np.zeros(len(keys), dtype=np.uint64)
+    for col in range(WIDTH):
+        shift = np.uint64(col * H1)
+        group = ((keys >> shift) & np.uint64(127)) + np.uint64(1)   # 2**h + stones
+        height = np.zeros(len(keys), dtype=np.uint64)
+        for h in range(1, 7):
+            height += group >= np.uint64(1 << h)
+        mask |= ((np.uint64(1) << height) - np.uint64(1)) << shift
+    return keys - mask, mask

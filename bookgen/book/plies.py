@@ -16,9 +16,9 @@ from bisect import bisect_left
 import numpy as np
 from sqlalchemy import func, select
 
-from solver.bitboard import CELLS, H1, WIDTH, fours, mirror_bits, win_score
+from solver.bitboard import CELLS, WIDTH, fours, mirror_bits, win_score
 
-from .keys import child_keys_many
+from .keys import boards_of_keys, child_keys_many
 from .schema import CorruptBookError, Entry, SegmentRow
 from .segment import Segment, merge, unpack
 
@@ -130,7 +130,7 @@ class Plies:
 
     def _derive_chunk(self, keys: np.ndarray, ply: int) -> bytes:
         below = self._plies[ply + 1].view
-        current, mask = _boards(keys)
+        current, mask = boards_of_keys(keys)
         children, stones = child_keys_many(current, mask)
         children = np.minimum(children, mirror_bits(children))
         where = np.minimum(below.keys.searchsorted(children), max(len(below.keys) - 1, 0))
@@ -172,16 +172,3 @@ class Plies:
 def entry_code(score: int, best: int) -> int:
     """A score and its best-move bits in one small integer: a cache's key."""
     return (score + SCORE_OFFSET) << WIDTH | best
-
-
-def _boards(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(current, mask)`` of each key: a column of ``h`` stones is ``2**h - 1 + stones``."""
-    mask = np.zeros(len(keys), dtype=np.uint64)
-    for col in range(WIDTH):
-        shift = np.uint64(col * H1)
-        group = ((keys >> shift) & np.uint64(127)) + np.uint64(1)   # 2**h + stones
-        height = np.zeros(len(keys), dtype=np.uint64)
-        for h in range(1, 7):
-            height += group >= np.uint64(1 << h)
-        mask |= ((np.uint64(1) << height) - np.uint64(1)) << shift
-    return keys - mask, mask

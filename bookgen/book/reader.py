@@ -29,10 +29,11 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.exc import ResourceClosedError
 
 from solver import Position
-from solver.bitboard import CELLS, H1, WIDTH, mirror_bits
+from solver.bitboard import CELLS, WIDTH, mirror_bits
 from solver.errors import IllegalMoveError
 
-from .keys import Board, board_of, board_of_position, boards_of_many, child_boards, key_of
+from .keys import (Board, board_of, board_of_position, boards_of_keys, boards_of_many,
+                   child_boards, key_of)
 from .location import find_book
 from .plies import FULL_COLUMN, SCORE_OFFSET, Plies, entry_code
 from .schema import SCHEMA_VERSION, CorruptBookError, Entry
@@ -100,16 +101,6 @@ class _Stones(NamedTuple):
     current: int
     mask: int
     ply: int
-
-
-def _stones_of_key(key: int) -> _Stones:
-    """A key's position: a column of ``h`` stones is ``2**h - 1 + stones`` in its bits."""
-    mask = ply = 0
-    for col in range(WIDTH):
-        height = (((key >> (col * H1)) & ((1 << H1) - 1)) + 1).bit_length() - 1
-        mask |= ((1 << height) - 1) << (col * H1)
-        ply += height
-    return _Stones(key - mask, mask, ply)
 
 
 class _Closed:
@@ -273,8 +264,10 @@ class Book:
         """``(keys, scores, best-move bits)`` of the canonical ``keys`` the book holds,
         in the canonical orientation (bit c: column c + 1), sorted by key."""
         found: tuple[list[int], list[int], list[int]] = ([], [], [])
-        for key in sorted(set(map(int, keys))):
-            stones = _stones_of_key(key)
+        keys = sorted(set(map(int, keys)))
+        boards = boards_of_keys(np.array(keys, dtype=np.uint64))
+        for key, current, mask in zip(keys, *(b.tolist() for b in boards)):
+            stones = _Stones(current, mask, mask.bit_count())
             code = self._find(key, stones.ply)
             if code is None:
                 continue

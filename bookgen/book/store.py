@@ -302,10 +302,10 @@ class BookStore:
     def entries_at(self, ply: int) -> Segment:
         """Every entry at ``ply``, packed and rows together, in key order; best-move
         bits only if every entry has them (a ply sealed below the last has none)."""
-        rows = self._row_entries(ply)
-        keys = rows.keys
-        segment = self.segment_at(ply)
-        return rows if segment is None else merge([segment, rows]) if len(keys) else segment
+        rows, segment = self._row_entries(ply), self.segment_at(ply)
+        if segment is None:
+            return rows
+        return merge([segment, rows]) if len(rows.keys) else segment
 
     def scores_at(self, ply: int) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, scores)`` of every entry at ``ply``, sorted by key."""
@@ -328,12 +328,7 @@ class BookStore:
         return Parents(keys, scores, np.zeros(len(keys), np.uint8) if best is None else best)
 
     def count_by_ply(self) -> dict[int, int]:
-        with self.engine.connect() as conn:
-            counts = dict(conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all())
-            for ply, count in conn.execute(select(SegmentRow.ply, func.sum(SegmentRow.count))
-                                           .group_by(SegmentRow.ply)):
-                counts[ply] = counts.get(ply, 0) + int(count)
-        return dict(sorted(counts.items()))
+        return {ply: packed + rows for ply, (packed, _, rows) in self.storage_by_ply().items()}
 
     def storage_by_ply(self) -> dict[int, tuple[int, int, int]]:
         """Per ply: ``(positions packed, bytes of their segments, rows not packed)``."""
@@ -366,18 +361,20 @@ class BookStore:
         older segments go.  The ply above, sealed with best moves, keeps only its scores:
         its best moves now follow from this ply's."""
         blob = pack(entries)
-        above = self.segment_at(ply - 1) if ply > 0 else None
         plies = sorted(set(self.complete_plies()) | {ply})
+        above = self.segment_at(ply - 1) if ply - 1 in plies else None
+        above = None if above is None or above.best is None else above._replace(best=None)
+        above_blob = None if above is None else pack(above)
 
         def write():
             with self.engine.begin() as conn:
                 conn.execute(delete(Entry).where(Entry.ply == ply))
                 conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply))
                 conn.execute(insert(SegmentRow).values(ply=ply, count=len(entries.keys), data=blob))
-                if above is not None and above.best is not None and ply - 1 in plies:
+                if above is not None:
                     conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply - 1))
                     conn.execute(insert(SegmentRow).values(
-                        ply=ply - 1, count=len(above.keys), data=pack(above._replace(best=None))))
+                        ply=ply - 1, count=len(above.keys), data=above_blob))
                 self._set_meta(conn, complete_plies=json.dumps(plies))
 
         self._retry_locked(write)
