@@ -6,7 +6,8 @@
     GET /api/move?moves=&level=&time=   the AI's move and how it found it
     GET /solve?pos=             {"pos": ..., "score": [7 scores, 100 for a full column]}
 
-Book positions are answered on the event loop; searches go to the bounded
+Book positions are answered on the event loop, most of them by the hot path
+in front of the routes (``fastpath``); searches go to the bounded
 pool (``pool.SolvePool``), which answers 503 when full.  Bad input is a 400
 ``{"error": ..., "param": ...}``; nothing a request sends reaches a
 traceback or the file system.
@@ -36,6 +37,7 @@ from solver.errors import IllegalMoveError
 
 from ..play.levels import DEFAULT_LEVEL, LEVELS, LevelError, get_level
 from .explore import Explored, Explorer, SharedTable, finished_json, from_book
+from .fastpath import BookFastPath, dumps, pons_scores
 from .pool import LockedBook, PoolFullError, SolvePool
 
 log = logging.getLogger("c4book.web")
@@ -48,6 +50,13 @@ SOLVED_KEPT = 10_000  # searched answers remembered (a few hundred bytes each)
 HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                      "frame-ancestors 'none'",
            "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+
+
+class JSON(JSONResponse):
+    """A JSON answer, rendered as the hot path renders its own."""
+
+    def render(self, content) -> bytes:
+        return dumps(content)
 
 
 class BadInputError(ValueError):
@@ -151,29 +160,29 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
         return Response(files[name], media_type=STATIC[name], headers=HEADERS)
 
     async def api_info(request: Request) -> Response:
-        return JSONResponse({**info, "workers": pool.workers, "busy": pool.busy})
+        return JSON({**info, "workers": pool.workers, "busy": pool.busy})
 
     async def api_position(request: Request) -> Response:
         position = _position(request, "moves")
         if position.is_game_over:
-            return JSONResponse(finished_json(position))
-        return JSONResponse((await explored(position)).to_json())
+            return JSON(finished_json(position))
+        return JSON((await explored(position)).to_json())
 
     async def api_move(request: Request) -> Response:
         position = _unfinished(request, "moves")
         level, seconds = _level(request), _seconds(request, cap)
         decision = await pool.run(Explorer.move, position, level, seconds)
-        return JSONResponse({"moves": position.moves, "level": level, "time": seconds,
+        return JSON({"moves": position.moves, "level": level, "time": seconds,
                              **decision.to_json(), "after": position.moves + str(decision.column)})
 
     async def pons_solve(request: Request) -> Response:
         position = _unfinished(request, "pos")
         result = await explored(position)
-        scores = [FULL_COLUMN if c.full else c.score for c in result.columns]
+        scores = pons_scores(result.columns, FULL_COLUMN)
         answer = {"pos": position.moves, "score": scores}
         if any(score is None for score in scores):  # the cap ran out: said, not hidden
             answer["proven"] = False
-        return JSONResponse(answer)
+        return JSON(answer)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -188,8 +197,10 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
     routes = [Route("/", page), Route("/static/{name}", static), Route("/api/info", api_info),
               Route("/api/position", api_position), Route("/api/move", api_move),
               Route("/solve", pons_solve)]
-    middleware = [] if cors is None else [
-        Middleware(CORSMiddleware, allow_origins=[cors], allow_methods=["GET"])]
+    # The hot path first: it passes on any request with an Origin, for CORS to judge.
+    middleware = [Middleware(BookFastPath, book=shared, full_column=FULL_COLUMN)]
+    if cors is not None:
+        middleware.append(Middleware(CORSMiddleware, allow_origins=[cors], allow_methods=["GET"]))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
                     exception_handlers={BadInputError: _bad_input, PoolFullError: _full,
                                         HTTPException: _http_error, Exception: _internal})
@@ -198,20 +209,20 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
 
 
 async def _bad_input(request: Request, error: BadInputError) -> Response:
-    return JSONResponse({"error": str(error), "param": error.param}, status_code=400)
+    return JSON({"error": str(error), "param": error.param}, status_code=400)
 
 
 async def _full(request: Request, error: PoolFullError) -> Response:
-    return JSONResponse({"error": str(error)}, status_code=503, headers={"Retry-After": "1"})
+    return JSON({"error": str(error)}, status_code=503, headers={"Retry-After": "1"})
 
 
 async def _http_error(request: Request, error: HTTPException) -> Response:
     detail = error.detail if error.status_code != 404 or error.detail != "Not Found" \
         else f"no such page: {request.url.path[:80]!r}"
-    return JSONResponse({"error": detail}, status_code=error.status_code, headers=error.headers)
+    return JSON({"error": detail}, status_code=error.status_code, headers=error.headers)
 
 
 async def _internal(request: Request, error: Exception) -> Response:
     # A bug of ours: logged in full here, one line to the client.
     log.exception("error answering %s", request.url.path)
-    return JSONResponse({"error": f"internal error: {type(error).__name__}"}, status_code=500)
+    return JSON({"error": f"internal error: {type(error).__name__}"}, status_code=500)

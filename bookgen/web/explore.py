@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from solver import Position, win_score
@@ -85,14 +86,21 @@ class Explored(NamedTuple):
                 "score": self.score, "score_words": score_words(self.score, ply),
                 "score_detail": None if self.score is None else describe_score(self.score, ply),
                 "best_moves": list(self.best_moves), "move_scores": self.move_scores,
-                "columns": [{"column": c.column, "score": c.score,
-                             "words": None if c.source is None else score_words(c.score, ply),
-                             "detail": None if c.score is None else describe_score(c.score, ply),
-                             "source": c.source, "best": c.column in self.best_moves,
-                             "full": c.full,
-                             "book_depth": c.book_depth} for c in self.columns],
+                "columns": [column_json(c, ply, c.column in self.best_moves)
+                            for c in self.columns],
                 "best_found": None if self.best_found is None else self.best_found.to_json(),
                 "seconds": round(self.seconds, 6)}
+
+
+@lru_cache(maxsize=1 << 14)
+def column_json(column: MoveScore, ply: int, best: bool) -> dict:
+    """A column as the answer shows it; built once per kind (a few thousand), never mutated."""
+    score = column.score
+    return {"column": column.column, "score": score,
+            "words": None if column.source is None else score_words(score, ply),
+            "detail": None if score is None else describe_score(score, ply),
+            "source": column.source, "best": best, "full": column.full,
+            "book_depth": column.book_depth}
 
 
 def _about(position: Position) -> dict:
