@@ -30,6 +30,12 @@ _STEP = {str(col + 1): (BOTTOM_CELLS[col], COLUMN_MASKS[col],
          for col in range(WIDTH)}
 _COLUMNS = tuple(zip(BOTTOM_CELLS, COLUMN_MASKS, reversed(BOTTOM_CELLS), reversed(COLUMN_MASKS)))
 _ONE_WAY = {char: step[:2] for char, step in _STEP.items()}   # key_of's: half the unpacking
+# boards_of_many's: a character code -> that column's bottom cell and cells (0, 0: no column).
+_BOTTOMS = np.zeros(128, dtype=np.uint64)
+_CELLS = np.zeros(128, dtype=np.uint64)
+for _char, (_bottom, _column, _, _) in _STEP.items():
+    _BOTTOMS[ord(_char)], _CELLS[ord(_char)] = _bottom, _column
+del _char, _bottom, _column
 
 
 class Board(NamedTuple):
@@ -111,28 +117,19 @@ def boards_of_many(moves_list: Sequence[str]) -> tuple[np.ndarray, np.ndarray, n
     count = len(moves_list)
     lengths = np.fromiter(map(len, moves_list), dtype=np.int64, count=count)
     width = int(lengths.max()) if count else 0
-    try:
-        text = "".join([moves.ljust(width, "0") for moves in moves_list]).encode("ascii")
-    except UnicodeEncodeError:
-        text = None
-    if text is None or len(text) != count * width:  # odd characters: one at a time
-        boards = [board_of(moves) for moves in moves_list]
-        return (np.array([b.current if b else 0 for b in boards], dtype=np.uint64),
-                np.array([b.mask if b else 0 for b in boards], dtype=np.uint64),
-                np.array([b is not None for b in boards], dtype=bool))
-    # Byte -> that column's bottom cell and cells; anything but '1'-'7' gets 0, 0.
-    bottoms = np.zeros(256, dtype=np.uint64)
-    columns = np.zeros(256, dtype=np.uint64)
-    for char, (bottom, column, _, _) in _STEP.items():
-        bottoms[ord(char)], columns[ord(char)] = bottom, column
-    grid = np.frombuffer(text, dtype=np.uint8).reshape(count, width)
+    # One character code a cell, 0 past a string's end; numpy drops trailing NULs,
+    # so a string ending in one is padded back to its length (and then unusable).
+    grid = np.zeros((count, width), dtype=np.uint32)
+    if width:
+        codes = np.array(moves_list, dtype=f"<U{width}").view(np.uint32).reshape(count, width)
+        grid[:, :codes.shape[1]] = codes
     current = np.zeros(count, dtype=np.uint64)
     mask = np.zeros(count, dtype=np.uint64)
     usable = np.ones(count, dtype=bool)
     for ply in range(width):
         playing = lengths > ply
-        chars = grid[:, ply]
-        stone = (mask + bottoms[chars]) & columns[chars]
+        chars = np.minimum(grid[:, ply], len(_BOTTOMS) - 1)   # anything but 1-7 gets 0, 0
+        stone = (mask + _BOTTOMS[chars]) & _CELLS[chars]
         usable &= ~(playing & (stone == 0))  # a bad character or a full column
         current = np.where(playing, current ^ mask, current)
         mask |= stone

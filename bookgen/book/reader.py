@@ -11,17 +11,21 @@ every sealed ply into arrays (``plies``): a lookup is then a binary search,
 with no query; only a ply still being built, kept as rows, is asked through
 SQL.  A position's move scores and best moves come from its children's
 scores when the book holds the ply below it complete; at the book's last
-ply its best moves are stored.  An answer is decoded once per kind of
-entry (score, best moves, move scores, orientation) and shared: a book has
-few kinds.  Importing or opening a book never loads numba or Ray, and
-opening never writes.
+ply its best moves are stored.  A score and its best moves are decoded once
+per kind and orientation and shared (a book has a few thousand kinds); move
+scores, of which there are too many kinds to keep, are seven bytes to
+decode.  Importing or opening a book never loads numba or Ray, and opening
+never writes.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -93,6 +97,22 @@ _BEST_BITS = {text: sum(1 << (int(c) - 1) for c in text) for text in
               ("".join(str(c) for c in cols) for cols in _COLUMNS)}
 _WDL = {s: (s > 0) - (s < 0) for s in range(-CELLS, CELLS + 1)}
 _SCORE_OF_BYTE = tuple(None if b == FULL_COLUMN else b - SCORE_OFFSET for b in range(256))
+_SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)   # the same, for numpy to index
+_BEST_OF = _COLUMNS + _MIRRORED   # best-move bits + 128 if mirrored -> the asker's columns
+
+
+@contextmanager
+def _collector_paused():
+    """Python's cycle collector off while many entries are made: they hold no cycles, and
+    each 700 new tuples would otherwise start a collection (most of get_many's time)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class _Stones(NamedTuple):
@@ -134,7 +154,7 @@ class Book:
         self._slow_parents = frozenset(p for p in complete if p + 1 in complete) \
             - self._plies.parents
         self._lookup = select(Entry.score, Entry.best_moves).where(Entry.key == bindparam("key"))
-        self._tails: tuple[dict, dict] = ({}, {})   # decoded answers, by orientation
+        self._heads: tuple[dict, dict] = ({}, {})   # decoded entry codes, by orientation
 
     @classmethod
     def open(cls, db: str | None = None, in_memory: bool = False) -> Book:
@@ -178,40 +198,40 @@ class Book:
         ply = len(asked)
         mirror = mirror_bits(key)
         flip = mirror < key
-        found = self._find(mirror if flip else key, ply)
+        found = self._plies.find(mirror if flip else key, ply) \
+            or self._find(mirror if flip else key, ply)   # (a ply kept as rows)
         if found is None:
             return _miss(moves)
-        if ply in self._slow_parents:
+        if self._slow_parents and ply in self._slow_parents:
             found = self._with_children(moves, ply, flip)
-        tail = self._tails[flip].get(found) or self._tail(found, flip)
-        return _new_entry(BookEntry, (asked, ply) + tail)
+        code, packed = found
+        head = self._heads[flip].get(code) or self._head(code, flip)
+        if packed is None:
+            return _new_entry(BookEntry, (asked, ply, *head, None))
+        return _new_entry(BookEntry, (asked, ply, *head,
+                                      tuple(map(_SCORE_OF_BYTE.__getitem__,
+                                                packed[::-1] if flip else packed))))
 
-    def _tail(self, found: int | bytes, flip: bool) -> tuple:
-        """``(score, wdl, best_moves, move_scores)`` in the asker's orientation, from an
-        entry code or packed move scores; cached."""
-        if type(found) is int:
-            score, best, scores = (found >> WIDTH) - SCORE_OFFSET, found & 127, None
-            columns = (_MIRRORED if flip else _COLUMNS)[best]
-        else:
-            scores = tuple(map(_SCORE_OF_BYTE.__getitem__, found))
-            if flip:
-                scores = scores[::-1]
-            score = max(s for s in scores if s is not None)
-            columns = tuple(c for c, s in enumerate(scores, 1) if s == score)
-        tail = self._tails[flip][found] = (score, _WDL[score], columns, scores)
-        return tail
+    def _head(self, code: int, flip: bool) -> tuple[int, int, tuple[int, ...]]:
+        """``(score, wdl, best_moves)`` of an entry code in the asker's orientation; cached
+        (a book has a few thousand kinds)."""
+        score = (code >> WIDTH) - SCORE_OFFSET
+        head = self._heads[flip][code] = (score, _WDL[score],
+                                          (_MIRRORED if flip else _COLUMNS)[code & 127])
+        return head
 
-    def _find(self, canonical: int, ply: int) -> int | bytes | None:
+    def _find(self, canonical: int, ply: int) -> tuple[int, bytes | None] | None:
         """``Plies.find``, and then the rows of a ply still being built."""
         found = self._plies.find(canonical, ply)
         if found is None and ply in self._row_plies:
             row = self._conn.execute(self._lookup, {"key": canonical}).first()
             if row is not None:
-                found = entry_code(row[0], _BEST_BITS[row[1]])
+                found = entry_code(row[0], _BEST_BITS[row[1]]), None
         return found
 
-    def _with_children(self, moves, ply: int, flip: bool) -> bytes:
-        """The packed move scores of a position, each child looked up on its own."""
+    def _with_children(self, moves, ply: int, flip: bool) -> tuple[int, bytes]:
+        """The entry code and packed move scores of a position, each child looked up on
+        its own, in the canonical orientation as the other paths give them."""
         board = board_of(moves) if type(moves) is str else board_of_position(moves)
         scores = []
         for child in child_boards(board, ply):
@@ -222,42 +242,58 @@ class Book:
             if found is None:
                 raise CorruptBookError(f"{self.db!r}: ply {ply + 1} lacks a child of a ply-{ply} "
                                        "position, though both are complete")
-            scores.append(-((found >> WIDTH) - SCORE_OFFSET) if type(found) is int
-                          else -max(b - SCORE_OFFSET for b in found if b != FULL_COLUMN))
-        if flip:   # the canonical orientation's, as the other paths give them
+            scores.append(-((found[0] >> WIDTH) - SCORE_OFFSET))
+        if flip:
             scores.reverse()
-        return bytes(FULL_COLUMN if s is None else s + SCORE_OFFSET for s in scores)
+        score = max(s for s in scores if s is not None)
+        best = sum(1 << c for c, s in enumerate(scores) if s == score)
+        return entry_code(score, best), bytes(FULL_COLUMN if s is None else s + SCORE_OFFSET
+                                              for s in scores)
 
     # -- many positions ----------------------------------------------------
     def get_many(self, moves_list: Sequence[str | Position]) -> list[BookEntry | None]:
-        """``[book.get(m) for m in moves_list]``, with numpy over the whole list."""
+        """``[book.get(m) for m in moves_list]``, with numpy over the whole list: each
+        field is made for every hit at once, and the entries zipped from the fields."""
         moves_list = list(moves_list)
-        if len(moves_list) < _LARGE or not all(type(m) is str for m in moves_list) \
+        if len(moves_list) < _LARGE or set(map(type, moves_list)) != {str} \
                 or self._row_plies or self._slow_parents:
             return [self.get(m) for m in moves_list]
         current, mask, usable = boards_of_many(moves_list)
         plies = np.fromiter(map(len, moves_list), dtype=np.int64, count=len(moves_list))
         found, index, scores, best, flips = self._plies.find_many(current + mask, plies)
-        found &= usable
+        hits = np.flatnonzero(found & usable)
+        plies, index, flips = plies[hits], index[hits], flips[hits]
+        scores = scores[hits].astype(np.int64)
+        # Best moves in the asker's orientation: the table of either orientation.
+        best_moves = list(map(_BEST_OF.__getitem__,
+                              (best[hits] + flips.astype(np.int64) * 128).tolist()))
+        with _collector_paused():
+            got = list(map(_new_entry, repeat(BookEntry), zip(
+                [moves_list[i] for i in hits.tolist()] if len(hits) < len(moves_list)
+                else moves_list, plies.tolist(), scores.tolist(), np.sign(scores).tolist(),
+                best_moves, self._move_scores_many(plies, index, flips))))
+        if len(hits) == len(moves_list):
+            return got
         entries: list[BookEntry | None] = [None] * len(moves_list)
-        tail, new_entry = self._tail, _new_entry
-        straight, mirrored = self._tails
-        hits = np.flatnonzero(found)
-        for ply in np.unique(plies[hits]).tolist():
-            at = hits[plies[hits] == ply]
-            if ply in self._plies.parents:
-                table = self._plies.moves_of(ply)
-                codes = [table[i:i + WIDTH] for i in (index[at] * WIDTH).tolist()]
-            else:
-                codes = ((scores[at].astype(np.int64) + SCORE_OFFSET) << WIDTH
-                         | best[at]).tolist()
-            got = [(mirrored if f else straight).get(code) or tail(code, f)
-                   for code, f in zip(codes, flips[at].tolist())]
-            for i, answer in zip(at.tolist(), got):
-                entries[i] = new_entry(BookEntry, (moves_list[i], ply) + answer)
-        for at in np.flatnonzero(~found).tolist():
-            entries[at] = self.get(moves_list[at])   # a miss or an odd string: checked one by one
+        for i, entry in zip(hits.tolist(), got):
+            entries[i] = entry
+        for i in np.flatnonzero(~(found & usable)).tolist():
+            entries[i] = self.get(moves_list[i])   # a miss or an odd string: checked one by one
         return entries
+
+    def _move_scores_many(self, plies: np.ndarray, index: np.ndarray, flips: np.ndarray) -> list:
+        """Each found position's move scores (a tuple, ``None`` at a ply without them), in
+        the asker's orientation, from its ply and its place in that ply."""
+        move_scores = np.full(len(plies), None, dtype=object)
+        for ply in self._plies.parents.intersection(np.unique(plies).tolist()):
+            at = np.flatnonzero(plies == ply)
+            packed = np.frombuffer(self._plies.moves_of(ply), np.uint8).reshape(-1, WIDTH)
+            packed = packed[index[at]]
+            packed = np.where(flips[at, None], packed[:, ::-1], packed)
+            # Seven columns of scores zipped into rows: the tuples are made in C.
+            rows = zip(*(_SCORE_OBJECTS[packed[:, col]].tolist() for col in range(WIDTH)))
+            move_scores[at] = np.fromiter(rows, dtype=object, count=len(at))
+        return move_scores.tolist()
 
     # -- canonical keys ----------------------------------------------------
     def entries_of_keys(self, keys: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
@@ -273,10 +309,9 @@ class Book:
                 continue
             if stones.ply in self._slow_parents:
                 code = self._with_children(stones, stones.ply, False)
-            score, _, columns, _ = self._tails[False].get(code) or self._tail(code, False)
             found[0].append(key)
-            found[1].append(score)
-            found[2].append(sum(1 << (c - 1) for c in columns))
+            found[1].append((code[0] >> WIDTH) - SCORE_OFFSET)
+            found[2].append(code[0] & 127)
         return found
 
     # -- the whole book ----------------------------------------------------
