@@ -159,6 +159,7 @@ def book_reach(book, child: Position, found) -> int | None:
     return reach
 
 
+@lru_cache(maxsize=256)
 def _complete_from(info, ply: int) -> bool:
     """Whether the book holds every position from ``ply`` to its last ply (below its root)."""
     return all(p in info.plies_complete for p in range(ply, info.max_ply + 1))
@@ -197,8 +198,9 @@ def from_book(book, position: Position, entry, started: float) -> Explored:
     else:
         children = _children(position)
         depths = _depths(book, position, children, book.get_many(list(children.values())))
-    columns = tuple(MoveScore(col, score, None if score is None else "book",
-                              not position.can_play(col), depths.get(col))
+    # A book entry's move score is None exactly where the column is full.
+    columns = tuple(MoveScore(col, score, None if score is None else "book", score is None,
+                              depths.get(col))
                     for col, score in enumerate(entry.move_scores, start=1))
     return Explored(position, entry.score, entry.best_moves, columns, "book", True, True, None,
                     time.perf_counter() - started)

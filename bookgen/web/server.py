@@ -62,7 +62,9 @@ def serve(db: str = "book.db", host: str = "127.0.0.1", port: int = 8000, cap: f
             out.flush()
 
         app = create_app(book, cap, workers or default_workers(), cors=cors, on_start=ready)
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+        # No proxy headers: nothing here uses the client's address, so none is trusted.
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                                proxy_headers=False)
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         book.close()
