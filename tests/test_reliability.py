@@ -65,12 +65,32 @@ def build_during(fault, path: str, clean_book: str, join_timeout: float) -> None
     assert entries(path) == entries(clean_book)
 
 
+def parent_of(pid: int) -> int:
+    """The parent process's id, from /proc (0 once the process is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def descends_from_us(pid: int) -> bool:
+    while pid > 1:
+        pid = parent_of(pid)
+        if pid == os.getpid():
+            return True
+    return False
+
+
 def solving_workers() -> list[int]:
+    """This test session's Ray workers in a batch (its raylet is our child): never another
+    build's on the same machine."""
     pids = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
-                if (proc / "cmdline").read_bytes().startswith(b"ray::solve_batch"):
+                if (proc / "cmdline").read_bytes().startswith(b"ray::solve_batch") \
+                        and descends_from_us(int(proc.name)):
                     pids.append(int(proc.name))
             except OSError:
                 pass
