@@ -3,8 +3,9 @@
 Read once at open from the ``segments`` table (``segment``): ten bytes a
 position, a lookup a binary search in one ply's keys.  A ply whose children
 the book holds whole stores no best moves; the first lookup in it derives
-every position's move scores at once, with numpy over the ply below (seven
-bytes a position, as ``schema.pack_scores`` packs them), and keeps them.
+every position's move scores and best moves at once, with numpy over the
+ply below (seven bytes a position, as ``schema.pack_scores`` packs them, and
+a best-move byte), and keeps them.
 Plies still kept as rows are counted here and asked through SQL by the reader.
 """
 
