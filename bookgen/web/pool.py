@@ -128,6 +128,11 @@ class LockedBook:
 
         return locked
 
+    def get(self, moves):
+        """``Book.get`` under the lock (the hot path's call, so spelled out)."""
+        with self._lock:
+            return self._book.get(moves)
+
     def __contains__(self, moves) -> bool:
         return self.get(moves) is not None
 
