@@ -154,6 +154,22 @@ def test_find_many_equals_find(plies, small_book_path):
             assert one[1] == plies.moves_of(len(moves))[7 * index[i]:7 * index[i] + 7]
 
 
+def test_a_parent_ply_that_still_stores_best_moves_is_answered_as_a_parent(small_book_path):
+    # Ply 11 keeps stored best bits (any: zeros here) while ply 12 is complete and whole in
+    # memory, as when the ply below was packed in parts and is not sealed yet.
+    sealed = dict(read_plies(small_book_path).segments)
+    keys, scores, _ = sealed[11]
+    sealed[11] = Segment(keys, scores, np.zeros(len(keys), np.uint8))
+    stored = Plies(sealed, {}, COMPLETE)
+    assert 11 in stored.parents
+    whole = read_plies(small_book_path)
+    for key in keys.tolist():
+        assert stored.find(key, 11) == whole.find(key, 11)
+        assert stored.find(key, 11)[1] is not None
+    found = stored.find_many(keys, np.full(len(keys), 11))
+    assert (found[3] == np.frombuffer(whole.best_of(11), np.uint8)).all()
+
+
 def test_find_many_with_nothing_asked(plies):
     found, index, scores, best, flipped = plies.find_many(np.empty(0, np.uint64),
                                                           np.empty(0, np.int64))
@@ -187,7 +203,7 @@ def test_every_derived_move_score_equals_the_build_kernels(plies, small_rows_boo
             tops = np.where(moves == FULL_COLUMN, 0, moves).max(axis=1).astype(int) - SCORE_OFFSET
             assert tops.tolist() == plies.segments[ply].scores.tolist()
             # and the best moves are the moves that score it
-            best = np.frombuffer(plies.derived_best(ply), np.uint8)
+            best = np.frombuffer(plies.best_of(ply), np.uint8)
             assert (((moves == (tops + SCORE_OFFSET)[:, None]) << np.arange(7)).sum(axis=1)
                     == best).all()
             assert (best != 0).all()
@@ -234,6 +250,14 @@ def test_a_missing_child_is_a_damaged_book_not_a_wrong_score(small_book_path):
     with pytest.raises(CorruptBookError, match="'some.db': ply 12 lacks a child of a ply-11 "
                                                "position, though both are complete"):
         plies.find(canonical("44444433111"), 11)
+
+
+def test_a_score_no_move_reaches_is_a_damaged_book(small_book_path):
+    sealed = dict(read_plies(small_book_path).segments)
+    keys, scores, best = sealed[11]
+    sealed[11] = Segment(keys, (scores + 1).astype(np.int8), best)   # every score off by one
+    with pytest.raises(CorruptBookError, match="a ply-11 position's score is no move's score"):
+        Plies(sealed, {}, COMPLETE, "some.db").find(int(keys[0]), 11)
 
 
 def test_parents_need_the_next_ply_complete_sealed_and_without_rows(small_book_path):

@@ -384,6 +384,21 @@ def test_get_many_equals_get_one_by_one(book, small_book_path):
     assert book.get_many([]) == []
 
 
+def test_get_many_leaves_the_cycle_collector_as_it_found_it(book, small_book_path):
+    import gc
+
+    asked = stored_moves(small_book_path)[:200]
+    assert gc.isenabled()
+    book.get_many(asked)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        book.get_many(asked)
+        assert not gc.isenabled()   # the caller's choice stands
+    finally:
+        gc.enable()
+
+
 @pytest.mark.parametrize("bad, message", [("4a", "illegal move 'a'"),
                                           ("44444444", "column 4 is full"),
                                           ("12121212", "comes after the game was won"),

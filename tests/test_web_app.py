@@ -87,6 +87,16 @@ def test_a_book_position_is_the_book_entry_and_its_mirror_image_is_mirrored(clie
     assert mirrored["best_moves"] == sorted(8 - c for c in answer["best_moves"])
 
 
+def test_an_answer_changed_by_its_caller_changes_no_other(book):
+    from bookgen.web.explore import from_book
+
+    position = Position.from_moves("4453")
+    first = from_book(book, position, book.get(position), 0.0).to_json()
+    first["columns"][0]["score"] = 999
+    again = from_book(book, position, book.get(position), 0.0).to_json()
+    assert again["columns"][0]["score"] == book.get("4453").move_scores[0]
+
+
 def test_scores_are_put_in_words_for_the_player_to_move(client):
     answer = get(client, "/api/position?moves=4453")
     # -2: the second player wins with the 20th stone, 18 moves after its 2 on the board.

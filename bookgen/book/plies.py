@@ -37,7 +37,7 @@ class _Ply:
         self.scores, scores = _copy("b", segment.scores)
         self.best, best = (None, None) if segment.best is None else _copy("B", segment.best)
         self.moves: bytes | None = None   # 7 packed move scores a position, once derived
-        self.derived_best: bytes | None = None   # and the best-move bits they give
+        self.best_derived: bytes | None = None   # and the best-move bits they give
         self.view = Segment(keys, scores, best)
 
     def __len__(self) -> int:
@@ -92,13 +92,14 @@ class Plies:
         at = bisect_left(keys, canonical)
         if at == len(keys) or keys[at] != canonical:
             return None
-        if at_ply.best is not None:
-            return (at_ply.scores[at] + SCORE_OFFSET) << WIDTH | at_ply.best[at], None
+        # A parent ply first: one may still hold stored best moves (the ply below was
+        # packed in parts while it was built, and is complete but not yet sealed).
         if ply in self.parents:
             moves = at_ply.moves or self._derive(ply)
-            return ((at_ply.scores[at] + SCORE_OFFSET) << WIDTH | at_ply.derived_best[at],
+            return ((at_ply.scores[at] + SCORE_OFFSET) << WIDTH | at_ply.best_derived[at],
                     moves[WIDTH * at:WIDTH * at + WIDTH])
-        return (at_ply.scores[at] + SCORE_OFFSET) << WIDTH, None
+        return (at_ply.scores[at] + SCORE_OFFSET) << WIDTH | \
+            (0 if at_ply.best is None else at_ply.best[at]), None
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,
@@ -124,7 +125,7 @@ class Plies:
             at, where = at[hit], where[hit]
             found[at], index[at], scores[at] = True, where, view.scores[where]
             if ply in self.parents:
-                best[at] = np.frombuffer(self.derived_best(ply), np.uint8)[where]
+                best[at] = np.frombuffer(self.best_of(ply), np.uint8)[where]
             elif view.best is not None:
                 best[at] = view.best[where]
         return found, index, scores, best, canonical != keys
@@ -133,11 +134,11 @@ class Plies:
         """The packed move scores of a parent ply, 7 bytes a position in key order."""
         return self._plies[ply].moves or self._derive(ply)
 
-    def derived_best(self, ply: int) -> bytes:
+    def best_of(self, ply: int) -> bytes:
         """The best-move bits of a parent ply, a byte a position in key order."""
         if self._plies[ply].moves is None:
             self._derive(ply)
-        return self._plies[ply].derived_best
+        return self._plies[ply].best_derived
 
     def _derive(self, ply: int) -> bytes:
         """Every position's move scores and best moves at ``ply``, from the scores of the
@@ -147,7 +148,7 @@ class Plies:
         chunks = [self._derive_chunk(keys[start:start + DERIVE_CHUNK],
                                      scores[start:start + DERIVE_CHUNK], ply)
                   for start in range(0, len(keys), DERIVE_CHUNK)]
-        at_ply.derived_best = b"".join(best for _, best in chunks)
+        at_ply.best_derived = b"".join(best for _, best in chunks)
         at_ply.moves = b"".join(moves for moves, _ in chunks)
         return at_ply.moves
 
@@ -171,9 +172,13 @@ class Plies:
                                        f"ply-{ply} position, though both are complete")
             packed[ended] = np.where(wins, SCORE_OFFSET + win_score(ply), SCORE_OFFSET)
         packed[~playable] = FULL_COLUMN
-        # A best move scores the position's own score (no full column's 0 ever does).
+        # A best move scores the position's own score (no full column's 0 ever does),
+        # and some move must: else the ply's scores and its children's disagree.
         best = ((packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None])
                 << np.arange(WIDTH, dtype=np.uint8)).sum(axis=1).astype(np.uint8)
+        if not best.all():
+            raise CorruptBookError(f"{self._db!r}: a ply-{ply} position's score is no move's "
+                                   f"score from the ply-{ply + 1} scores")
         return packed.tobytes(), best.tobytes()
 
     def count_by_ply(self, conn) -> dict[int, int]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gc
 import json
+import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -101,18 +102,34 @@ _SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)   # the same, for numpy 
 _BEST_OF = _COLUMNS + _MIRRORED   # best-move bits + 128 if mirrored -> the asker's columns
 
 
+_pauses = [0]   # get_many calls in their collector pause, over every thread
+_pauses_lock = threading.Lock()
+
+
 @contextmanager
 def _collector_paused():
     """Python's cycle collector off while many entries are made: they hold no cycles, and
-    each 700 new tuples would otherwise start a collection (most of get_many's time)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
+    each 700 new tuples would otherwise start a collection (most of get_many's time).
+
+    Counted, so that overlapping calls end the pause once; it is taken only if the
+    collector is on.  (A caller that turns the collector off meanwhile finds it on
+    again when the last get_many returns.)
+    """
+    with _pauses_lock:
+        if _pauses[0] == 0 and not gc.isenabled():
+            paused = False
+        else:
+            paused = True
+            _pauses[0] += 1
+            gc.disable()
     try:
         yield
     finally:
-        gc.enable()
+        if paused:
+            with _pauses_lock:
+                _pauses[0] -= 1
+                if _pauses[0] == 0:
+                    gc.enable()
 
 
 class _Stones(NamedTuple):
@@ -198,8 +215,7 @@ class Book:
         ply = len(asked)
         mirror = mirror_bits(key)
         flip = mirror < key
-        found = self._plies.find(mirror if flip else key, ply) \
-            or self._find(mirror if flip else key, ply)   # (a ply kept as rows)
+        found = self._find(mirror if flip else key, ply)
         if found is None:
             return _miss(moves)
         if self._slow_parents and ply in self._slow_parents:

@@ -173,7 +173,7 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
         level, seconds = _level(request), _seconds(request, cap)
         decision = await pool.run(Explorer.move, position, level, seconds)
         return JSON({"moves": position.moves, "level": level, "time": seconds,
-                             **decision.to_json(), "after": position.moves + str(decision.column)})
+                     **decision.to_json(), "after": position.moves + str(decision.column)})
 
     async def pons_solve(request: Request) -> Response:
         position = _unfinished(request, "pos")

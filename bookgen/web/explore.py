@@ -86,7 +86,8 @@ class Explored(NamedTuple):
                 "score": self.score, "score_words": score_words(self.score, ply),
                 "score_detail": None if self.score is None else describe_score(self.score, ply),
                 "best_moves": list(self.best_moves), "move_scores": self.move_scores,
-                "columns": [column_json(c, ply, c.column in self.best_moves)
+                # Copies: the cached dicts are shared by every answer.
+                "columns": [dict(column_json(c, ply, c.column in self.best_moves))
                             for c in self.columns],
                 "best_found": None if self.best_found is None else self.best_found.to_json(),
                 "seconds": round(self.seconds, 6)}
@@ -94,7 +95,8 @@ class Explored(NamedTuple):
 
 @lru_cache(maxsize=1 << 14)
 def column_json(column: MoveScore, ply: int, best: bool) -> dict:
-    """A column as the answer shows it; built once per kind (a few thousand), never mutated."""
+    """A column as the answer shows it; built once per kind (a few thousand) and shared:
+    copy it before handing it out."""
     score = column.score
     return {"column": column.column, "score": score,
             "words": None if column.source is None else score_words(score, ply),
