@@ -105,19 +105,17 @@ def test_a_ply_kept_as_rows_is_counted_not_read(small_rows_book_path):
 
 def test_find_at_the_last_ply_gives_score_and_stored_best_moves(plies):
     # 444444331233: score -2, best moves 1 2 5 6 (a direct solve: test_reader)
-    assert plies.find(canonical("444444331233"), SMALL_PLY) == (entry_code(-2, 0b110011), None)
+    assert plies.find(canonical("444444331233"), SMALL_PLY) == entry_code(-2, 0b110011)
     assert entry_code(-2, 0b110011) == (-2 + SCORE_OFFSET) << 7 | 0b110011
-    assert plies.find(canonical("444444331112"), SMALL_PLY) == (entry_code(-2, 0b10), None)
+    assert plies.find(canonical("444444331112"), SMALL_PLY) == entry_code(-2, 0b10)
 
 
-def test_find_at_a_parent_ply_gives_its_derived_move_scores_and_best_moves(plies):
-    assert plies.find(canonical(SMALL_ROOT), 8) == (entry_code(16, 0b10010),
-                                                    pack_scores([0, 16, 2, None, 16, 0, 2]))
+def test_find_at_a_parent_ply_gives_its_derived_move_scores(plies):
+    assert plies.find(canonical(SMALL_ROOT), 8) == pack_scores([0, 16, 2, None, 16, 0, 2])
     # 444444337 is stored as its mirror image 444444551: the scores are that orientation's
     assert canonical("444444337") == key_of("444444551")
-    code, packed = plies.find(canonical("444444337"), 9)
-    assert unpack_scores(packed) == [-15, -15, -2, None, -15, -2, -15]
-    assert code == entry_code(-2, 0b100100)
+    assert unpack_scores(plies.find(canonical("444444337"), 9)) == \
+        [-15, -15, -2, None, -15, -2, -15]
 
 
 @pytest.mark.parametrize("key, ply", [(lambda: canonical("4453"), 4),     # no such ply
@@ -147,11 +145,13 @@ def test_find_many_equals_find(plies, small_book_path):
             continue
         at = plies.segments[len(moves)]
         assert at.keys[index[i]] == canon and at.scores[index[i]] == scores[i]
-        assert one[0] == entry_code(int(scores[i]), int(best[i]))
         if len(moves) == SMALL_PLY:
-            assert one[1] is None
-        else:
-            assert one[1] == plies.moves_of(len(moves))[7 * index[i]:7 * index[i] + 7]
+            assert one == entry_code(int(scores[i]), int(best[i]))
+        else:   # the derived best moves: the moves that score the position's score
+            assert one == plies.moves_of(len(moves))[7 * index[i]:7 * index[i] + 7]
+            top = max(one)
+            assert scores[i] == top - SCORE_OFFSET
+            assert best[i] == sum(1 << c for c, b in enumerate(one) if b == top)
 
 
 def test_a_parent_ply_that_still_stores_best_moves_is_answered_as_a_parent(small_book_path):
@@ -165,7 +165,7 @@ def test_a_parent_ply_that_still_stores_best_moves_is_answered_as_a_parent(small
     whole = read_plies(small_book_path)
     for key in keys.tolist():
         assert stored.find(key, 11) == whole.find(key, 11)
-        assert stored.find(key, 11)[1] is not None
+        assert type(stored.find(key, 11)) is bytes
     found = stored.find_many(keys, np.full(len(keys), 11))
     assert (found[3] == np.frombuffer(whole.best_of(11), np.uint8)).all()
 
@@ -183,11 +183,8 @@ def test_find_many_with_nothing_asked(plies):
 def test_derived_move_scores_equal_a_direct_solve(plies, solver, moves):
     position = Position.from_moves(moves)
     assert position.is_canonical
-    code, packed = plies.find(position.key, position.ply)
+    packed = plies.find(position.key, position.ply)
     assert unpack_scores(packed) == solver.analyze(position)
-    score = max(s for s in unpack_scores(packed) if s is not None)
-    assert code == entry_code(score, sum(1 << c for c, s in enumerate(unpack_scores(packed))
-                                         if s == score))
 
 
 def test_every_derived_move_score_equals_the_build_kernels(plies, small_rows_book_path):
@@ -219,7 +216,7 @@ def test_a_move_that_ends_the_game_is_scored_without_a_child():
     assert len(children) == 6
     plies = Plies({6: segment([(parent, 0, None)]), 7: segment(children)}, {}, (6, 7))
     assert plies.parents == frozenset({6})
-    scores = unpack_scores(plies.find(canonical(parent), 6)[1])
+    scores = unpack_scores(plies.find(canonical(parent), 6))
     if canonical(parent) != key_of(parent):   # the canonical orientation's, mirrored back
         scores = scores[::-1]
     assert scores == [(43 - 6) // 2] + [-(5 - c) for c in range(2, 8)]
@@ -235,7 +232,7 @@ def test_the_last_cell_is_a_draw_without_a_child():
     empty = Segment(np.empty(0, np.uint64), np.empty(0, np.int8), np.empty(0, np.uint8))
     plies = Plies({41: segment([(moves, 0, None)]), 42: empty}, {}, (41, 42))
     assert plies.parents == frozenset({41})
-    assert unpack_scores(plies.find(position.canonical_key, 41)[1]) == \
+    assert unpack_scores(plies.find(position.canonical_key, 41)) == \
         [None, None, None, 0, None, None, None]
 
 

@@ -81,10 +81,10 @@ class Plies:
     def segments(self) -> dict[int, Segment]:
         return {ply: p.view for ply, p in self._plies.items()}
 
-    def find(self, canonical: int, ply: int) -> tuple[int, bytes | None] | None:
+    def find(self, canonical: int, ply: int) -> int | bytes | None:
         """What the book holds of a canonical key at ``ply``, in the canonical orientation:
-        ``(entry_code(score, best), move_scores)``, the move scores packed (7 bytes) at a
-        parent ply, else ``None``; ``None`` if the ply lacks the key."""
+        its packed move scores at a parent ply (7 bytes: they give its score and best
+        moves), else ``entry_code(score, best)``; ``None`` if the ply lacks the key."""
         at_ply = self._plies.get(ply)
         if at_ply is None:
             return None
@@ -95,11 +95,9 @@ class Plies:
         # A parent ply first: one may still hold stored best moves (the ply below was
         # packed in parts while it was built, and is complete but not yet sealed).
         if ply in self.parents:
-            moves = at_ply.moves or self._derive(ply)
-            return ((at_ply.scores[at] + SCORE_OFFSET) << WIDTH | at_ply.best_derived[at],
-                    moves[WIDTH * at:WIDTH * at + WIDTH])
+            return (at_ply.moves or self._derive(ply))[WIDTH * at:WIDTH * at + WIDTH]
         return (at_ply.scores[at] + SCORE_OFFSET) << WIDTH | \
-            (0 if at_ply.best is None else at_ply.best[at]), None
+            (0 if at_ply.best is None else at_ply.best[at])
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,

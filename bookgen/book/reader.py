@@ -13,8 +13,7 @@ SQL.  A position's move scores and best moves come from its children's
 scores when the book holds the ply below it complete; at the book's last
 ply its best moves are stored.  A score and its best moves are decoded once
 per kind and orientation and shared (a book has a few thousand kinds); move
-scores, of which there are too many kinds to keep, are seven bytes to
-decode.  Importing or opening a book never loads numba or Ray, and opening
+scores have too many kinds to keep them all, so only recent ones are kept.  Importing or opening a book never loads numba or Ray, and opening
 never writes.
 """
 
@@ -45,6 +44,9 @@ from .schema import SCHEMA_VERSION, CorruptBookError, Entry
 from .store import SEARCH_SECONDS, check_sqlite_file, make_engine, read_meta, sqlite_path
 
 _LARGE = 64   # from this many strings on, get_many works on numpy arrays
+# Decoded move scores kept for positions asked again (a game, the explorer's children):
+# at most this many kinds, a few MB; a ply holds far more kinds than that.
+MOVE_SCORES_KEPT = 1 << 15   # per orientation
 
 
 class BookEntry(NamedTuple):
@@ -100,6 +102,12 @@ _WDL = {s: (s > 0) - (s < 0) for s in range(-CELLS, CELLS + 1)}
 _SCORE_OF_BYTE = tuple(None if b == FULL_COLUMN else b - SCORE_OFFSET for b in range(256))
 _SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)   # the same, for numpy to index
 _BEST_OF = _COLUMNS + _MIRRORED   # best-move bits + 128 if mirrored -> the asker's columns
+
+
+def _code_of(packed: bytes) -> int:
+    """The entry code of seven packed move scores: the best is the position's score."""
+    top = max(packed)   # a full column's 0 never is: some move is playable
+    return top << WIDTH | sum(1 << col for col, byte in enumerate(packed) if byte == top)
 
 
 _pauses = [0]   # get_many calls in their collector pause, over every thread
@@ -172,6 +180,7 @@ class Book:
             - self._plies.parents
         self._lookup = select(Entry.score, Entry.best_moves).where(Entry.key == bindparam("key"))
         self._heads: tuple[dict, dict] = ({}, {})   # decoded entry codes, by orientation
+        self._tails: tuple[dict, dict] = ({}, {})   # and with move scores: recent kinds
 
     @classmethod
     def open(cls, db: str | None = None, in_memory: bool = False) -> Book:
@@ -220,13 +229,23 @@ class Book:
             return _miss(moves)
         if self._slow_parents and ply in self._slow_parents:
             found = self._with_children(moves, ply, flip)
-        code, packed = found
-        head = self._heads[flip].get(code) or self._head(code, flip)
-        if packed is None:
+        if type(found) is int:
+            head = self._heads[flip].get(found) or self._head(found, flip)
             return _new_entry(BookEntry, (asked, ply, *head, None))
-        return _new_entry(BookEntry, (asked, ply, *head,
-                                      tuple(map(_SCORE_OF_BYTE.__getitem__,
-                                                packed[::-1] if flip else packed))))
+        tail = self._tails[flip].get(found) or self._tail(found, flip)
+        return _new_entry(BookEntry, (asked, ply) + tail)
+
+    def _tail(self, packed: bytes, flip: bool) -> tuple:
+        """``(score, wdl, best_moves, move_scores)`` of seven packed move scores, in the
+        asker's orientation; kept for the next ask, up to a bound."""
+        tails = self._tails[flip]
+        if len(tails) >= MOVE_SCORES_KEPT:
+            tails.clear()
+        code = _code_of(packed)
+        head = self._heads[flip].get(code) or self._head(code, flip)
+        tail = tails[packed] = (*head, tuple(map(_SCORE_OF_BYTE.__getitem__,
+                                                 packed[::-1] if flip else packed)))
+        return tail
 
     def _head(self, code: int, flip: bool) -> tuple[int, int, tuple[int, ...]]:
         """``(score, wdl, best_moves)`` of an entry code in the asker's orientation; cached
@@ -236,18 +255,18 @@ class Book:
                                           (_MIRRORED if flip else _COLUMNS)[code & 127])
         return head
 
-    def _find(self, canonical: int, ply: int) -> tuple[int, bytes | None] | None:
+    def _find(self, canonical: int, ply: int) -> int | bytes | None:
         """``Plies.find``, and then the rows of a ply still being built."""
         found = self._plies.find(canonical, ply)
         if found is None and ply in self._row_plies:
             row = self._conn.execute(self._lookup, {"key": canonical}).first()
             if row is not None:
-                found = entry_code(row[0], _BEST_BITS[row[1]]), None
+                found = entry_code(row[0], _BEST_BITS[row[1]])
         return found
 
-    def _with_children(self, moves, ply: int, flip: bool) -> tuple[int, bytes]:
-        """The entry code and packed move scores of a position, each child looked up on
-        its own, in the canonical orientation as the other paths give them."""
+    def _with_children(self, moves, ply: int, flip: bool) -> bytes:
+        """The packed move scores of a position, each child looked up on its own, in the
+        canonical orientation as the other paths give them."""
         board = board_of(moves) if type(moves) is str else board_of_position(moves)
         scores = []
         for child in child_boards(board, ply):
@@ -258,13 +277,11 @@ class Book:
             if found is None:
                 raise CorruptBookError(f"{self.db!r}: ply {ply + 1} lacks a child of a ply-{ply} "
                                        "position, though both are complete")
-            scores.append(-((found[0] >> WIDTH) - SCORE_OFFSET))
-        if flip:
+            scores.append(-((found >> WIDTH) - SCORE_OFFSET) if type(found) is int
+                          else SCORE_OFFSET - max(found))
+        if flip:   # the canonical orientation's, as the other paths give them
             scores.reverse()
-        score = max(s for s in scores if s is not None)
-        best = sum(1 << c for c, s in enumerate(scores) if s == score)
-        return entry_code(score, best), bytes(FULL_COLUMN if s is None else s + SCORE_OFFSET
-                                              for s in scores)
+        return bytes(FULL_COLUMN if s is None else s + SCORE_OFFSET for s in scores)
 
     # -- many positions ----------------------------------------------------
     def get_many(self, moves_list: Sequence[str | Position]) -> list[BookEntry | None]:
@@ -325,9 +342,11 @@ class Book:
                 continue
             if stones.ply in self._slow_parents:
                 code = self._with_children(stones, stones.ply, False)
+            if type(code) is bytes:
+                code = _code_of(code)
             found[0].append(key)
-            found[1].append((code[0] >> WIDTH) - SCORE_OFFSET)
-            found[2].append(code[0] & 127)
+            found[1].append((code >> WIDTH) - SCORE_OFFSET)
+            found[2].append(code & 127)
         return found
 
     # -- the whole book ----------------------------------------------------
