@@ -17,16 +17,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import time
 from pathlib import Path
-
-from bench_book import random_positions
 
 from bookgen import Book, Player
 from solver import Position, Solver
 
 PLIES = range(9, 17)
+
+
+def random_positions(ply: int, count: int, seed: int) -> list[str]:
+    """Unfinished positions at ``ply``, the ends of random legal games (fixed seed)."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position = Position()
+        while position.ply < ply and not position.is_game_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.ply == ply and not position.is_game_over:
+            found.append(position.moves)
+    return found
 
 
 def positions(count: int, seed: int) -> list[str]:
