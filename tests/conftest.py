@@ -212,6 +212,7 @@ def solver():
 
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"  # the book the project ships
+PLY10 = Path(__file__).resolve().parent / "data" / "ply10.db"  # the book to ply 10, fixed
 
 
 @pytest.fixture(scope="module")
@@ -222,6 +223,16 @@ def shipped_book():
     if not SHIPPED.exists():
         pytest.skip("no book.db at the top level")
     with Book.open(str(SHIPPED)) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def ply10_book():
+    """The book to ply 10 (``tests/data/ply10.db``), open for one test module: a book whose
+    extent does not change as the shipped one grows."""
+    from bookgen import Book
+
+    with Book.open(str(PLY10)) as opened:
         yield opened
 
 

@@ -12,7 +12,7 @@ from bookgen.web import create_app
 from bookgen.web.explore import score_words
 from solver import Position, Solver
 
-from conftest import SHIPPED, random_position
+from conftest import random_position
 
 # Past the book (ply 11), and slow to solve: 13 and 5 million nodes for every move's score,
 # 5.6 and 4.5 s on a loaded 2-core machine.
@@ -20,12 +20,10 @@ HARD = "13577531135"
 HARD_TOO = "17711771226"
 PAST_BOOK = ["612134611346", "427134334771", "347463241525"]  # ply 12: quick to solve
 
-pytestmark = pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
-
-
 @pytest.fixture(scope="module")
-def book(shipped_book):
-    return shipped_book
+def book(ply10_book):
+    """The book to ply 10: positions past it and at its last ply stay so as book.db grows."""
+    return ply10_book
 
 
 @pytest.fixture(scope="module")
