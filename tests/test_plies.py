@@ -206,6 +206,25 @@ def test_every_derived_move_score_equals_the_build_kernels(plies, small_rows_boo
             assert (best != 0).all()
 
 
+def test_a_lookup_derives_only_its_own_chunk_and_the_whole_ply_equals_the_chunks(
+        small_book_path, monkeypatch):
+    import bookgen.book.plies as plies_module
+
+    whole = read_plies(small_book_path)
+    expected = {ply: whole.moves_of(ply) for ply in (8, 9, 10, 11)}
+    monkeypatch.setattr(plies_module, "CHUNK_BITS", 3)   # 8 positions a chunk
+    chunked = read_plies(small_book_path)
+    keys = chunked.segments[11].keys.tolist()   # 136 positions: 17 chunks
+    assert chunked.find(keys[20], 11) == expected[11][7 * 20:7 * 21]
+    assert set(chunked._plies[11].parts) == {2}   # its chunk alone
+    for at, key in enumerate(keys):
+        assert chunked.find(key, 11) == expected[11][7 * at:7 * at + 7]
+    for ply in (8, 9, 10, 11):
+        assert chunked.moves_of(ply) == expected[ply]
+        assert chunked.best_of(ply) == whole.best_of(ply)
+        assert chunked._plies[ply].parts == {}   # joined: the chunks are let go
+
+
 def test_a_move_that_ends_the_game_is_scored_without_a_child():
     # After 121212 the first player wins at once in column 1: no child there in the book.
     parent = "121212"

@@ -2,10 +2,10 @@
 
 Read once at open from the ``segments`` table (``segment``): ten bytes a
 position, a lookup a binary search in one ply's keys.  A ply whose children
-the book holds whole stores no best moves; the first lookup in it derives
-every position's move scores and best moves at once, with numpy over the
+the book holds whole stores no best moves; a lookup in it derives the move
+scores and best moves of its chunk of positions at once, with numpy over the
 ply below (seven bytes a position, as ``schema.pack_scores`` packs them, and
-a best-move byte), and keeps them.
+a best-move byte), and keeps them; many lookups at once derive the whole ply.
 Plies still kept as rows are counted here and asked through SQL by the reader.
 """
 
@@ -25,7 +25,9 @@ from .segment import Segment, merge, unpack
 
 FULL_COLUMN = 0     # a packed move score: no move
 SCORE_OFFSET = 64   # a packed move score is the score + 64
-DERIVE_CHUNK = 1 << 15   # parents whose move scores are derived at once
+# Parents whose move scores are derived at once: a lookup derives only its own chunk (a few
+# ms), not its whole ply (a quarter of a second at ply 9), and the temporary arrays stay small.
+CHUNK_BITS = 15
 
 
 class _Ply:
@@ -38,6 +40,7 @@ class _Ply:
         self.best, best = (None, None) if segment.best is None else _copy("B", segment.best)
         self.moves: bytes | None = None   # 7 packed move scores a position, once derived
         self.best_derived: bytes | None = None   # and the best-move bits they give
+        self.parts: dict[int, tuple[bytes, bytes]] = {}   # chunks derived before the whole
         self.view = Segment(keys, scores, best)
 
     def __len__(self) -> int:
@@ -95,7 +98,12 @@ class Plies:
         # A parent ply first: one may still hold stored best moves (the ply below was
         # packed in parts while it was built, and is complete but not yet sealed).
         if ply in self.parents:
-            return (at_ply.moves or self._derive(ply))[WIDTH * at:WIDTH * at + WIDTH]
+            if at_ply.moves is not None:
+                return at_ply.moves[WIDTH * at:WIDTH * at + WIDTH]
+            chunk = at >> CHUNK_BITS
+            moves = (at_ply.parts.get(chunk) or self._derive_part(ply, chunk))[0]
+            at -= chunk << CHUNK_BITS
+            return moves[WIDTH * at:WIDTH * at + WIDTH]
         return (at_ply.scores[at] + SCORE_OFFSET) << WIDTH | \
             (0 if at_ply.best is None else at_ply.best[at])
 
@@ -140,15 +148,22 @@ class Plies:
 
     def _derive(self, ply: int) -> bytes:
         """Every position's move scores and best moves at ``ply``, from the scores of the
-        ply below; a chunk of positions at a time, so the temporary arrays stay small."""
+        ply below: the chunks not derived yet, then all of them joined."""
         at_ply = self._plies[ply]
-        keys, scores = at_ply.view.keys, at_ply.view.scores
-        chunks = [self._derive_chunk(keys[start:start + DERIVE_CHUNK],
-                                     scores[start:start + DERIVE_CHUNK], ply)
-                  for start in range(0, len(keys), DERIVE_CHUNK)]
+        chunks = [at_ply.parts.get(chunk) or self._derive_part(ply, chunk)
+                  for chunk in range(-(-len(at_ply) >> CHUNK_BITS))]
         at_ply.best_derived = b"".join(best for _, best in chunks)
         at_ply.moves = b"".join(moves for moves, _ in chunks)
+        at_ply.parts = {}
         return at_ply.moves
+
+    def _derive_part(self, ply: int, chunk: int) -> tuple[bytes, bytes]:
+        """One chunk of a parent ply's move scores and best moves, kept."""
+        at_ply = self._plies[ply]
+        start, end = chunk << CHUNK_BITS, (chunk + 1) << CHUNK_BITS
+        part = at_ply.parts[chunk] = self._derive_chunk(
+            at_ply.view.keys[start:end], at_ply.view.scores[start:end], ply)
+        return part
 
     def _derive_chunk(self, keys: np.ndarray, own: np.ndarray, ply: int) -> tuple[bytes, bytes]:
         below = self._plies[ply + 1].view
