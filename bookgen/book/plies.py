@@ -104,8 +104,7 @@ class Plies:
             moves = (at_ply.parts.get(chunk) or self._derive_part(ply, chunk))[0]
             at -= chunk << CHUNK_BITS
             return moves[WIDTH * at:WIDTH * at + WIDTH]
-        return (at_ply.scores[at] + SCORE_OFFSET) << WIDTH | \
-            (0 if at_ply.best is None else at_ply.best[at])
+        return entry_code(at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at])
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,

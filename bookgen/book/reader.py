@@ -107,7 +107,8 @@ _BEST_OF = _COLUMNS + _MIRRORED   # best-move bits + 128 if mirrored -> the aske
 def _code_of(packed: bytes) -> int:
     """The entry code of seven packed move scores: the best is the position's score."""
     top = max(packed)   # a full column's 0 never is: some move is playable
-    return top << WIDTH | sum(1 << col for col, byte in enumerate(packed) if byte == top)
+    return entry_code(top - SCORE_OFFSET,
+                      sum(1 << col for col, byte in enumerate(packed) if byte == top))
 
 
 _pauses = [0]   # get_many calls in their collector pause, over every thread
