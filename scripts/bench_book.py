@@ -5,10 +5,12 @@ Each round runs this revision and the baseline in fresh processes, in turn,
 on the same positions (sampled from the book with a fixed seed, half of them
 mirrored): opening the book, ``Book.get`` one at a time, ``get_many`` in one
 call, a parent's seven move scores (``get`` of a position above the book's
-last ply), and the memory the open book holds.  The baseline reads its own
-revision's ``book.db`` (``git show REV:book.db``), in memory as it could.
+last ply, not asked before), and the memory the open book holds.  The
+baseline reads its own revision's ``book.db`` (``git show REV:book.db``), in
+memory as it could.
 
     python scripts/bench_book.py --baseline db49a35~1 --lookups 20000 --rounds 3
+    python scripts/bench_book.py --baseline 6532439 --numba   # as a player or server reads
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # Runs in a fresh process with PYTHONPATH set to a revision's tree.
 WORKER = r"""
 import json, sys, time
-positions = json.load(open(sys.argv[2]))
+warm, positions, fresh = json.load(open(sys.argv[2]))
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096
+if sys.argv[3] == "numba":
+    import numba   # as a player or a server has it: this revision then looks up compiled
 started = time.perf_counter()
 from bookgen import Book
 imported = time.perf_counter()
@@ -41,8 +45,8 @@ book = Book.open(sys.argv[1], in_memory=True)
 opened = time.perf_counter() - start
 held = rss() - before
 count = len(book)
-for moves in positions[:2000]:
-    book.get(moves)   # warm: the first call of each path
+for moves in warm:
+    book.get(moves)   # the first call of each path, and of each parent ply's chunks
 gets = []
 for moves in positions:
     t = time.perf_counter()
@@ -50,7 +54,8 @@ for moves in positions:
     gets.append(time.perf_counter() - t)
     assert entry is not None, moves
 last = book.info.max_ply
-parents = [m for m in positions if len(m) < last][:5000]
+# Positions not asked before: their move scores are decoded, not taken from a cache.
+parents = [m for m in fresh if len(m) < last][:5000]
 children = []
 for moves in parents:
     t = time.perf_counter()
@@ -103,9 +108,10 @@ def sample(db: str, count: int, seed: int) -> list[str]:
     return [m if i % 2 else mirror_moves(m) for i, m in enumerate(moves)]
 
 
-def run(tree: Path, db: str, positions: str) -> dict:
+def run(tree: Path, db: str, positions: str, numba: bool) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", WORKER, db, positions], env=env,
+    out = subprocess.run([sys.executable, "-c", WORKER, db, positions,
+                          "numba" if numba else "-"], env=env,
                          capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     result = json.loads(out.stdout)
     result["per_position"] = result["bytes_held"] / result["positions"]
@@ -121,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lookups", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--numba", action="store_true",
+                        help="load numba in each process first, as a player or a server "
+                             "has it (a reader then looks up with compiled kernels)")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as temp:
@@ -130,18 +139,21 @@ def main(argv: list[str] | None = None) -> int:
                         args.baseline], check=True)
         try:
             positions = temp / "positions.json"
-            positions.write_text(json.dumps(sample(args.db, args.lookups, args.seed)))
+            asked = sample(args.db, 2 * args.lookups + 2000, args.seed)
+            positions.write_text(json.dumps([asked[:2000], asked[2000:2000 + args.lookups],
+                                             asked[2000 + args.lookups:]]))
             sides = {"this": (ROOT, args.db), "baseline": (tree, str(tree / "book.db"))}
             results: dict[str, list[dict]] = {name: [] for name in sides}
             for round_ in range(args.rounds):
                 order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
                 for name in order:
-                    results[name].append(run(*sides[name], str(positions)))
+                    results[name].append(run(*sides[name], str(positions), args.numba))
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
                            check=False)
     print(f"{args.lookups:,} lookups sampled from {args.db}; baseline {args.baseline}; "
-          f"median of {args.rounds} rounds, the two sides alternating")
+          f"median of {args.rounds} rounds, the two sides alternating"
+          + ("; numba loaded first" if args.numba else ""))
     print(f"{'':32}{'this':>14}{'baseline':>14}{'ratio':>9}")
     for label, name, scale, form in ROWS:
         ours = statistics.median(r[name] for r in results["this"]) * scale

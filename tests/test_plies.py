@@ -110,11 +110,13 @@ def test_find_at_the_last_ply_gives_score_and_stored_best_moves(plies):
     assert plies.find(canonical("444444331112"), SMALL_PLY) == entry_code(-2, 0b10)
 
 
-def test_find_at_a_parent_ply_gives_its_derived_move_scores(plies):
-    assert plies.find(canonical(SMALL_ROOT), 8) == pack_scores([0, 16, 2, None, 16, 0, 2])
+def test_find_at_a_parent_ply_gives_its_code_and_derived_move_scores(plies):
+    # score 16, best moves 2 and 5: the code, as at the last ply, and the packed scores
+    assert plies.find(canonical(SMALL_ROOT), 8) == \
+        (entry_code(16, 0b10010), pack_scores([0, 16, 2, None, 16, 0, 2]))
     # 444444337 is stored as its mirror image 444444551: the scores are that orientation's
     assert canonical("444444337") == key_of("444444551")
-    assert unpack_scores(plies.find(canonical("444444337"), 9)) == \
+    assert unpack_scores(plies.find(canonical("444444337"), 9)[1]) == \
         [-15, -15, -2, None, -15, -2, -15]
 
 
@@ -148,10 +150,12 @@ def test_find_many_equals_find(plies, small_book_path):
         if len(moves) == SMALL_PLY:
             assert one == entry_code(int(scores[i]), int(best[i]))
         else:   # the derived best moves: the moves that score the position's score
-            assert one == plies.moves_of(len(moves))[7 * index[i]:7 * index[i] + 7]
-            top = max(one)
+            code, packed = one
+            assert packed == plies.moves_of(len(moves))[7 * index[i]:7 * index[i] + 7]
+            assert code == entry_code(int(scores[i]), int(best[i]))
+            top = max(packed)
             assert scores[i] == top - SCORE_OFFSET
-            assert best[i] == sum(1 << c for c, b in enumerate(one) if b == top)
+            assert best[i] == sum(1 << c for c, b in enumerate(packed) if b == top)
 
 
 def test_a_parent_ply_that_still_stores_best_moves_is_answered_as_a_parent(small_book_path):
@@ -165,7 +169,7 @@ def test_a_parent_ply_that_still_stores_best_moves_is_answered_as_a_parent(small
     whole = read_plies(small_book_path)
     for key in keys.tolist():
         assert stored.find(key, 11) == whole.find(key, 11)
-        assert type(stored.find(key, 11)) is bytes
+        assert type(stored.find(key, 11)) is tuple
     found = stored.find_many(keys, np.full(len(keys), 11))
     assert (found[3] == np.frombuffer(whole.best_of(11), np.uint8)).all()
 
@@ -183,8 +187,9 @@ def test_find_many_with_nothing_asked(plies):
 def test_derived_move_scores_equal_a_direct_solve(plies, solver, moves):
     position = Position.from_moves(moves)
     assert position.is_canonical
-    packed = plies.find(position.key, position.ply)
+    code, packed = plies.find(position.key, position.ply)
     assert unpack_scores(packed) == solver.analyze(position)
+    assert code >> 7 == solver.solve(position) + SCORE_OFFSET
 
 
 def test_every_derived_move_score_equals_the_build_kernels(plies, small_rows_book_path):
@@ -215,10 +220,11 @@ def test_a_lookup_derives_only_its_own_chunk_and_the_whole_ply_equals_the_chunks
     monkeypatch.setattr(plies_module, "CHUNK_BITS", 3)   # 8 positions a chunk
     chunked = read_plies(small_book_path)
     keys = chunked.segments[11].keys.tolist()   # 136 positions: 17 chunks
-    assert chunked.find(keys[20], 11) == expected[11][7 * 20:7 * 21]
+    assert chunked.find(keys[20], 11)[1] == expected[11][7 * 20:7 * 21]
     assert set(chunked._plies[11].parts) == {2}   # its chunk alone
     for at, key in enumerate(keys):
-        assert chunked.find(key, 11) == expected[11][7 * at:7 * at + 7]
+        assert chunked.find(key, 11) == whole.find(key, 11)
+        assert chunked.find(key, 11)[1] == expected[11][7 * at:7 * at + 7]
     for ply in (8, 9, 10, 11):
         assert chunked.moves_of(ply) == expected[ply]
         assert chunked.best_of(ply) == whole.best_of(ply)
@@ -235,7 +241,7 @@ def test_a_move_that_ends_the_game_is_scored_without_a_child():
     assert len(children) == 6
     plies = Plies({6: segment([(parent, 0, None)]), 7: segment(children)}, {}, (6, 7))
     assert plies.parents == frozenset({6})
-    scores = unpack_scores(plies.find(canonical(parent), 6))
+    scores = unpack_scores(plies.find(canonical(parent), 6)[1])
     if canonical(parent) != key_of(parent):   # the canonical orientation's, mirrored back
         scores = scores[::-1]
     assert scores == [(43 - 6) // 2] + [-(5 - c) for c in range(2, 8)]
@@ -251,7 +257,7 @@ def test_the_last_cell_is_a_draw_without_a_child():
     empty = Segment(np.empty(0, np.uint64), np.empty(0, np.int8), np.empty(0, np.uint8))
     plies = Plies({41: segment([(moves, 0, None)]), 42: empty}, {}, (41, 42))
     assert plies.parents == frozenset({41})
-    assert unpack_scores(plies.find(position.canonical_key, 41)) == \
+    assert unpack_scores(plies.find(position.canonical_key, 41)[1]) == \
         [None, None, None, 0, None, None, None]
 
 

@@ -32,6 +32,7 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
+from bookgen.book import reader
 from solver import BoardSizeError, IllegalMoveError, Position, Solver
 from solver.packed import moves_of_key, moves_of_keys
 
@@ -64,13 +65,18 @@ def snapshot(path: str) -> tuple:
     return Path(path).read_bytes(), stat.st_mtime_ns, stat.st_size, sorted(os.listdir(os.path.dirname(path)))
 
 
-@pytest.fixture(scope="module", params=["sealed", "rows"])
+@pytest.fixture(scope="module", params=["sealed", "sealed, Python walk", "rows"])
 def book(small_book_path, request):
-    """The small book, sealed and as rows: every lookup test runs on both."""
-    path = (small_book_path if request.param == "sealed"
-            else request.getfixturevalue("small_rows_book_path"))
-    with Book.open(path) as opened:
+    """The small book, sealed and as rows: every lookup test runs on both.  The tests'
+    process has numba loaded, so the sealed book walks moves with compiled kernels; the
+    Python walk is the one a process without numba takes."""
+    path = (request.getfixturevalue("small_rows_book_path") if request.param == "rows"
+            else small_book_path)
+    with Book.open(path) as opened, pytest.MonkeyPatch.context() as patch:
         assert opened.in_memory is True   # always: in_memory is an accepted no-op
+        assert reader._kernels() is not None
+        if request.param == "sealed, Python walk":
+            patch.setattr(reader, "_kernels", lambda: None)
         yield opened
 
 

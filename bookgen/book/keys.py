@@ -25,6 +25,10 @@ import numpy as np
 from solver.bitboard import (BOTTOM_CELLS, CELLS, COLUMN_MASKS, H1, WIDTH, has_four, mirror_bits,
                              win_score)
 
+# What a compiled lookup (``compiled_keys.locate``) gives when it finds no position.
+NOT_A_GAME = -2   # a character other than 1-7, or a move into a full column: ask Position
+ABSENT = -1       # a playable string whose canonical key the ply lacks
+
 _STEP = {str(col + 1): (BOTTOM_CELLS[col], COLUMN_MASKS[col],
                         BOTTOM_CELLS[WIDTH - 1 - col], COLUMN_MASKS[WIDTH - 1 - col])
          for col in range(WIDTH)}

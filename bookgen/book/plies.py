@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 from solver.bitboard import CELLS, WIDTH, fours, mirror_bits, win_score
 
-from .keys import boards_of_keys, child_keys_many
+from .keys import ABSENT, boards_of_keys, child_keys_many
 from .schema import CorruptBookError, Entry, SegmentRow
 from .segment import Segment, merge, unpack
 
@@ -84,10 +84,10 @@ class Plies:
     def segments(self) -> dict[int, Segment]:
         return {ply: p.view for ply, p in self._plies.items()}
 
-    def find(self, canonical: int, ply: int) -> int | bytes | None:
+    def find(self, canonical: int, ply: int) -> int | tuple[int, bytes] | None:
         """What the book holds of a canonical key at ``ply``, in the canonical orientation:
-        its packed move scores at a parent ply (7 bytes: they give its score and best
-        moves), else ``entry_code(score, best)``; ``None`` if the ply lacks the key."""
+        ``entry_code(score, best)``, and at a parent ply its packed move scores too
+        (``(code, 7 bytes)``); ``None`` if the ply lacks the key."""
         at_ply = self._plies.get(ply)
         if at_ply is None:
             return None
@@ -95,15 +95,30 @@ class Plies:
         at = bisect_left(keys, canonical)
         if at == len(keys) or keys[at] != canonical:
             return None
+        return self.at(ply, at)
+
+    def locate(self, moves: str, locate) -> int:
+        """``compiled_keys.locate`` of ``moves`` in its ply's keys: ``2 * index + flipped``,
+        or a negative code (``ABSENT`` too when the ply has nothing sealed)."""
+        at_ply = self._plies.get(len(moves))
+        if at_ply is None:
+            return ABSENT
+        return locate(moves.encode("ascii", "replace"), at_ply.view.keys)
+
+    def at(self, ply: int, at: int) -> int | tuple[int, bytes]:
+        """What ``find`` gives for the ``at``-th position of ``ply``."""
+        at_ply = self._plies[ply]
         # A parent ply first: one may still hold stored best moves (the ply below was
         # packed in parts while it was built, and is complete but not yet sealed).
         if ply in self.parents:
             if at_ply.moves is not None:
-                return at_ply.moves[WIDTH * at:WIDTH * at + WIDTH]
-            chunk = at >> CHUNK_BITS
-            moves = (at_ply.parts.get(chunk) or self._derive_part(ply, chunk))[0]
-            at -= chunk << CHUNK_BITS
-            return moves[WIDTH * at:WIDTH * at + WIDTH]
+                moves, best, part_at = at_ply.moves, at_ply.best_derived, at
+            else:
+                chunk = at >> CHUNK_BITS
+                moves, best = at_ply.parts.get(chunk) or self._derive_part(ply, chunk)
+                part_at = at - (chunk << CHUNK_BITS)
+            return (entry_code(at_ply.scores[at], best[part_at]),
+                    moves[WIDTH * part_at:WIDTH * part_at + WIDTH])
         return entry_code(at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at])
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray):
