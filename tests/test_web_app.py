@@ -95,6 +95,17 @@ def test_an_answer_changed_by_its_caller_changes_no_other(book):
     assert again["columns"][0]["score"] == book.get("4453").move_scores[0]
 
 
+def test_the_rendered_answer_is_the_answer_as_json(book):
+    import json
+
+    from bookgen.web.explore import from_book
+
+    for moves in ("", "4453", "44444", "1234567"):
+        position = Position.from_moves(moves)
+        explored = from_book(book, position, book.get(position), 0.0)
+        assert json.loads(explored.rendered()) == explored.to_json()
+
+
 def test_scores_are_put_in_words_for_the_player_to_move(client):
     answer = get(client, "/api/position?moves=4453")
     # -2: the second player wins with the 20th stone, 18 moves after its 2 on the board.

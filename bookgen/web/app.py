@@ -36,8 +36,8 @@ from solver.bitboard import CELLS
 from solver.errors import IllegalMoveError
 
 from ..play.levels import DEFAULT_LEVEL, LEVELS, LevelError, get_level
-from .explore import Explored, Explorer, SharedTable, finished_json, from_book
-from .fastpath import BookFastPath, dumps, pons_scores
+from .explore import Explored, Explorer, SharedTable, dumps, finished_json, from_book
+from .fastpath import BookFastPath, pons_scores
 from .pool import LockedBook, PoolFullError, SolvePool
 
 log = logging.getLogger("c4book.web")
@@ -166,7 +166,7 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
         position = _position(request, "moves")
         if position.is_game_over:
             return JSON(finished_json(position))
-        return JSON((await explored(position)).to_json())
+        return Response((await explored(position)).rendered(), media_type=JSON.media_type)
 
     async def api_move(request: Request) -> Response:
         position = _unfinished(request, "moves")

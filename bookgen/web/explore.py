@@ -16,6 +16,8 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+import orjson
+
 from solver import Position, win_score
 from solver.alarm import Alarm
 from solver.bitboard import CELLS, COLUMN_ORDER
@@ -79,6 +81,15 @@ class Explored(NamedTuple):
         return all(c.source is not None for c in self.columns if not c.full)
 
     def to_json(self) -> dict:
+        """The answer as plain data; the columns are copies, the caller's to change."""
+        return self._answer(lambda column, ply, best: dict(column_json(column, ply, best)))
+
+    def rendered(self) -> bytes:
+        """``to_json`` as the server sends it: compact JSON, each kind of column rendered
+        once (copying and rendering columns took half of a book answer's own time)."""
+        return dumps(self._answer(column_fragment))
+
+    def _answer(self, column) -> dict:
         ply = self.position.ply
         return {**_about(self.position), "game_over": False, "winner": None,
                 "in_book": self.in_book, "source": self.source, "proven": self.proven,
@@ -86,9 +97,7 @@ class Explored(NamedTuple):
                 "score": self.score, "score_words": score_words(self.score, ply),
                 "score_detail": None if self.score is None else describe_score(self.score, ply),
                 "best_moves": list(self.best_moves), "move_scores": self.move_scores,
-                # Copies: the cached dicts are shared by every answer.
-                "columns": [dict(column_json(c, ply, c.column in self.best_moves))
-                            for c in self.columns],
+                "columns": [column(c, ply, c.column in self.best_moves) for c in self.columns],
                 "best_found": None if self.best_found is None else self.best_found.to_json(),
                 "seconds": round(self.seconds, 6)}
 
@@ -103,6 +112,18 @@ def column_json(column: MoveScore, ply: int, best: bool) -> dict:
             "detail": None if score is None else describe_score(score, ply),
             "source": column.source, "best": best, "full": column.full,
             "book_depth": column.book_depth}
+
+
+@lru_cache(maxsize=1 << 14)
+def column_fragment(column: MoveScore, ply: int, best: bool) -> orjson.Fragment:
+    """``column_json`` rendered, for ``dumps`` to put in an answer as it is."""
+    return orjson.Fragment(dumps(column_json(column, ply, best)))
+
+
+def dumps(answer: dict) -> bytes:
+    """Compact UTF-8 JSON, as every answer of the app is rendered: orjson, since the
+    standard library's encoder took a tenth of a book answer's CPU."""
+    return orjson.dumps(answer)
 
 
 def _about(position: Position) -> dict:
