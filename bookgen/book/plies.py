@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from solver.bitboard import CELLS, WIDTH, fours, mirror_bits, win_score
 
-from .keys import ABSENT, boards_of_keys, child_keys_many
+from .keys import boards_of_keys, child_keys_many
 from .schema import CorruptBookError, Entry, SegmentRow
 from .segment import Segment, merge, unpack
 
@@ -66,6 +66,7 @@ class Plies:
     def __init__(self, segments: dict[int, Segment], row_counts: dict[int, int],
                  complete: tuple[int, ...] = (), db: str = ""):
         self._plies = {ply: _Ply(s) for ply, s in segments.items()}
+        self.keys = {ply: p.view.keys for ply, p in self._plies.items()}   # for compiled searches
         self.row_counts = row_counts
         self.parents = frozenset(p for p in complete if p + 1 in complete
                                  and p in self._plies and p + 1 in self._plies
@@ -100,14 +101,6 @@ class Plies:
         if at == len(keys) or keys[at] != canonical:
             return None
         return self.at(ply, at)
-
-    def locate(self, moves: str, locate) -> int:
-        """``compiled_keys.locate`` of ``moves`` in its ply's keys: ``2 * index + flipped``,
-        or a negative code (``ABSENT`` too when the ply has nothing sealed)."""
-        at_ply = self._plies.get(len(moves))
-        if at_ply is None:
-            return ABSENT
-        return locate(moves.encode("ascii", "replace"), at_ply.view.keys)
 
     def at(self, ply: int, at: int) -> int | tuple[int, bytes]:
         """What ``find`` gives for the ``at``-th position of ``ply``."""

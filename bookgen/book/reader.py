@@ -228,10 +228,10 @@ class Book:
     # -- one position ------------------------------------------------------
     def get(self, moves: str | Position) -> BookEntry | None:
         """The entry for a position, or ``None`` when the book does not hold it."""
-        if type(moves) is str and (kernels := _kernels()) is not None:
-            where = self._plies.locate(moves, kernels.locate)
-            if where >= 0 and not (self._slow_parents and len(moves) in self._slow_parents):
-                ply = len(moves)
+        if type(moves) is str and (kernels := _kernels()) is not None \
+                and (keys := self._plies.keys.get(ply := len(moves))) is not None:
+            where = kernels.locate(moves.encode("ascii", "replace"), keys)
+            if where >= 0 and not (self._slow_parents and ply in self._slow_parents):
                 return self._entry(moves, ply, self._plies.at(ply, where >> 1), where & 1)
             # Else the walk below: the rows of a ply being built, or a miss to explain.
         if type(moves) is str:
