@@ -167,6 +167,26 @@ def unseal(path: str, version: int = 3) -> None:
         conn.execute("VACUUM")
 
 
+@contextmanager
+def c4book_server(db, *options: str):
+    """A real ``c4book serve`` of ``db`` on a free port of 127.0.0.1: its address."""
+    import re
+    import select
+
+    process = subprocess.Popen(c4book_command() + ["serve", "--db", str(db), "--port", "0",
+                                                   *options],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        line = process.stdout.readline() if ready else ""
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert found, f"no address in {line!r}"
+        yield found.group(0)
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
 def c4book_command() -> list[str]:
     """The console script installed next to this Python, else the module."""
     script = Path(sys.executable).with_name("c4book")

@@ -5,12 +5,11 @@ import random
 
 import numpy as np
 import pytest
+from test_keys import random_strings
 
 from bookgen.book.compiled_keys import keys_of_many, locate
 from bookgen.book.keys import ABSENT, NOT_A_GAME, key_of
 from solver.bitboard import mirror_bits, mirror_moves
-
-from test_keys import random_strings
 
 BAD = ["8", "0", "4a", "44444444", "1111111", "4é", " 4", "12\x00", "44x53"]
 

@@ -17,7 +17,7 @@ from solver.packed import moves_of_key, moves_of_keys
 from conftest import SHIPPED, open_store
 
 # Canonical positions per ply, from the published table (7x6, unfinished games).
-CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464]
+CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464, 2148087, 5832236]
 
 pytestmark = pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
 

@@ -5,16 +5,12 @@ installs it) and the ``playwright`` Python package, which drives that browser: n
 browser download.
 """
 
-import re
-import select
-import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import c4book_server
 
 from bookgen import Book
-
-from conftest import c4book_command
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
@@ -33,19 +29,8 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def server():
     """``c4book serve`` on a free port: its address."""
-    process = subprocess.Popen(
-        c4book_command() + ["serve", "--db", str(SHIPPED), "--port", "0", "--time", "1",
-                            "--workers", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        ready, _, _ = select.select([process.stdout], [], [], 60)
-        line = process.stdout.readline() if ready else ""
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert found, f"no address in {line!r}; stderr: {process.stderr.read() if not ready else ''}"
-        yield found.group(0)
-    finally:
-        process.terminate()
-        process.wait(30)
+    with c4book_server(SHIPPED, "--time", "1", "--workers", "2") as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
