@@ -99,12 +99,17 @@ _COLUMNS = tuple(tuple(c + 1 for c in range(WIDTH) if bits >> c & 1) for bits in
 _MIRRORED = tuple(tuple(sorted(WIDTH - c + 1 for c in cols)) for cols in _COLUMNS)
 _BEST_BITS = {text: sum(1 << (int(c) - 1) for c in text) for text in
               ("".join(str(c) for c in cols) for cols in _COLUMNS)}
-_WDL = {s: (s > 0) - (s < 0) for s in range(-CELLS, CELLS + 1)}
 _SCORE_OF_BYTE = tuple(None if b == FULL_COLUMN else b - SCORE_OFFSET for b in range(256))
 _SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)   # the same, for numpy to index
 _SIGNED = bytes((b - SCORE_OFFSET) & 255 for b in range(256))   # and as a signed byte
 _SEVEN_SCORES = struct.Struct(f"{WIDTH}b").unpack
 _BEST_OF = _COLUMNS + _MIRRORED   # best-move bits + 128 if mirrored -> the asker's columns
+# An entry code -> (score, wdl, best moves) in the asker's orientation, by orientation: every
+# code made at import (a few ms), so that a lookup never decodes one.
+_HEADS = tuple(tuple((score, (score > 0) - (score < 0), columns[code & 127])
+                     for code in range(entry_code(CELLS, 127) + 1)
+                     for score in ((code >> WIDTH) - SCORE_OFFSET,))
+               for columns in (_COLUMNS, _MIRRORED))
 
 
 def _code_of(packed: bytes) -> int:
@@ -195,7 +200,6 @@ class Book:
         self._slow_parents = frozenset(p for p in complete if p + 1 in complete) \
             - self._plies.parents
         self._lookup = select(Entry.score, Entry.best_moves).where(Entry.key == bindparam("key"))
-        self._heads: tuple[dict, dict] = ({}, {})   # decoded entry codes, by orientation
 
     @classmethod
     def open(cls, db: str | None = None, in_memory: bool = False) -> Book:
@@ -256,10 +260,10 @@ class Book:
                flip: bool) -> BookEntry:
         """The entry of what ``Plies.find`` found, in the asker's orientation."""
         if type(found) is int:
-            head = self._heads[flip].get(found) or self._head(found, flip)
+            head = _HEADS[flip][found]
             return _new_entry(BookEntry, (asked, ply, *head, None))
         code, packed = found
-        head = self._heads[flip].get(code) or self._head(code, flip)
+        head = _HEADS[flip][code]
         if flip:
             packed = packed[::-1]
         # Seven signed bytes unpacked in C: a quarter of the time of a byte at a time.
@@ -267,14 +271,6 @@ class Book:
         if FULL_COLUMN in packed:
             scores = tuple(map(_SCORE_OF_BYTE.__getitem__, packed))
         return _new_entry(BookEntry, (asked, ply, *head, scores))
-
-    def _head(self, code: int, flip: bool) -> tuple[int, int, tuple[int, ...]]:
-        """``(score, wdl, best_moves)`` of an entry code in the asker's orientation; cached
-        (a book has a few thousand kinds)."""
-        score = (code >> WIDTH) - SCORE_OFFSET
-        head = self._heads[flip][code] = (score, _WDL[score],
-                                          (_MIRRORED if flip else _COLUMNS)[code & 127])
-        return head
 
     def _find(self, canonical: int, ply: int) -> int | tuple[int, bytes] | None:
         """``Plies.find``, and then the rows of a ply still being built."""
