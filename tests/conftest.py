@@ -172,19 +172,29 @@ def c4book_server(db, *options: str):
     """A real ``c4book serve`` of ``db`` on a free port of 127.0.0.1: its address."""
     import re
     import select
+    import tempfile
 
-    process = subprocess.Popen(c4book_command() + ["serve", "--db", str(db), "--port", "0",
-                                                   *options],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        ready, _, _ = select.select([process.stdout], [], [], 60)
-        line = process.stdout.readline() if ready else ""
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert found, f"no address in {line!r}"
-        yield found.group(0)
-    finally:
-        process.terminate()
-        process.wait(30)
+    with tempfile.TemporaryFile("w+") as errors:   # a file: a pipe nobody reads could fill
+        process = subprocess.Popen(
+            c4book_command() + ["serve", "--db", str(db), "--port", "0", *options],
+            stdout=subprocess.PIPE, stderr=errors, text=True)
+        try:
+            ready, _, _ = select.select([process.stdout], [], [], 60)
+            line = process.stdout.readline() if ready else ""
+            found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+            if not found:
+                process.kill()
+                process.wait()
+                errors.seek(0)
+                raise AssertionError(f"no address in {line!r}; stderr: {errors.read()[-2000:]}")
+            yield found.group(0)
+        finally:
+            process.terminate()
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def c4book_command() -> list[str]:

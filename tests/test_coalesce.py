@@ -10,7 +10,7 @@ import pytest
 from conftest import PLY10, c4book_server
 
 from bookgen import Book
-from bookgen.web.coalesce import GatheringTransport
+from bookgen.web.coalesce import KEPT_AT_MOST, GatheringTransport
 
 
 async def _pair():
@@ -42,6 +42,24 @@ def test_writes_in_one_turn_of_the_loop_leave_together():
         gathered.write(b"next")
         await asyncio.sleep(0.05)
         assert _received(theirs) == b"next"
+        gathered.close()
+        theirs.close()
+
+    asyncio.run(main())
+
+
+def test_a_long_answer_is_written_as_it_grows():
+    async def main():
+        gathered, theirs = await _pair()
+        gathered.write(b"x" * (KEPT_AT_MOST - 1))
+        assert gathered.get_write_buffer_size() == KEPT_AT_MOST - 1   # kept
+        gathered.write(b"y")   # reaches the bound: written now, not at the loop's next turn
+        assert gathered.get_write_buffer_size() < KEPT_AT_MOST
+        await asyncio.sleep(0.05)
+        got = b""
+        while len(got) < KEPT_AT_MOST:
+            got += theirs.recv(1 << 20)
+        assert got == b"x" * (KEPT_AT_MOST - 1) + b"y"
         gathered.close()
         theirs.close()
 
@@ -106,3 +124,18 @@ def test_a_real_server_answers_one_request_after_another_on_a_connection(server)
         assert json.loads(body) == {"pos": "4453", "score": list(book.get("4453").move_scores)}
         head, body = _exchange(sock, "/api/position?moves=4444444")   # the app's 400, too
         assert head.startswith(b"HTTP/1.1 400 ") and b"column 4 is full" in body
+
+
+def test_a_client_that_ends_its_stream_after_asking_still_gets_the_answer(server):
+    # The client's end of stream closes the connection once the answer is sent: the
+    # answer must leave before, not at the loop's next turn.
+    with Book.open(str(PLY10)) as book, \
+            socket.create_connection(("127.0.0.1", server), timeout=30) as sock:
+        sock.sendall(b"GET /api/position?moves=4453 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        sock.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := sock.recv(1 << 16):
+            data += chunk
+        head, body = data.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 200 ")
+        assert json.loads(body)["move_scores"] == list(book.get("4453").move_scores)

@@ -181,6 +181,14 @@ def test_a_bad_checksum_is_caught():
     assert zlib.crc32(b"") == 0
 
 
+def test_a_score_no_position_can_have_is_caught():
+    segment = random_segment(50, seed=15)
+    for score in (22, -22, 127, -128):
+        scores = segment.scores.copy()
+        scores[7] = score
+        assert "outside -21..21" in damaged(6, pack(Segment(segment.keys, scores, segment.best)))
+
+
 # -- damage in a real book -----------------------------------------------------------
 
 def test_a_damaged_segment_in_a_book_is_named_by_its_ply(small_book_copy):

@@ -12,6 +12,7 @@ Plies still kept as rows are counted here and asked through SQL by the reader.
 from __future__ import annotations
 
 import ctypes
+import sys
 from array import array
 from bisect import bisect_left
 
@@ -227,12 +228,17 @@ class Plies:
 def _return_freed_memory() -> None:
     """Give the system back the heap that decoding freed.  glibc keeps large freed blocks
     for reuse: a third of an open book's resident memory.  Elsewhere, nothing to do."""
+    if not sys.platform.startswith("linux"):
+        return
     try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):   # not glibc
-        pass
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):   # not glibc (musl has no malloc_trim)
+        return
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    trim(0)
 
 
 def entry_code(score: int, best: int) -> int:
-    """A score and its best-move bits in one small integer: a cache's key."""
+    """A score and its best-move bits in one small integer (0 to 13,695): the index of
+    its decoded form in the reader's table."""
     return (score + SCORE_OFFSET) << WIDTH | best

@@ -11,8 +11,8 @@ every sealed ply into arrays (``plies``): a lookup is then a binary search,
 with no query; only a ply still being built, kept as rows, is asked through
 SQL.  A position's move scores and best moves come from its children's
 scores when the book holds the ply below it complete; at the book's last
-ply its best moves are stored.  A score and its best moves are decoded once
-per kind and orientation and shared (a book has a few thousand kinds).
+ply its best moves are stored.  Every kind of score and best moves is decoded
+once, at import, in either orientation: a lookup indexes that table.
 
 Importing or opening a book never loads numba or Ray, and opening never
 writes.  Once the process has numba loaded (a player, a server), lookups
@@ -105,7 +105,8 @@ _SIGNED = bytes((b - SCORE_OFFSET) & 255 for b in range(256))   # and as a signe
 _SEVEN_SCORES = struct.Struct(f"{WIDTH}b").unpack
 _BEST_OF = _COLUMNS + _MIRRORED   # best-move bits + 128 if mirrored -> the asker's columns
 # An entry code -> (score, wdl, best moves) in the asker's orientation, by orientation: every
-# code made at import (a few ms), so that a lookup never decodes one.
+# code made at import (about 10 ms), so that a lookup never decodes one.  (Segments refuse
+# a score outside -21..21: no code indexes outside the table.)
 _HEADS = tuple(tuple((score, (score > 0) - (score < 0), columns[code & 127])
                      for code in range(entry_code(CELLS, 127) + 1)
                      for score in ((code >> WIDTH) - SCORE_OFFSET,))
@@ -157,8 +158,11 @@ def _kernels():
     never loads numba itself (0.6 s, more than a one-off query's whole lookup)."""
     global _compiled
     if _compiled is None and "numba" in sys.modules:
-        from . import compiled_keys as _compiled
-    return _compiled
+        try:
+            from . import compiled_keys as _compiled
+        except ImportError:   # numba there but unusable: the Python walk, from now on
+            _compiled = False
+    return _compiled or None
 
 
 class _Stones(NamedTuple):
@@ -233,10 +237,11 @@ class Book:
     def get(self, moves: str | Position) -> BookEntry | None:
         """The entry for a position, or ``None`` when the book does not hold it."""
         if type(moves) is str and (kernels := _kernels()) is not None \
-                and (keys := self._plies.keys.get(ply := len(moves))) is not None:
+                and (keys := self._plies.keys.get(ply := len(moves))) is not None \
+                and not (self._slow_parents and ply in self._slow_parents):
             where = kernels.locate(moves.encode("ascii", "replace"), keys)
-            if where >= 0 and not (self._slow_parents and ply in self._slow_parents):
-                return self._entry(moves, ply, self._plies.at(ply, where >> 1), where & 1)
+            if where >= 0:
+                return self._entry(moves, ply, self._plies.at(ply, where >> 1), where & 1 == 1)
             # Else the walk below: the rows of a ply being built, or a miss to explain.
         if type(moves) is str:
             key, asked = key_of(moves), moves

@@ -31,6 +31,8 @@ from typing import NamedTuple
 import numpy as np
 import zstandard
 
+from solver.bitboard import win_score
+
 from .schema import CorruptBookError
 
 MAGIC = b"C4SG"
@@ -38,6 +40,7 @@ VERSION = 1
 HAS_BEST = 1
 HEADER = struct.Struct("<4sBBBBII")
 LEVEL = 19  # zstd: slow to pack (a ply of 5.8M positions in a few seconds), fast to read
+MOST = win_score(0)   # no position scores more than a win with the first stone
 
 
 class Segment(NamedTuple):
@@ -91,6 +94,8 @@ def unpack(blob: bytes, ply: int) -> Segment:
     keys = np.cumsum(np.ascontiguousarray(gaps.T).view(np.uint64).ravel(), dtype=np.uint64)
     # Copies, so that the key planes are freed once the keys are summed.
     scores = data[planes * count:(planes + 1) * count].view(np.int8).copy()
+    if count and int(np.abs(scores.astype(np.int16)).max()) > MOST:
+        raise damaged(f"a score in its segment is outside -{MOST}..{MOST}")
     best = data[(planes + 1) * count:].copy() if flags & HAS_BEST else None
     return Segment(keys, scores, best)
 

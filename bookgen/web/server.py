@@ -62,11 +62,14 @@ def serve(db: str = "book.db", host: str = "127.0.0.1", port: int = 8000, cap: f
             out.flush()
 
         app = create_app(book, cap, workers or default_workers(), cors=cors, on_start=ready)
-        from .coalesce import GatheringHttpToolsProtocol
-
+        try:
+            from .coalesce import GatheringHttpToolsProtocol as http
+        except ImportError:   # no httptools: uvicorn's own choice
+            http = "auto"
         # No proxy headers: nothing here uses the client's address, so none is trusted.
+        # No websockets: the explorer has none.
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                proxy_headers=False, http=GatheringHttpToolsProtocol)
+                                proxy_headers=False, http=http, ws="none")
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         book.close()
