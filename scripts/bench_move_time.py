@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     for player in players.values():   # load the kernels before anything is timed
         player.choose("4444443312")
         player.choose("44444433123")
+        player.choose("4453")   # a parent ply: its kernel too
     last = books["this"].info.max_ply
     print(f"this: {args.db} (complete to ply {last}); baseline: {args.baseline_db} "
           f"(complete to ply {books['baseline'].info.max_ply}); perfect AI, no budget")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_keys import random_strings
 
-from bookgen.book.compiled_keys import keys_of_many, locate
+from bookgen.book.compiled_keys import keys_of_many, locate, locate_parent
 from bookgen.book.keys import ABSENT, NOT_A_GAME, key_of
 from solver.bitboard import mirror_bits, mirror_moves
 
@@ -43,3 +43,47 @@ def test_locate_misses(moves, expected):
     keys = np.array([key_of("444"), key_of("4444")], np.uint64)
     assert locate(moves.encode("ascii", "replace"), keys) == expected
     assert locate(moves.encode("ascii", "replace"), keys[:0]) == expected
+
+
+# -- a parent's move scores, read from its children ---------------------------------------
+
+def test_locate_parent_gives_the_derived_move_scores_in_the_askers_orientation(small_book_path):
+    from conftest import book_moves
+    from test_plies import read_plies
+
+    from bookgen.book.plies import entry_code
+
+    plies = read_plies(small_book_path)
+    for ply in (8, 9, 10, 11):
+        family = plies.families[ply]
+        for moves in book_moves(small_book_path, ply):
+            for asked in (moves, mirror_moves(moves)):
+                where, packed, best = locate_parent(asked.encode(), *family)
+                code, canonical_packed = plies.at(ply, where >> 1)
+                flipped = where & 1 == 1
+                ours = packed.to_bytes(7, "little")
+                assert ours == (canonical_packed[::-1] if flipped else canonical_packed), asked
+                if not flipped:
+                    assert entry_code(int(family[1][where >> 1]), best) == code
+    family = plies.families[8]
+    assert locate_parent(b"4453", *family)[0] == ABSENT
+    assert locate_parent(b"44444444", *family)[0] == NOT_A_GAME
+
+
+def test_locate_parent_reports_a_missing_child_and_the_reader_a_damaged_book(small_book_path):
+    from test_plies import COMPLETE, canonical, read_plies
+
+    from bookgen import Book, CorruptBookError
+    from bookgen.book.plies import Plies
+    from bookgen.book.segment import Segment
+
+    sealed = dict(read_plies(small_book_path).segments)
+    keys, scores, best = sealed[12]
+    gone = int(np.flatnonzero(keys == canonical("444444331112"))[0])
+    sealed[12] = Segment(np.delete(keys, gone), np.delete(scores, gone), np.delete(best, gone))
+    damaged = Plies(sealed, {}, COMPLETE, "some.db")
+    assert locate_parent(b"44444433111", *damaged.families[11])[2] == -1
+    with Book.open(small_book_path) as book:
+        book._plies = damaged   # the same book, one position of its last ply gone
+        with pytest.raises(CorruptBookError, match="ply 12 lacks a child of a ply-11 position"):
+            book.get("44444433111")

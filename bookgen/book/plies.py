@@ -73,6 +73,11 @@ class Plies:
                                  and p in self._plies and p + 1 in self._plies
                                  and p + 1 not in row_counts)
         self._db = db
+        # A parent ply's keys and scores, and its children's: a compiled lookup reads a
+        # position's move scores from them, with nothing derived or kept.
+        self.families = {ply: (self._plies[ply].view.keys, self._plies[ply].view.scores,
+                               self._plies[ply + 1].view.keys, self._plies[ply + 1].view.scores)
+                         for ply in self.parents}
 
     @classmethod
     def read(cls, conn, complete: tuple[int, ...] = (), db: str = "") -> Plies:

@@ -236,12 +236,25 @@ class Book:
     # -- one position ------------------------------------------------------
     def get(self, moves: str | Position) -> BookEntry | None:
         """The entry for a position, or ``None`` when the book does not hold it."""
-        if type(moves) is str and (kernels := _kernels()) is not None \
-                and (keys := self._plies.keys.get(ply := len(moves))) is not None \
+        text = moves if type(moves) is str else moves.moves if type(moves) is Position else None
+        if text is not None and (kernels := _kernels()) is not None \
+                and (keys := self._plies.keys.get(ply := len(text))) is not None \
                 and not (self._slow_parents and ply in self._slow_parents):
-            where = kernels.locate(moves.encode("ascii", "replace"), keys)
-            if where >= 0:
-                return self._entry(moves, ply, self._plies.at(ply, where >> 1), where & 1 == 1)
+            family = self._plies.families.get(ply)
+            if family is not None:   # a parent: its move scores read from its children
+                where, packed, best = kernels.locate_parent(text.encode("ascii", "replace"),
+                                                            *family)
+                if where >= 0:
+                    if best <= 0:
+                        self._plies.at(ply, where >> 1)   # raises, saying what is damaged
+                    found = (entry_code(int(family[1][where >> 1]), best),
+                             packed.to_bytes(WIDTH, "little"))
+                    return self._entry(text, ply, found, False)   # already the asker's way
+            else:
+                where = kernels.locate(text.encode("ascii", "replace"), keys)
+                if where >= 0:
+                    return self._entry(text, ply, self._plies.at(ply, where >> 1),
+                                       where & 1 == 1)
             # Else the walk below: the rows of a ply being built, or a miss to explain.
         if type(moves) is str:
             key, asked = key_of(moves), moves
