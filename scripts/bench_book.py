@@ -87,8 +87,9 @@ ROWS = [("Book.open (s)", "open", 1, "{:.3f}"),
         ("file (bytes/position)", "file", 1, "{:.2f}")]
 
 
-def sample(db: str, count: int, seed: int) -> list[str]:
-    """Positions of the book, with this revision's listing: half mirrored."""
+def sample(db: str, count: int, seed: int, other: str | None = None) -> list[str]:
+    """Positions of the plies complete in the book (and in ``other``), with this revision's
+    listing: half mirrored."""
     sys.path.insert(0, str(ROOT))
     import numpy as np
 
@@ -101,6 +102,9 @@ def sample(db: str, count: int, seed: int) -> list[str]:
     with Book.open(db) as book:
         plies = [p for p in book.info.plies_complete]
         root = book.info.root
+    if other is not None:
+        with Book.open(other) as book:
+            plies = [p for p in plies if p in book.info.plies_complete]
     levels = keys_by_ply(Position.from_moves(root), max(plies))
     keys = np.concatenate([levels[p] for p in plies if p in levels])
     rng = random.Random(seed)
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.baseline], check=True)
         try:
             positions = temp / "positions.json"
-            asked = sample(args.db, 2 * args.lookups + 2000, args.seed)
+            asked = sample(args.db, 2 * args.lookups + 2000, args.seed, str(tree / "book.db"))
             positions.write_text(json.dumps([asked[:2000], asked[2000:2000 + args.lookups],
                                              asked[2000 + args.lookups:]]))
             sides = {"this": (ROOT, args.db), "baseline": (tree, str(tree / "book.db"))}

@@ -2,10 +2,12 @@
 """Benchmark the perfect AI's answer time per ply, with two books side by side.
 
 For each ply, positions at the ends of random legal games (fixed seed) are
-answered by ``Player(book)`` (perfect, no budget) with this book and with the
-baseline book, in turn, position by position, so that both see the same
-machine.  Plies the book holds get ``--book-count`` positions (answers take
-microseconds, so a p99 needs many), the others ``--count``.
+answered by ``Player(book)`` (perfect, no budget) with this book, then with
+the baseline book (the order alternating ply by ply).  Not position by
+position: a search with one book (a 1 GiB table) would evict the other's
+arrays from the caches, and a book answer takes microseconds.  Plies the
+book holds get ``--book-count`` positions (a p99 needs many), the others
+``--count``.
 
     python scripts/bench_move_time.py --db book.db --baseline-db tests/data/ply10.db
     python scripts/bench_move_time.py --plies 13 14 --count 60
@@ -61,10 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         count = args.book_count if ply <= last else args.count
         times: dict[str, list[float]] = {name: [] for name in players}
         from_book = {name: 0 for name in players}
-        for moves in random_positions(ply, count, args.seed + ply):
-            for name, player in players.items():
+        order = list(players) if ply % 2 == 0 else list(players)[::-1]
+        for name in order:
+            for moves in random_positions(ply, count, args.seed + ply):
                 started = time.perf_counter()
-                decision = player.choose(moves)
+                decision = players[name].choose(moves)
                 times[name].append(time.perf_counter() - started)
                 from_book[name] += decision.source == "book"
         cells = []
