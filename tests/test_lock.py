@@ -1,4 +1,4 @@
-"""``bookgen.builder.lock``: one build at a time per book, and never a lock outliving its driver.
+"""``bookgen.book.lock``: one build at a time per book, and never a lock outliving its driver.
 
 Builds are real: a ``c4book build`` process, and the in-process driver on the
 session's Ray.  Lock holders that get killed are real processes too.
@@ -16,8 +16,8 @@ from contextlib import closing
 import pytest
 
 from bookgen.book.store import make_engine
-from bookgen.builder import lock as build_lock
-from bookgen.builder.lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
+from bookgen.book import lock as build_lock
+from bookgen.book.lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
 from bookgen.builder.driver import build
 
 from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
@@ -25,7 +25,7 @@ from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
 HOLD_THE_LOCK = """
     import os, sys
     from bookgen.book.store import make_engine
-    from bookgen.builder.lock import BuildLock
+    from bookgen.book.lock import BuildLock
     with BuildLock(make_engine(sys.argv[1]), sys.argv[1]):
         print(os.getpid(), flush=True)
         sys.stdin.read()
@@ -140,6 +140,23 @@ def test_two_locks_in_one_book_cannot_both_be_held(small_book_copy):
             pass
     finally:
         engine.dispose()
+
+
+def test_a_pack_holding_the_book_is_named_and_an_old_lock_row_reads_as_a_build(
+        small_book_copy):
+    engine = make_engine(small_book_copy)
+    try:
+        with BuildLock(engine, small_book_copy, "pack"):
+            assert read_lock(engine).command == "pack"
+            with pytest.raises(BuildLockedError, match=f"is being written by c4book pack "
+                                                       f"\\(host .*, pid {os.getpid()}, since"):
+                BuildLock(engine, small_book_copy).acquire()
+    finally:
+        engine.dispose()
+    # A row written before the lock named its command: only builds took it then.
+    old = json.dumps({"host": "build-node-7", "pid": 4242, "since": 1.0, "heartbeat": 2.0,
+                      "process_start": None})
+    assert LockOwner.from_json(old) == LockOwner("build-node-7", 4242, 1.0, 2.0, None, "build")
 
 
 def test_a_recycled_pid_is_not_the_owner():

@@ -272,3 +272,45 @@ def test_pack_seals_a_complete_ply_kept_partly_as_rows(small_book_copy, small_bo
             [r[1:] for r in segment_rows(small_book_path, ply)]
     assert answers(small_book_copy) == small_answers
     assert verify(small_book_copy, sample=5, progress=False).ok
+
+
+def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
+    # Once, a pack run beside a build dropped the rows the build wrote between the pack's
+    # read and its delete.  Now the pack is refused while the build holds the book.
+    import signal
+    import time
+
+    path = str(tmp_path / "growing.db")
+    build = subprocess.Popen(
+        [*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "11", "--db", path,
+         "--no-progress", "--table-log2", "18"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:   # wait for the build's first written rows
+            try:
+                if rows(path):
+                    break
+            except sqlite3.Error:
+                pass
+            time.sleep(0.2)
+        else:
+            pytest.fail("the build wrote no rows in 120 s")
+        pack = subprocess.run([*c4book_command(), "pack", "--db", path],
+                              capture_output=True, text=True, timeout=60)
+        still = len(rows(path))
+    finally:
+        build.send_signal(signal.SIGINT)
+        out, err = build.communicate(timeout=120)
+    assert build.returncode in (0, 130), err
+    assert pack.returncode == 1 and pack.stdout == ""
+    assert pack.stderr.count("\n") == 1 and "Traceback" not in pack.stderr
+    assert f"{path!r} is being built by another c4book build (host " in pack.stderr
+    assert f"pid {build.pid}, since " in pack.stderr
+    assert still > 0   # the refused pack left the rows where they were
+    solved = len(entries(path))   # what the build wrote, as it stopped
+    again = subprocess.run([*c4book_command(), "pack", "--db", path],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert rows(path) == [] and len(entries(path)) == solved
+    assert verify(path, sample=3, progress=False).ok

@@ -122,6 +122,20 @@ def make_engine(db: str, *, readonly: bool = False) -> Engine:
     return engine
 
 
+def fold_wal(engine: Engine) -> None:
+    """Fold a SQLite book's write-ahead log back into its file, so the book is one file."""
+    if engine.dialect.name != "sqlite":
+        return
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
+    except OperationalError:
+        # An open reader keeps WAL mode on; the checkpoint has still
+        # moved every committed row into the main file.
+        pass
+
+
 def read_meta(engine: Engine, db: str, *, any_version: bool = False) -> dict[str, str]:
     """The checked metadata of an existing book; raises a BookError if unusable.
 
@@ -465,13 +479,6 @@ class BookStore:
 
     def close(self) -> None:
         """Fold the write-ahead log back into the file, so the book is one file."""
-        if self.engine.dialect.name == "sqlite" and not self.readonly:
-            try:
-                with self.engine.connect() as conn:
-                    conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-                    conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
-            except OperationalError:
-                # An open reader keeps WAL mode on; the checkpoint has still
-                # moved every committed row into the main file.
-                pass
+        if not self.readonly:
+            fold_wal(self.engine)
         self.engine.dispose()

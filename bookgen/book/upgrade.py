@@ -9,17 +9,21 @@ by dropping it); the column goes in one transaction.  2 -> 3: the segments
 table is made and the version recorded in one transaction (a version-3 book
 may keep rows), then each ply's rows are packed in a transaction of its own,
 shallowest first.  An interrupted upgrade leaves a valid book; running it
-again packs what is left.
+again packs what is left.  Both commands hold the book's write lock
+(``lock``): a pack beside a running build would drop the rows the build
+wrote between the pack's read and its delete, so it is refused instead.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import IO
 
 from sqlalchemy import text
 
 from solver import Position
 
+from .lock import BuildLock
 from .schema import (
     SCHEMA_VERSION,
     UPGRADABLE_VERSIONS,
@@ -27,7 +31,7 @@ from .schema import (
     CorruptBookError,
     SchemaMismatchError,
 )
-from .store import BookStore, check_sqlite_file, make_engine, read_meta, sqlite_path
+from .store import BookStore, check_sqlite_file, fold_wal, make_engine, read_meta, sqlite_path
 
 CHECK_CHUNK = 100_000
 
@@ -53,8 +57,7 @@ def upgrade(db: str) -> int | None:
             return None   # nothing to convert or pack: the file is left byte for byte
     finally:
         probe.dispose()
-    engine = make_engine(db)
-    try:
+    with _write_lock(db, "upgrade") as engine:
         if version == "1":
             with engine.begin() as conn:
                 conn.exec_driver_sql("ALTER TABLE positions DROP COLUMN moves")
@@ -63,12 +66,22 @@ def upgrade(db: str) -> int | None:
             with engine.begin() as conn:
                 conn.execute(text("UPDATE meta SET value = :v WHERE name = 'schema_version'"),
                              {"v": str(SCHEMA_VERSION)})
-    finally:
-        engine.dispose()
-    packed = _pack_rows(db, meta)
+        packed = _pack_rows(db, meta)
     if version == str(SCHEMA_VERSION) and not packed:
         return None
     return int(version)
+
+
+@contextmanager
+def _write_lock(db: str, command: str):
+    """An engine on ``db`` while ``command`` holds its write lock."""
+    engine = make_engine(db)
+    try:
+        with BuildLock(engine, db, command):
+            yield engine
+        fold_wal(engine)   # the lock's release was the last write
+    finally:
+        engine.dispose()
 
 
 def _pack_rows(db: str, meta: dict[str, str]) -> int:
@@ -117,7 +130,10 @@ def run_pack(db: str, out: IO[str]) -> int:
         rows = _has_rows(probe)
     finally:
         probe.dispose()
-    packed = _pack_rows(db, meta) if rows else 0
+    packed = 0
+    if rows:
+        with _write_lock(db, "pack"):
+            packed = _pack_rows(db, meta)
     out.write(f"{db}: packed {packed:,} rows\n" if packed else f"{db}: no rows to pack\n")
     return 0
 

@@ -36,7 +36,7 @@ from . import WORKER_TABLE_LOG2
 from .derive import derive
 from .interrupts import StopRequest, graceful_interrupts
 from .listing import keys_by_ply
-from .lock import BuildLock
+from ..book.lock import BuildLock
 from .missing import MissingKeys
 from .ray_connect import RayStartError
 from .report import BuildSummary, timed

@@ -1,8 +1,12 @@
-"""One build at a time per book: a lock row in the book's own metadata.
+"""One writer at a time per book: a lock row in the book's own metadata.
 
-The row (``meta.build_lock``) says who builds: host, pid, when it started,
-and a heartbeat the driver refreshes every ``HEARTBEAT_SECONDS``.  A second
-driver reads it and refuses at once, naming that build.  A driver that was
+A build holds it while it runs; ``c4book pack`` and ``upgrade`` hold it too,
+since they move rows a build is still adding (a pack beside a build once lost
+the rows written between its read and its delete).
+
+The row (``meta.build_lock``) says who writes: the command, host, pid, when it
+started, and a heartbeat refreshed every ``HEARTBEAT_SECONDS``.  A second
+writer reads it and refuses at once, naming the first.  A driver that was
 killed cannot remove its row, so a row only counts while its owner lives:
 
 * on the same host, while its pid runs (and is the same process: its start
@@ -26,7 +30,7 @@ from dataclasses import asdict, dataclass
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from ..book.schema import BookError, Meta
+from .schema import BookError, Meta
 
 LOCK_NAME = "build_lock"
 HEARTBEAT_SECONDS = 10.0
@@ -34,7 +38,7 @@ STALE_SECONDS = 60.0
 
 
 class BuildLockedError(BookError, RuntimeError):
-    """Another build is writing this book."""
+    """Another c4book command (a build, a pack) is writing this book."""
 
 
 @dataclass(frozen=True)
@@ -46,11 +50,13 @@ class LockOwner:
     since: float                  # time.time() when the build started
     heartbeat: float              # time.time() of its last sign of life
     process_start: str | None     # the pid's start time in /proc, where there is one
+    command: str = "build"        # the c4book command that writes (rows before it: a build)
 
     @classmethod
-    def me(cls) -> LockOwner:
+    def me(cls, command: str = "build") -> LockOwner:
         now = time.time()
-        return cls(socket.gethostname(), os.getpid(), now, now, _process_start(os.getpid()))
+        return cls(socket.gethostname(), os.getpid(), now, now, _process_start(os.getpid()),
+                   command)
 
     @classmethod
     def from_json(cls, text: str) -> LockOwner | None:
@@ -75,15 +81,17 @@ class LockOwner:
 
 
 class BuildLock:
-    """Hold the build lock of the book behind ``engine`` for a ``with`` block.
+    """Hold the write lock of the book behind ``engine`` for a ``with`` block, as
+    ``command`` (``"build"``, ``"pack"``, ``"upgrade"``).
 
-    Entering raises ``BuildLockedError`` when a live build holds it; a dead
+    Entering raises ``BuildLockedError`` when a live writer holds it; a dead
     owner's lock is taken over.  While held, a thread refreshes the heartbeat.
     """
 
-    def __init__(self, engine: Engine, db: str):
+    def __init__(self, engine: Engine, db: str, command: str = "build"):
         self.engine = engine
         self.db = db
+        self.command = command
         self.owner: LockOwner | None = None
         self._value: str | None = None   # the row as we last wrote it
         self._stop = threading.Event()
@@ -100,7 +108,7 @@ class BuildLock:
         try:
             self._acquire()
         except OperationalError as error:  # read-only, or held by a writer past the timeout
-            raise BookError(f"cannot take the build lock of {self.db!r}: {error.orig}") from None
+            raise BookError(f"cannot take the write lock of {self.db!r}: {error.orig}") from None
 
     def _acquire(self) -> None:
         for _ in range(5):  # lost races only: each round someone else changed the row
@@ -108,17 +116,19 @@ class BuildLock:
             if current is not None:
                 holder = LockOwner.from_json(current)
                 if holder is not None and holder.is_alive():
+                    doing = ("being built by another c4book build" if holder.command == "build"
+                             else f"being written by c4book {holder.command}")
                     raise BuildLockedError(
-                        f"{self.db!r} is being built by another c4book build ({holder.describe()}); "
+                        f"{self.db!r} is {doing} ({holder.describe()}); "
                         "wait for it to finish, or stop it (Ctrl-C) and rerun this command")
-            owner = LockOwner.me()
+            owner = LockOwner.me(self.command)
             if self._swap(current, owner.to_json()):
                 self.owner, self._value = owner, owner.to_json()
                 self._thread = threading.Thread(target=self._beat, name="c4book-build-lock",
                                                 daemon=True)
                 self._thread.start()
                 return
-        raise BuildLockedError(f"{self.db!r}: another c4book build keeps taking its lock")
+        raise BuildLockedError(f"{self.db!r}: another c4book command keeps taking its lock")
 
     def release(self) -> None:
         self._stop.set()
