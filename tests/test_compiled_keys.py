@@ -47,24 +47,30 @@ def test_locate_misses(moves, expected):
 
 # -- a parent's move scores, read from its children ---------------------------------------
 
-def test_locate_parent_gives_the_derived_move_scores_in_the_askers_orientation(small_book_path):
+def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_book_path):
     from conftest import book_moves
     from test_plies import read_plies
 
-    from bookgen.book.plies import entry_code
+    from bookgen.book.plies import NO_MOVE, SCORE_OFFSET
+    from bookgen.book.reader import _HEADS
 
     plies = read_plies(small_book_path)
+    full_columns = 0
     for ply in (8, 9, 10, 11):
         family = plies.families[ply]
         for moves in book_moves(small_book_path, ply):
             for asked in (moves, mirror_moves(moves)):
-                where, packed, best = locate_parent(asked.encode(), *family)
-                code, canonical_packed = plies.at(ply, where >> 1)
+                where, code, *scores = locate_parent(asked.encode(), *family)
+                canonical_code, canonical_packed = plies.at(ply, where >> 1)
                 flipped = where & 1 == 1
-                ours = packed.to_bytes(7, "little")
-                assert ours == (canonical_packed[::-1] if flipped else canonical_packed), asked
+                packed = canonical_packed[::-1] if flipped else canonical_packed
+                assert scores == [NO_MOVE if b == 0 else b - SCORE_OFFSET for b in packed], asked
+                # the same score, and the same best moves as the canonical entry's mirrored
+                assert _HEADS[False][code] == _HEADS[flipped][canonical_code], asked
                 if not flipped:
-                    assert entry_code(int(family[1][where >> 1]), best) == code
+                    assert code == canonical_code
+                full_columns += NO_MOVE in scores
+    assert full_columns > 0   # the small book's root has a full column
     family = plies.families[8]
     assert locate_parent(b"4453", *family)[0] == ABSENT
     assert locate_parent(b"44444444", *family)[0] == NOT_A_GAME
@@ -82,8 +88,30 @@ def test_locate_parent_reports_a_missing_child_and_the_reader_a_damaged_book(sma
     gone = int(np.flatnonzero(keys == canonical("444444331112"))[0])
     sealed[12] = Segment(np.delete(keys, gone), np.delete(scores, gone), np.delete(best, gone))
     damaged = Plies(sealed, {}, COMPLETE, "some.db")
-    assert locate_parent(b"44444433111", *damaged.families[11])[2] == -1
+    assert locate_parent(b"44444433111", *damaged.families[11])[1] == -1
     with Book.open(small_book_path) as book:
         book._plies = damaged   # the same book, one position of its last ply gone
         with pytest.raises(CorruptBookError, match="ply 12 lacks a child of a ply-11 position"):
+            book.get("44444433111")
+
+
+def test_a_parent_score_no_move_gives_is_a_damaged_book_not_an_answer(small_book_path):
+    from test_plies import COMPLETE, canonical, read_plies
+
+    from bookgen import Book, CorruptBookError
+    from bookgen.book.plies import Plies
+    from bookgen.book.segment import Segment
+
+    sealed = dict(read_plies(small_book_path).segments)
+    keys, scores, best = sealed[11]
+    at = int(np.flatnonzero(keys == canonical("44444433111"))[0])
+    changed = scores.copy()
+    changed[at] = 21   # no child of this position scores -21
+    sealed[11] = Segment(keys, changed, best)
+    damaged = Plies(sealed, {}, COMPLETE, "some.db")
+    where, code, *_ = locate_parent(b"44444433111", *damaged.families[11])
+    assert where >= 0 and code & 127 == 0
+    with Book.open(small_book_path) as book:
+        book._plies = damaged
+        with pytest.raises(CorruptBookError, match="a ply-11 position's score is no move's"):
             book.get("44444433111")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from array import array
 from bisect import bisect_left
 
 import numpy as np
@@ -27,34 +26,27 @@ from .segment import Segment, merge, unpack
 
 FULL_COLUMN = 0     # a packed move score: no move
 SCORE_OFFSET = 64   # a packed move score is the score + 64
+NO_MOVE = -128      # a full column's move score in a compiled lookup's answer
 # Parents whose move scores are derived at once: a lookup derives only its own chunk (a few
 # ms), not its whole ply (a quarter of a second at ply 9), and the temporary arrays stay small.
 CHUNK_BITS = 15
 
 
 class _Ply:
-    """One sealed ply: Python arrays for single lookups (``bisect`` beats numpy's
-    per-call cost), with numpy views of the same memory for many at once."""
+    """One sealed ply: memoryviews for single lookups (``bisect`` on one beats numpy's
+    per-call cost), over the numpy arrays that serve many at once."""
 
     def __init__(self, segment: Segment):
-        self.keys, keys = _copy("Q", segment.keys)
-        self.scores, scores = _copy("b", segment.scores)
-        self.best, best = (None, None) if segment.best is None else _copy("B", segment.best)
+        self.keys = memoryview(segment.keys)
+        self.scores = memoryview(segment.scores)
+        self.best = None if segment.best is None else memoryview(segment.best)
         self.moves: bytes | None = None   # 7 packed move scores a position, once derived
         self.best_derived: bytes | None = None   # and the best-move bits they give
         self.parts: dict[int, tuple[bytes, bytes]] = {}   # chunks derived before the whole
-        self.view = Segment(keys, scores, best)
+        self.view = segment
 
     def __len__(self) -> int:
         return len(self.keys)
-
-
-def _copy(code: str, values: np.ndarray) -> tuple[array, np.ndarray]:
-    """A Python array of ``values``, and a numpy view of its memory (one copy, no temporary)."""
-    copy = array(code, [0]) * len(values)
-    view = np.frombuffer(copy, dtype=values.dtype) if len(values) else values[:0]
-    view[:] = values
-    return copy, view
 
 
 class Plies:

@@ -43,7 +43,7 @@ from solver.errors import IllegalMoveError
 from .keys import (Board, board_of, board_of_position, boards_of_keys, boards_of_many,
                    child_boards, key_of)
 from .location import find_book
-from .plies import FULL_COLUMN, SCORE_OFFSET, Plies, entry_code
+from .plies import FULL_COLUMN, NO_MOVE, SCORE_OFFSET, Plies, entry_code
 from .schema import SCHEMA_VERSION, CorruptBookError, Entry
 from .store import SEARCH_SECONDS, check_sqlite_file, make_engine, read_meta, sqlite_path
 
@@ -103,6 +103,7 @@ _SCORE_OF_BYTE = tuple(None if b == FULL_COLUMN else b - SCORE_OFFSET for b in r
 _SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)   # the same, for numpy to index
 _SIGNED = bytes((b - SCORE_OFFSET) & 255 for b in range(256))   # and as a signed byte
 _SEVEN_SCORES = struct.Struct(f"{WIDTH}b").unpack
+_ALL_BEST = (1 << WIDTH) - 1   # an entry code's best-move bits
 _BEST_OF = _COLUMNS + _MIRRORED   # best-move bits + 128 if mirrored -> the asker's columns
 # An entry code -> (score, wdl, best moves) in the asker's orientation, by orientation: every
 # code made at import (about 10 ms), so that a lookup never decodes one.  (Segments refuse
@@ -242,14 +243,15 @@ class Book:
                 and not (self._slow_parents and ply in self._slow_parents):
             family = self._plies.families.get(ply)
             if family is not None:   # a parent: its move scores read from its children
-                where, packed, best = kernels.locate_parent(text.encode("ascii", "replace"),
-                                                            *family)
-                if where >= 0:
-                    if best <= 0:
-                        self._plies.at(ply, where >> 1)   # raises, saying what is damaged
-                    found = (entry_code(int(family[1][where >> 1]), best),
-                             packed.to_bytes(WIDTH, "little"))
-                    return self._entry(text, ply, found, False)   # already the asker's way
+                found = kernels.locate_parent(text.encode("ascii", "replace"), *family)
+                if found[0] >= 0:
+                    code = found[1]
+                    if code < 0 or not code & _ALL_BEST:
+                        self._plies.at(ply, found[0] >> 1)   # raises, saying what is damaged
+                    scores = found[2:]   # already the asker's way
+                    if NO_MOVE in scores:
+                        scores = tuple(None if s == NO_MOVE else s for s in scores)
+                    return _new_entry(BookEntry, (text, ply, *_HEADS[False][code], scores))
             else:
                 where = kernels.locate(text.encode("ascii", "replace"), keys)
                 if where >= 0:
