@@ -115,3 +115,30 @@ def test_a_parent_score_no_move_gives_is_a_damaged_book_not_an_answer(small_book
         book._plies = damaged
         with pytest.raises(CorruptBookError, match="a ply-11 position's score is no move's"):
             book.get("44444433111")
+
+
+def test_the_last_cell_is_read_without_a_child(small_book_path):
+    # Ply 42 is complete and empty (every position there is a finished game): at ply 41
+    # each move wins or fills the board, so no child is read.
+    from test_plies import segment
+
+    from bookgen import Book
+    from bookgen.book.plies import NO_MOVE, Plies
+    from bookgen.book.segment import Segment
+    from solver import Position
+
+    moves = "54712566226127126621574377157631535333444"
+    assert Position.from_moves(moves).legal_moves() == [4]
+    empty = Segment(np.empty(0, np.uint64), np.empty(0, np.int8), np.empty(0, np.uint8))
+    plies = Plies({41: segment([(moves, 0, None)]), 42: empty}, {}, (41, 42))
+    where, code, *scores = locate_parent(moves.encode(), *plies.families[41])
+    assert where >= 0 and scores == [NO_MOVE] * 3 + [0] + [NO_MOVE] * 3
+    assert code == plies.at(41, where >> 1)[0]
+    with Book.open(small_book_path) as book:
+        book._plies = plies   # the same reader, over these two plies
+        entry = book.get(moves)
+        mirrored = book.get(mirror_moves(moves))
+    assert (entry.score, entry.best_moves) == (0, (4,))
+    assert entry.move_scores == (None, None, None, 0, None, None, None)
+    assert (mirrored.score, mirrored.best_moves, mirrored.move_scores) == \
+        (0, (4,), entry.move_scores)

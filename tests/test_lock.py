@@ -1,4 +1,5 @@
-"""``bookgen.book.lock``: one build at a time per book, and never a lock outliving its driver.
+"""``bookgen.book.lock``: one writer (a build, a pack) at a time per book, and never a lock
+outliving its holder.
 
 Builds are real: a ``c4book build`` process, and the in-process driver on the
 session's Ray.  Lock holders that get killed are real processes too.
@@ -142,21 +143,37 @@ def test_two_locks_in_one_book_cannot_both_be_held(small_book_copy):
         engine.dispose()
 
 
-def test_a_pack_holding_the_book_is_named_and_an_old_lock_row_reads_as_a_build(
+def test_a_pack_holding_the_book_is_named_and_a_reader_from_before_still_sees_a_lock(
         small_book_copy):
     engine = make_engine(small_book_copy)
     try:
         with BuildLock(engine, small_book_copy, "pack"):
-            assert read_lock(engine).command == "pack"
+            owner = read_lock(engine)
+            assert owner.command == "pack" and owner.pid == os.getpid()
             with pytest.raises(BuildLockedError, match=f"is being written by c4book pack "
                                                        f"\\(host .*, pid {os.getpid()}, since"):
                 BuildLock(engine, small_book_copy).acquire()
+            # The lock row has the keys a c4book from before the command row reads: to it,
+            # a lock (it made a LockOwner of exactly these, and an unreadable row no lock).
+            row = lock_row(small_book_copy)
+            assert sorted(row) == ["heartbeat", "host", "pid", "process_start", "since"]
+        assert read_lock(engine) is None
+        with closing(sqlite3.connect(small_book_copy)) as conn:   # both rows gone
+            assert conn.execute("SELECT name FROM meta WHERE name LIKE 'build_lock%'"
+                                ).fetchall() == []
     finally:
         engine.dispose()
-    # A row written before the lock named its command: only builds took it then.
-    old = json.dumps({"host": "build-node-7", "pid": 4242, "since": 1.0, "heartbeat": 2.0,
-                      "process_start": None})
-    assert LockOwner.from_json(old) == LockOwner("build-node-7", 4242, 1.0, 2.0, None, "build")
+
+
+def test_a_command_row_names_only_the_owner_it_was_written_for():
+    owner = LockOwner("build-node-7", 4242, 1.0, 2.0, None, "pack")
+    assert LockOwner.from_json(owner.to_json(), owner.command_json()) == owner
+    assert LockOwner.from_json(owner.to_json()).command == "build"   # no command row
+    later = LockOwner("build-node-7", 4242, 9.0, 9.0, None)   # a build that took it over
+    assert LockOwner.from_json(later.to_json(), owner.command_json()).command == "build"
+    assert LockOwner.from_json(owner.to_json(), "not json").command == "build"
+    with_more = json.dumps({**json.loads(owner.to_json()), "added_later": 1})
+    assert LockOwner.from_json(with_more) == LockOwner("build-node-7", 4242, 1.0, 2.0, None)
 
 
 def test_a_recycled_pid_is_not_the_owner():

@@ -5,6 +5,7 @@ The server is a throwaway one started with the machine's ``initdb`` and
 only on a Unix socket.  Skipped when PostgreSQL or psycopg is not installed.
 """
 
+import io
 import os
 import pwd
 import shutil
@@ -13,7 +14,11 @@ import tempfile
 
 import pytest
 
+from sqlalchemy import create_engine, text
+
 from bookgen import Book
+from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
+from bookgen.book.upgrade import run_pack
 from bookgen.builder.verify import verify
 from bookgen.builder.driver import build
 from conftest import SMALL_ROOT, book_moves, entries
@@ -100,6 +105,21 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
     rerun = build(postgres_url, PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert rerun.searched == 0 and rerun.already_stored == 136
     assert stored_tables(postgres_url) == postgres_tables
+
+    # the write lock and its command row, there too
+    engine = create_engine(postgres_url)
+    try:
+        with BuildLock(engine, postgres_url, "pack"):
+            assert read_lock(engine).command == "pack"
+            with pytest.raises(BuildLockedError, match="being written by c4book pack"):
+                build(postgres_url, PLY, SMALL_ROOT, progress=False, table_log2=20)
+        with engine.connect() as conn:   # both rows gone
+            assert conn.execute(text("SELECT count(*) FROM meta WHERE name LIKE 'build_lock%'")
+                                ).scalar() == 0
+    finally:
+        engine.dispose()
+    out = io.StringIO()
+    assert run_pack(postgres_url, out) == 0 and out.getvalue().endswith(": no rows to pack\n")
 
     with Book.open(postgres_url) as book:
         assert len(book) == 179

@@ -24,7 +24,7 @@ from solver._bits import has_four, mirror
 from solver.bitboard import CELLS
 
 from .keys import ABSENT, NOT_A_GAME
-from .plies import NO_MOVE, entry_code
+from .plies import NO_MOVE, entry_code   # baked into the cached kernels (see plies)
 
 _READ = 127                    # a column whose score a child gives: it is read below
 _entry_code = njit(inline="always")(entry_code)
@@ -124,7 +124,7 @@ def locate_parent(moves, keys, scores, child_keys, child_scores):
     if not playable:
         return NOT_A_GAME, 0, 0, 0, 0, 0, 0, 0, 0
     where = _place(keys, current + mask)
-    if where < 0 or len(child_keys) == 0:
+    if where < 0:
         return where, -1, 0, 0, 0, 0, 0, 0, 0
     ply = len(moves)
     own = np.int64(scores[where >> 1])
@@ -132,6 +132,7 @@ def locate_parent(moves, keys, scores, child_keys, child_scores):
     # Each column's move score where no child is read, else the child's canonical key.
     fixed = np.full(7, NO_MOVE, dtype=np.int64)
     wanted = np.zeros(7, dtype=np.uint64)
+    reads = False   # at ply 41 no child is read: each move wins or fills the board
     for col in range(7):
         shift = np.uint64(7 * col)
         stone = (mask + (_ONE << shift)) & (_SIX_CELLS << shift)
@@ -145,8 +146,12 @@ def locate_parent(moves, keys, scores, child_keys, child_scores):
             child = opponent + (mask | stone)
             wanted[col] = min(child, mirror(child))
             fixed[col] = _READ
-    found = _seven_floors(child_keys, wanted[0], wanted[1], wanted[2], wanted[3],
-                          wanted[4], wanted[5], wanted[6])
+            reads = True
+    if reads and len(child_keys) == 0:
+        return where, -1, 0, 0, 0, 0, 0, 0, 0
+    found = (_seven_floors(child_keys, wanted[0], wanted[1], wanted[2], wanted[3],
+                           wanted[4], wanted[5], wanted[6])
+             if reads else (0, 0, 0, 0, 0, 0, 0))
     best = 0
     for col in range(7):
         if fixed[col] == _READ:

@@ -4,9 +4,11 @@ A build holds it while it runs; ``c4book pack`` and ``upgrade`` hold it too,
 since they move rows a build is still adding (a pack beside a build once lost
 the rows written between its read and its delete).
 
-The row (``meta.build_lock``) says who writes: the command, host, pid, when it
-started, and a heartbeat refreshed every ``HEARTBEAT_SECONDS``.  A second
-writer reads it and refuses at once, naming the first.  A driver that was
+The row (``meta.build_lock``) says who writes: host, pid, when it started,
+and a heartbeat refreshed every ``HEARTBEAT_SECONDS``; a second row
+(``meta.build_lock_command``, written with it) names the command, apart, so
+that a c4book from before it still reads the first row as a lock.  A second
+writer reads them and refuses at once, naming the first.  A driver that was
 killed cannot remove its row, so a row only counts while its owner lives:
 
 * on the same host, while its pid runs (and is the same process: its start
@@ -25,7 +27,7 @@ import os
 import socket
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -33,6 +35,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from .schema import BookError, Meta
 
 LOCK_NAME = "build_lock"
+COMMAND_NAME = "build_lock_command"
 HEARTBEAT_SECONDS = 10.0
 STALE_SECONDS = 60.0
 
@@ -43,14 +46,14 @@ class BuildLockedError(BookError, RuntimeError):
 
 @dataclass(frozen=True)
 class LockOwner:
-    """Who holds a book's build lock."""
+    """Who holds a book's write lock."""
 
     host: str
     pid: int
-    since: float                  # time.time() when the build started
+    since: float                  # time.time() when the command started
     heartbeat: float              # time.time() of its last sign of life
     process_start: str | None     # the pid's start time in /proc, where there is one
-    command: str = "build"        # the c4book command that writes (rows before it: a build)
+    command: str = "build"        # the c4book command that writes (no command row: a build)
 
     @classmethod
     def me(cls, command: str = "build") -> LockOwner:
@@ -59,14 +62,30 @@ class LockOwner:
                    command)
 
     @classmethod
-    def from_json(cls, text: str) -> LockOwner | None:
+    def from_json(cls, text: str, command: str | None = None) -> LockOwner | None:
+        """The lock row's owner, with the command row's command if it names this owner."""
         try:
-            return cls(**json.loads(text))
-        except (TypeError, ValueError):
+            fields = json.loads(text)
+            owner = cls(**{name: fields[name] for name in _ROW_FIELDS})
+        except (TypeError, ValueError, KeyError):
             return None  # unreadable: treated as no lock
+        try:
+            named = json.loads(command) if command else {}
+            if [named.get(name) for name in _SAME_OWNER] == \
+                    [getattr(owner, name) for name in _SAME_OWNER]:
+                owner = replace(owner, command=str(named["command"]))
+        except (TypeError, ValueError, KeyError, AttributeError):
+            pass   # a command row of another owner, or unreadable: a build
+        return owner
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        """The lock row: what every c4book reads (so no ``command``)."""
+        return json.dumps({name: getattr(self, name) for name in _ROW_FIELDS}, sort_keys=True)
+
+    def command_json(self) -> str:
+        """The command row: the command, and whose it is."""
+        return json.dumps({**{name: getattr(self, name) for name in _SAME_OWNER},
+                           "command": self.command}, sort_keys=True)
 
     def is_alive(self, now: float | None = None) -> bool:
         if self.host == socket.gethostname():
@@ -78,6 +97,10 @@ class LockOwner:
         since = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(self.since))
         beat = max(0.0, (now or time.time()) - self.heartbeat)
         return f"host {self.host}, pid {self.pid}, since {since}, last heartbeat {beat:.0f} s ago"
+
+
+_ROW_FIELDS = ("host", "pid", "since", "heartbeat", "process_start")   # the first row's keys
+_SAME_OWNER = ("host", "pid", "since")   # a command row belongs to the lock row that shares these
 
 
 class BuildLock:
@@ -112,9 +135,9 @@ class BuildLock:
 
     def _acquire(self) -> None:
         for _ in range(5):  # lost races only: each round someone else changed the row
-            current = self._read()
+            current, command = self._read()
             if current is not None:
-                holder = LockOwner.from_json(current)
+                holder = LockOwner.from_json(current, command)
                 if holder is not None and holder.is_alive():
                     doing = ("being built by another c4book build" if holder.command == "build"
                              else f"being written by c4book {holder.command}")
@@ -122,7 +145,7 @@ class BuildLock:
                         f"{self.db!r} is {doing} ({holder.describe()}); "
                         "wait for it to finish, or stop it (Ctrl-C) and rerun this command")
             owner = LockOwner.me(self.command)
-            if self._swap(current, owner.to_json()):
+            if self._swap(current, owner.to_json(), owner.command_json()):
                 self.owner, self._value = owner, owner.to_json()
                 self._thread = threading.Thread(target=self._beat, name="c4book-build-lock",
                                                 daemon=True)
@@ -138,31 +161,42 @@ class BuildLock:
         if self._value is not None:
             try:
                 with self.engine.begin() as conn:
-                    conn.execute(delete(Meta).where(Meta.name == LOCK_NAME,
-                                                    Meta.value == self._value))
+                    if conn.execute(delete(Meta).where(Meta.name == LOCK_NAME,
+                                                       Meta.value == self._value)).rowcount:
+                        conn.execute(delete(Meta).where(Meta.name == COMMAND_NAME))
             except OperationalError:
                 pass  # an unwritable book: the row names a dead pid, which frees it
             self._value = None
 
-    # -- the row --------------------------------------------------------------
-    def _read(self) -> str | None:
-        with self.engine.connect() as conn:
-            return conn.execute(select(Meta.value).where(Meta.name == LOCK_NAME)).scalar()
+    # -- the rows -------------------------------------------------------------
+    def _read(self) -> tuple[str | None, str | None]:
+        """The lock row and the command row, as stored."""
+        return _rows(self.engine)
 
-    def _swap(self, expected: str | None, new: str) -> bool:
-        """Write ``new`` if the row still reads ``expected`` (absent for None)."""
+    def _swap(self, expected: str | None, new: str, command: str | None = None) -> bool:
+        """Write ``new`` if the lock row still reads ``expected`` (absent for None), and
+        ``command`` into the command row in the same transaction."""
+        def name_the_command(conn) -> None:
+            if command is not None:
+                conn.execute(delete(Meta).where(Meta.name == COMMAND_NAME))
+                conn.execute(insert(Meta).values(name=COMMAND_NAME, value=command))
+
         if expected is None:
             # A plain INSERT: a row written meanwhile makes it fail, never overwritten.
             try:
                 with self.engine.begin() as conn:
                     conn.execute(insert(Meta).values(name=LOCK_NAME, value=new))
+                    name_the_command(conn)
             except IntegrityError:
                 return False
             return True
         with self.engine.begin() as conn:
             stmt = (update(Meta).where(Meta.name == LOCK_NAME, Meta.value == expected)
                     .values(value=new))
-            return conn.execute(stmt).rowcount == 1
+            if conn.execute(stmt).rowcount != 1:
+                return False
+            name_the_command(conn)
+            return True
 
     def _beat(self) -> None:
         while not self._stop.wait(HEARTBEAT_SECONDS):
@@ -176,9 +210,15 @@ class BuildLock:
 
 def read_lock(engine: Engine) -> LockOwner | None:
     """The lock's owner as recorded (alive or not), or None."""
+    value, command = _rows(engine)
+    return None if value is None else LockOwner.from_json(value, command)
+
+
+def _rows(engine: Engine) -> tuple[str | None, str | None]:
     with engine.connect() as conn:
-        value = conn.execute(select(Meta.value).where(Meta.name == LOCK_NAME)).scalar()
-    return None if value is None else LockOwner.from_json(value)
+        found = dict(conn.execute(select(Meta.name, Meta.value)
+                                  .where(Meta.name.in_((LOCK_NAME, COMMAND_NAME)))).all())
+    return found.get(LOCK_NAME), found.get(COMMAND_NAME)
 
 
 def _pid_runs(pid: int) -> bool:

@@ -26,6 +26,8 @@ from .keys import boards_of_keys, child_keys_many
 from .schema import CorruptBookError, Entry, SegmentRow
 from .segment import Segment, merge, unpack
 
+# compiled_keys bakes these and entry_code into its cached kernels, and numba checks only
+# compiled_keys.py's own time stamp: after changing one here, touch that file too.
 FULL_COLUMN = 0     # a packed move score: no move
 SCORE_OFFSET = 64   # a packed move score is the score + 64
 NO_MOVE = -128      # a full column's move score in a compiled lookup's answer
@@ -80,7 +82,7 @@ class Plies:
                              .order_by(SegmentRow.ply, SegmentRow.id)).all()
         # Unpacking lets go of the GIL (zstd, the checksum, numpy), so threads share it out,
         # the largest segments first.
-        biggest = sorted(range(len(blobs)), key=lambda i: -len(blobs[i][1]))
+        biggest = sorted(range(len(blobs)), key=lambda i: -len(blobs[i][1] or b""))
         with ThreadPoolExecutor(max(1, min(UNPACK_THREADS, os.cpu_count() or 1))) as pool:
             unpacked = dict(zip(biggest, pool.map(lambda i: unpack(blobs[i][1], blobs[i][0]),
                                                   biggest)))

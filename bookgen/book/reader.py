@@ -246,8 +246,10 @@ class Book:
                 found = kernels.locate_parent(text.encode("ascii", "replace"), *family)
                 if found[0] >= 0:
                     code = found[1]
-                    if code < 0 or not code & _ALL_BEST:
-                        self._plies.at(ply, found[0] >> 1)   # raises, saying what is damaged
+                    if code < 0 or not code & _ALL_BEST:   # a damaged book: this raises,
+                        # saying what is damaged (or, should the kernel be wrong, answers)
+                        return self._entry(text, ply, self._plies.at(ply, found[0] >> 1),
+                                           found[0] & 1 == 1)
                     scores = found[2:]   # already the asker's way
                     if NO_MOVE in scores:
                         scores = tuple(None if s == NO_MOVE else s for s in scores)

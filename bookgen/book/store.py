@@ -3,7 +3,8 @@
 A ``--db`` value is a SQLite file path or any SQLAlchemy URL.  Opening
 checks, in order: the file exists, is SQLite, is not damaged, is a c4book
 book, of this schema version and board size.  The build's driver is the only
-writer; every write is one transaction, so a crash never leaves half a batch.
+writer while it runs (``pack`` and ``upgrade`` wait for the book's write lock,
+``lock``); every write is one transaction, so a crash never leaves half a batch.
 
 A ply's entries are rows while it is built and a packed segment once sealed
 (``segment``); the reads here (``keys_at``, ``scores_at``, ``best_at``)
