@@ -12,10 +12,8 @@ Plies still kept as rows are counted here and asked through SQL by the reader.
 from __future__ import annotations
 
 import ctypes
-import os
 import sys
 from bisect import bisect_left
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sqlalchemy import func, select
@@ -34,7 +32,6 @@ NO_MOVE = -128      # a full column's move score in a compiled lookup's answer
 # Parents whose move scores are derived at once: a lookup derives only its own chunk (a few
 # ms), not its whole ply (a quarter of a second at ply 9), and the temporary arrays stay small.
 CHUNK_BITS = 15
-UNPACK_THREADS = 4   # opening a book unpacks its segments on up to this many threads
 
 
 class _Ply:
@@ -78,18 +75,10 @@ class Plies:
 
     @classmethod
     def read(cls, conn, complete: tuple[int, ...] = (), db: str = "") -> Plies:
-        blobs = conn.execute(select(SegmentRow.ply, SegmentRow.data)
-                             .order_by(SegmentRow.ply, SegmentRow.id)).all()
-        # Unpacking lets go of the GIL (zstd, the checksum, numpy), so threads share it out,
-        # the largest segments first.
-        biggest = sorted(range(len(blobs)), key=lambda i: -len(blobs[i][1] or b""))
-        with ThreadPoolExecutor(max(1, min(UNPACK_THREADS, os.cpu_count() or 1))) as pool:
-            unpacked = dict(zip(biggest, pool.map(lambda i: unpack(blobs[i][1], blobs[i][0]),
-                                                  biggest)))
         parts: dict[int, list[Segment]] = {}
-        for i, (ply, _) in enumerate(blobs):
-            parts.setdefault(ply, []).append(unpacked.pop(i))
-        del blobs
+        for ply, data in conn.execute(select(SegmentRow.ply, SegmentRow.data)
+                                      .order_by(SegmentRow.ply, SegmentRow.id)):
+            parts.setdefault(ply, []).append(unpack(data, ply))
         rows = conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all()
         plies = cls({ply: merge(p) for ply, p in parts.items()}, dict(rows), complete, db)
         del parts
