@@ -118,8 +118,7 @@ def locate_parent(moves, keys, scores, child_keys, child_scores):
     (``NO_MOVE`` for a full column), both in the asker's orientation; ``code`` is -1 if
     a child the book must hold is missing, and has no best move if none scores the
     position's score: a damaged book.  One tuple of small integers, so that the
-    reader's answer allocates little (each allocation brings the next garbage
-    collection nearer: a lookup's p99)."""
+    reader builds its answer with nothing decoded."""
     current, mask, playable = _board(moves, 0, len(moves))
     if not playable:
         return NOT_A_GAME, 0, 0, 0, 0, 0, 0, 0, 0

@@ -135,7 +135,7 @@ class BuildLock:
 
     def _acquire(self) -> None:
         for _ in range(5):  # lost races only: each round someone else changed the row
-            current, command = self._read()
+            current, command = _rows(self.engine)
             if current is not None:
                 holder = LockOwner.from_json(current, command)
                 if holder is not None and holder.is_alive():
@@ -169,10 +169,6 @@ class BuildLock:
             self._value = None
 
     # -- the rows -------------------------------------------------------------
-    def _read(self) -> tuple[str | None, str | None]:
-        """The lock row and the command row, as stored."""
-        return _rows(self.engine)
-
     def _swap(self, expected: str | None, new: str, command: str | None = None) -> bool:
         """Write ``new`` if the lock row still reads ``expected`` (absent for None), and
         ``command`` into the command row in the same transaction."""
@@ -215,6 +211,7 @@ def read_lock(engine: Engine) -> LockOwner | None:
 
 
 def _rows(engine: Engine) -> tuple[str | None, str | None]:
+    """The lock row and the command row, as stored."""
     with engine.connect() as conn:
         found = dict(conn.execute(select(Meta.name, Meta.value)
                                   .where(Meta.name.in_((LOCK_NAME, COMMAND_NAME)))).all())
