@@ -64,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
         times: dict[str, list[float]] = {name: [] for name in players}
         from_book = {name: 0 for name in players}
         order = list(players) if ply % 2 == 0 else list(players)[::-1]
+        positions = random_positions(ply, count, args.seed + ply)   # the same for both books
         for name in order:
-            for moves in random_positions(ply, count, args.seed + ply):
+            for moves in positions:
                 started = time.perf_counter()
                 decision = players[name].choose(moves)
                 times[name].append(time.perf_counter() - started)
