@@ -6,6 +6,8 @@ shallower ones derived (scores only: their children give their best moves).
 """
 
 import random
+import sqlite3
+from contextlib import closing
 
 import numpy as np
 import pytest
@@ -131,3 +133,10 @@ def test_the_opening_is_known_once_ply_0_is_complete(book):
     entry = book.get("")
     assert entry.score == 1 and entry.best_moves == (4,)
     assert entry.move_scores == (-2, -1, 0, 1, 0, -1, -2)
+
+
+def test_the_file_is_compact(book):
+    # Issue 27's target, and no pages left over from rows a seal or a pack dropped.
+    with closing(sqlite3.connect(f"file:{SHIPPED}?mode=ro", uri=True)) as conn:
+        assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert SHIPPED.stat().st_size <= 1.25 * len(book)

@@ -7,6 +7,7 @@ Older books are made from the real small book: its plies written back as rows
 (``conftest.unseal``), then, for version 1, with each row's moves beside its key.
 """
 
+import os
 import sqlite3
 import subprocess
 from contextlib import closing
@@ -272,6 +273,29 @@ def test_pack_seals_a_complete_ply_kept_partly_as_rows(small_book_copy, small_bo
             [r[1:] for r in segment_rows(small_book_path, ply)]
     assert answers(small_book_copy) == small_answers
     assert verify(small_book_copy, sample=5, progress=False).ok
+
+
+def test_pack_gives_back_the_pages_of_rows_already_dropped(small_book_copy, small_answers):
+    # A build that seals its last ply drops the ply's rows; their pages stay in the file
+    # until given back.  Here a table of 200 KB stands in for them.
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.execute("CREATE TABLE scratch (data BLOB)")
+        conn.executemany("INSERT INTO scratch VALUES (?)", [(bytes(1000),)] * 200)
+        conn.commit()
+        conn.execute("DROP TABLE scratch")
+        conn.commit()
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+    size = os.path.getsize(small_book_copy)
+    command = [*c4book_command(), "pack", "--db", small_book_copy]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == (f"{small_book_copy}: no rows to pack; "
+                            f"gave back {free * page:,} bytes of free pages\n")
+    assert os.path.getsize(small_book_copy) == size - free * page
+    assert answers(small_book_copy) == small_answers
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.stdout == f"{small_book_copy}: no rows to pack\n"
 
 
 def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):

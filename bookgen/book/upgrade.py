@@ -31,7 +31,8 @@ from .schema import (
     CorruptBookError,
     SchemaMismatchError,
 )
-from .store import BookStore, check_sqlite_file, fold_wal, make_engine, read_meta, sqlite_path
+from .store import (BookStore, check_sqlite_file, fold_wal, make_engine, read_meta,
+                    reclaim_space, sqlite_path)
 
 CHECK_CHUNK = 100_000
 
@@ -90,9 +91,8 @@ def _pack_rows(db: str, meta: dict[str, str]) -> int:
     store = BookStore(db, meta["root"], int(meta["root_key"]))
     try:
         packed = sum(store.pack_rows(ply) for ply in store.row_counts())
-        if packed and store.engine.dialect.name == "sqlite":
-            with store.engine.connect() as conn:   # give the rows' pages back
-                conn.exec_driver_sql("VACUUM")
+        if packed:
+            reclaim_space(store.engine)   # the rows' pages
     finally:
         store.close()
     return packed
@@ -102,6 +102,14 @@ def _has_rows(engine) -> bool:
     """Whether any position is still a row (read-only: a writer would touch the file)."""
     with engine.connect() as conn:
         return conn.exec_driver_sql("SELECT 1 FROM positions LIMIT 1").first() is not None
+
+
+def _has_free_pages(engine) -> bool:
+    """Whether a SQLite book's file has pages that no row uses (read-only)."""
+    if engine.dialect.name != "sqlite":
+        return False
+    with engine.connect() as conn:
+        return bool(conn.exec_driver_sql("PRAGMA freelist_count").scalar())
 
 
 def _check_moves(engine, db: str) -> None:
@@ -128,13 +136,19 @@ def run_pack(db: str, out: IO[str]) -> int:
     try:
         meta = read_meta(probe, db)
         rows = _has_rows(probe)
+        free = _has_free_pages(probe)
     finally:
         probe.dispose()
-    packed = 0
+    packed = freed = 0
     if rows:
         with _write_lock(db, "pack"):
             packed = _pack_rows(db, meta)
-    out.write(f"{db}: packed {packed:,} rows\n" if packed else f"{db}: no rows to pack\n")
+    elif free:   # rows a build sealed and dropped: give their pages back
+        with _write_lock(db, "pack") as engine:
+            freed = reclaim_space(engine)
+    out.write(f"{db}: packed {packed:,} rows\n" if packed else
+              f"{db}: no rows to pack; gave back {freed:,} bytes of free pages\n" if freed else
+              f"{db}: no rows to pack\n")
     return 0
 
 

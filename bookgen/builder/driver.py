@@ -31,7 +31,7 @@ from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
 from ..book.segment import Segment
-from ..book.store import BookStore, sqlite_path
+from ..book.store import BookStore, reclaim_space, sqlite_path
 from . import WORKER_TABLE_LOG2
 from .derive import derive
 from .interrupts import StopRequest, graceful_interrupts
@@ -146,6 +146,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
             del solved
             _derive_shallower(store, levels, ply, summary, progress, stop, known)
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
+        reclaim_space(store.engine)   # the pages of the rows the seals dropped
     except KeyboardInterrupt:
         summary.interrupted = True
         summary.stopped_by = stop.signal
