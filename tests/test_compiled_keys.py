@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_keys import random_strings
 
-from bookgen.book.compiled_keys import keys_of_many, locate, locate_parent
+from bookgen.book.compiled_keys import floors_many, keys_of_many, locate, locate_parent
 from bookgen.book.keys import ABSENT, NOT_A_GAME, key_of
 from solver.bitboard import mirror_bits, mirror_moves
 
@@ -23,6 +23,19 @@ def test_keys_of_many_equal_key_of():
     assert sum(k < 0 for k in keys.tolist()) == len(BAD)
     assert keys_of_many(b"", np.zeros(0, np.int64)).tolist() == []
     assert keys_of_many(b"", np.zeros(2, np.int64)).tolist() == [0, 0]   # two empty boards
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 1000])
+def test_floors_many_gives_the_last_key_at_most_each_query(size):
+    rng = np.random.default_rng(size)
+    keys = np.unique(rng.integers(10, 2**62, size, dtype=np.uint64))
+    # Each key, a key's neighbours, and queries below the first and past the last
+    # key; more than a lane's worth, so that the last group is a partial one.
+    queries = np.sort(np.concatenate([keys, keys - 1, keys + 1, [0, 2**63]]).astype(np.uint64))
+    found = floors_many(keys, queries)
+    expected = np.maximum(np.searchsorted(keys, queries, side="right") - 1, 0)
+    assert found.tolist() == expected.tolist()
+    assert floors_many(keys, np.empty(0, np.uint64)).tolist() == []
 
 
 def test_locate_finds_each_key_and_says_which_orientation_is_stored():

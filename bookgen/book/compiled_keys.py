@@ -110,6 +110,29 @@ def _seven_floors(keys, q0, q1, q2, q3, q4, q5, q6):
     return b0, b1, b2, b3, b4, b5, b6
 
 
+_LANES = 32   # searches in lockstep in floors_many: 2x numpy's searchsorted at 8 to 32, best at 32
+
+
+@njit(cache=True)
+def floors_many(keys, queries):
+    """For each query, the last index of sorted ``keys`` (non-empty) whose key is at most
+    it (0 if none is): ``_seven_floors`` for many, ``_LANES`` at a time, for ``get_many``."""
+    found = np.empty(len(queries), dtype=np.int64)
+    lanes = np.zeros(_LANES, dtype=np.int64)
+    for start in range(0, len(queries), _LANES):
+        count = min(_LANES, len(queries) - start)
+        lanes[:] = 0
+        n = len(keys)
+        while n > 1:
+            half = n >> 1
+            for j in range(count):
+                if keys[lanes[j] + half] <= queries[start + j]:
+                    lanes[j] += half
+            n -= half
+        found[start:start + count] = lanes[:count]
+    return found
+
+
 @njit(cache=True)
 def locate_parent(moves, keys, scores, child_keys, child_scores):
     """``locate`` at a ply whose children the book holds, with the position's entry read

@@ -118,10 +118,11 @@ class Plies:
                     moves[WIDTH * part_at:WIDTH * part_at + WIDTH])
         return entry_code(at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at])
 
-    def find_many(self, keys: np.ndarray, plies: np.ndarray):
+    def find_many(self, keys: np.ndarray, plies: np.ndarray, floors=None):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,
         flipped)``; ``index`` is the position's place in its ply, ``best`` the canonical
-        orientation's best-move bits (stored, or derived at a parent ply)."""
+        orientation's best-move bits (stored, or derived at a parent ply).  ``floors``,
+        if given, is ``compiled_keys.floors_many``: faster than ``searchsorted``."""
         canonical = np.minimum(keys, mirror_bits(keys))
         # Searched in key order, each search starts where the last ended: a quarter of the
         # time of random order, sorting included.
@@ -137,7 +138,8 @@ class Plies:
                 continue
             view = at_ply.view
             wanted = canonical[at]
-            where = np.minimum(view.keys.searchsorted(wanted), len(at_ply) - 1)
+            where = (floors(view.keys, wanted) if floors is not None
+                     else np.minimum(view.keys.searchsorted(wanted), len(at_ply) - 1))
             hit = view.keys[where] == wanted
             at, where = at[hit], where[hit]
             found[at], index[at], scores[at] = True, where, view.scores[where]

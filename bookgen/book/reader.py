@@ -342,7 +342,8 @@ class Book:
         else:
             current, mask, usable = boards_of_many(moves_list)
             keys = current + mask
-        found, index, scores, best, flips = self._plies.find_many(keys, plies)
+        found, index, scores, best, flips = self._plies.find_many(
+            keys, plies, None if kernels is None else kernels.floors_many)
         hits = np.flatnonzero(found & usable)
         plies, index, flips = plies[hits], index[hits], flips[hits]
         scores = scores[hits].astype(np.int64)
