@@ -93,6 +93,13 @@ def segment_rows(path: str, ply: int) -> list[tuple[int, int, bytes]]:
                             (ply,)).fetchall()
 
 
+def free_pages(path: str) -> tuple[int, int]:
+    """``(pages no row uses, page size)`` of a SQLite book."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return (conn.execute("PRAGMA freelist_count").fetchone()[0],
+                conn.execute("PRAGMA page_size").fetchone()[0])
+
+
 def edit_ply(path: str, ply: int, edit) -> None:
     """Change a sealed ply's entries behind the project's back, as a wrong but undamaged
     book would have them: its one segment unpacked, ``edit(Segment) -> Segment`` applied

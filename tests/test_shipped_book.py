@@ -6,8 +6,6 @@ shallower ones derived (scores only: their children give their best moves).
 """
 
 import random
-import sqlite3
-from contextlib import closing
 
 import numpy as np
 import pytest
@@ -16,7 +14,7 @@ from bookgen.book.schema import BEST_TEXT
 from solver import Position, Solver
 from solver.packed import moves_of_key, moves_of_keys
 
-from conftest import SHIPPED, open_store
+from conftest import SHIPPED, free_pages, open_store
 
 # Canonical positions per ply, from the published table (7x6, unfinished games).
 CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464, 2148087, 5832236]
@@ -137,6 +135,5 @@ def test_the_opening_is_known_once_ply_0_is_complete(book):
 
 def test_the_file_is_compact(book):
     # Issue 27's target, and no pages left over from rows a seal or a pack dropped.
-    with closing(sqlite3.connect(f"file:{SHIPPED}?mode=ro", uri=True)) as conn:
-        assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert free_pages(str(SHIPPED))[0] == 0
     assert SHIPPED.stat().st_size <= 1.25 * len(book)

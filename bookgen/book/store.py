@@ -137,20 +137,26 @@ def fold_wal(engine: Engine) -> None:
         pass
 
 
+def free_bytes(engine: Engine) -> int:
+    """The bytes of a SQLite book's pages that no row uses (0 on other databases)."""
+    if engine.dialect.name != "sqlite":
+        return 0
+    with engine.connect() as conn:
+        return (conn.exec_driver_sql("PRAGMA page_size").scalar()
+                * conn.exec_driver_sql("PRAGMA freelist_count").scalar())
+
+
 def reclaim_space(engine: Engine) -> int:
     """Give a SQLite book's free pages back (VACUUM): rows dropped by a seal or a pack
     leave their pages in the file otherwise.  The bytes given back."""
-    if engine.dialect.name != "sqlite":
-        return 0
     try:
-        with engine.connect() as conn:
-            page = conn.exec_driver_sql("PRAGMA page_size").scalar()
-            free = conn.exec_driver_sql("PRAGMA freelist_count").scalar()
-            if free:
+        free = free_bytes(engine)
+        if free:
+            with engine.connect() as conn:
                 conn.exec_driver_sql("VACUUM")
     except OperationalError:
         return 0   # a reader holds the file: the pages stay free, and nothing is lost
-    return page * free
+    return free
 
 
 def read_meta(engine: Engine, db: str, *, any_version: bool = False) -> dict[str, str]:

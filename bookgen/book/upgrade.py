@@ -31,8 +31,8 @@ from .schema import (
     CorruptBookError,
     SchemaMismatchError,
 )
-from .store import (BookStore, check_sqlite_file, fold_wal, make_engine, read_meta,
-                    reclaim_space, sqlite_path)
+from .store import (BookStore, check_sqlite_file, fold_wal, free_bytes, make_engine,
+                    read_meta, reclaim_space, sqlite_path)
 
 CHECK_CHUNK = 100_000
 
@@ -104,14 +104,6 @@ def _has_rows(engine) -> bool:
         return conn.exec_driver_sql("SELECT 1 FROM positions LIMIT 1").first() is not None
 
 
-def _has_free_pages(engine) -> bool:
-    """Whether a SQLite book's file has pages that no row uses (read-only)."""
-    if engine.dialect.name != "sqlite":
-        return False
-    with engine.connect() as conn:
-        return bool(conn.exec_driver_sql("PRAGMA freelist_count").scalar())
-
-
 def _check_moves(engine, db: str) -> None:
     """Every stored move string must replay to its row's key."""
     with engine.connect() as conn:
@@ -136,7 +128,7 @@ def run_pack(db: str, out: IO[str]) -> int:
     try:
         meta = read_meta(probe, db)
         rows = _has_rows(probe)
-        free = _has_free_pages(probe)
+        free = free_bytes(probe)
     finally:
         probe.dispose()
     packed = freed = 0
