@@ -214,8 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "the build itself. This packs the rows left: a complete ply is sealed, a "
                     "ply still being built gets one more segment (the segments before it stay "
                     "byte for byte, so a book kept in git grows by the new part only). The "
-                    "book stays valid throughout; a build resumes from a packed book. It "
-                    "refuses while a build is writing the book: stop the build first.")
+                    "book stays valid throughout; a build resumes from a packed book. A "
+                    "SQLite file also gives back the pages of rows already dropped (VACUUM). "
+                    "It refuses while a build is writing the book: stop the build first.")
     _add_db(p, writes=True)
     p.set_defaults(run=_run_pack)
 
