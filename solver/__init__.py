@@ -1,15 +1,15 @@
-"""Connect 4 (7x6) game logic and perfect-play search.
+"""Connect 4 game logic and perfect-play search, on 7x6 or any other ``Board``.
 
-``Position`` and the errors are pure Python; ``Solver`` pulls in numba only
-when first used, so that reading positions stays light.
+``Board``, ``Position`` and the errors are pure Python; ``Solver`` pulls in
+numba only when first used, so that reading positions stays light.
 """
 
-from .bitboard import DEFAULT_TABLE_LOG2, HEIGHT, WIDTH, win_score
+from .bitboard import DEFAULT_TABLE_LOG2, STANDARD, Board, win_score
 from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
-__all__ = ["Position", "Solver", "C4Error", "IllegalMoveError", "GameOverError",
-           "BoardSizeError", "SearchLimitError", "WIDTH", "HEIGHT", "DEFAULT_TABLE_LOG2",
+__all__ = ["Board", "STANDARD", "Position", "Solver", "C4Error", "IllegalMoveError",
+           "GameOverError", "BoardSizeError", "SearchLimitError", "DEFAULT_TABLE_LOG2",
            "win_score"]
 
 

@@ -7,8 +7,9 @@ Two rules, both proofs rather than guesses, so the search stays exact:
 * **Claimeven** (Allis).  When every column has an even number of empty
   cells, the player *not* to move can answer every move on top of it, in
   the same column.  Whatever the order of play, the final board is then
-  fixed: the player to move gets the empty cells of rows 1, 3 and 5, the
-  follower those of rows 2, 4 and 6::
+  fixed: the follower gets the empty cells of the top row and of every
+  second row below it (``board.top_rows``), the player to move the others.
+  On 7x6::
 
       6  f f f f f f f     rows counted from the bottom, as on the board;
       5  m m m m m m m     m: the player to move (first in each column),
@@ -37,49 +38,45 @@ columns is an idea from Steininger's evens strategy.
 import numpy as np
 from numba import njit
 
-from . import bitboard as bb
-from ._bits import BOARD, BOTTOM, has_four, popcount
+from ._bits import has_four, popcount
 
 ZERO = np.uint64(0)
-# 0-based rows 0, 2, 4 (the board's rows 1, 3, 5), and rows 1, 3, 5, of every column.
-LOW_ROWS = np.uint64(bb.BOTTOM * 0b010101)
-HIGH_ROWS = np.uint64(bb.BOTTOM * 0b101010)
 
 
 @njit(cache=True, inline="always")
-def upper_bound(position, mask, high):
+def upper_bound(board, position, mask, high):
     """``high`` lowered by the rules, for the player to move (stones ``position``)."""
     if high <= -1:
         return high
     opponent = position ^ mask
-    if not has_four(BOARD & ~opponent):
+    if not has_four(board, board.all_cells & ~opponent):
         high = 0
-    odd = (mask + BOTTOM) & HIGH_ROWS  # the next cell of each column with odd empties
+    odd = (mask + board.bottom) & board.top_rows  # the next cell of each column with odd empties
     if popcount(odd) & 1 == 0:
         # The opponent follows up, and pairs the odd columns (see the module doc).
-        theirs = opponent | (BOARD & ~(mask | odd) & HIGH_ROWS)
-        if not has_four(BOARD & ~theirs):
-            return -1 if has_four(theirs) else min(high, 0)
+        theirs = opponent | (board.all_cells & ~(mask | odd) & board.top_rows)
+        if not has_four(board, board.all_cells & ~theirs):
+            return -1 if has_four(board, theirs) else min(high, 0)
     return high
 
 
 @njit(cache=True, inline="always")
-def lower_bound(position, mask, moves, low):
+def lower_bound(board, position, mask, moves, low):
     """``low`` raised by the rules; ``moves`` are the player's non-losing moves."""
     if low >= 1:
         return low
-    if not has_four(BOARD & ~position):
+    if not has_four(board, board.all_cells & ~position):
         low = 0
-    odd = (mask + BOTTOM) & HIGH_ROWS  # the next cell of each column with odd empties
+    odd = (mask + board.bottom) & board.top_rows  # the next cell of each column with odd empties
     if popcount(odd) & 1 == 1:
         # Play into one odd column; then we follow up and pair the rest.
         options = odd & moves
         while options != ZERO:
             cell = options & (ZERO - options)
             options ^= cell
-            ours = position | cell | (BOARD & ~(mask | odd) & HIGH_ROWS)
-            if not has_four(BOARD & ~ours):
-                if has_four(ours):
+            ours = position | cell | (board.all_cells & ~(mask | odd) & board.top_rows)
+            if not has_four(board, board.all_cells & ~ours):
+                if has_four(board, ours):
                     return 1
                 low = max(low, 0)
     return low

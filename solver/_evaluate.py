@@ -32,29 +32,24 @@ deepening to try the best move first.
 import numpy as np
 from numba import njit
 
-from . import bitboard as bb
-from ._bits import BOARD, BOTTOM, column_mask, move_score, non_losing_moves, popcount, possible, winning_cells
+from ._bits import column_mask, move_score, non_losing_moves, popcount, possible, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
 from ._search import LIMIT, NODES, STOPPED, table_bounds
 from ._table import EXACT, LOWER, UPPER
 
-CELLS = bb.CELLS
 BIG = 10_000
 HEURISTIC_MAX = BIG - 100
 INFINITY = 2 * BIG
 STOP_REQUEST = 3  # the scratch slot another thread sets to stop a search
 
-# Rows counted from the bottom as 1-6: odd rows are bit rows 0, 2, 4.
-ODD_ROWS = np.uint64(bb.BOTTOM * 0b010101)
-EVEN_ROWS = np.uint64(bb.BOTTOM * 0b101010)
-CENTRE = np.uint64(bb.COLUMN_MASKS[3])
-NEAR_CENTRE = np.uint64(bb.COLUMN_MASKS[2] | bb.COLUMN_MASKS[4])
+# The first player's good rows are those the follower does not claim
+# (``board.under_top_rows``: on 7x6 rows 1, 3 and 5, counted from the bottom);
+# the second player's, the follower's (``board.top_rows``).
 ZERO = np.uint64(0)
 U1 = np.uint64(1)
 U8 = np.uint64(8)
 U16 = np.uint64(16)
-COLUMN_ORDER = bb.COLUMN_ORDER
 
 # Weights, in evaluation points; tuned by hand on random positions against
 # exact analyses (scripts/bench_anytime.py measures the result).
@@ -75,28 +70,38 @@ NEAR_CENTRE_STONE = 1
 VALUE_SHIFT = 1 << 20
 
 ORDER_BASE = 8
-SCRATCH_SIZE = ORDER_BASE + 8 * (CELLS + 1)
 
 
 @njit(cache=True, inline="always")
-def _above(cells):
+def _slots(board):
+    """Scratch slots per ply for move ordering (8 up to width 8)."""
+    return max(8, board.width)
+
+
+@njit(cache=True)
+def scratch_size(board):
+    """The length of the evaluation search's scratch array."""
+    return ORDER_BASE + _slots(board) * (board.cells + 1)
+
+
+@njit(cache=True, inline="always")
+def _above(board, cells):
     """Every cell above some cell of ``cells`` in its column."""
     # One row at a time: the sentinel row, masked off, stops each column's climb.
-    up = (cells << U1) & BOARD
+    up = (cells << U1) & board.all_cells
     above = up
-    for _ in range(4):
-        up = (up << U1) & BOARD
+    for _ in range(board.height - 2):
+        up = (up << U1) & board.all_cells
         above |= up
     return above
 
 
 @njit(cache=True, inline="always")
-def _open_lines(own, opponent):
+def _open_lines(board, own, opponent):
     """Weighted count of the lines of four free of opponent stones, by own stones in them."""
-    free = BOARD & ~opponent
+    free = board.all_cells & ~opponent
     total = 0
-    for step in (1, 6, 7, 8):  # vertical, the two diagonals, horizontal
-        s = np.uint64(step)
+    for s in (U1, board.h, board.h1, board.h2):  # vertical, the two diagonals, horizontal
         starts = free & (free >> s) & (free >> (s + s)) & (free >> (s + s + s))
         a = own & starts
         b = (own >> s) & starts
@@ -115,9 +120,9 @@ def _open_lines(own, opponent):
 
 
 @njit(cache=True, inline="always")
-def _threats(own, other, good_rows):
+def _threats(board, own, other, good_rows):
     """Points for ``own``'s threats given ``other``'s threats (both empty-cell sets)."""
-    live = own & ~_above(other)
+    live = own & ~_above(board, other)
     good = np.int64(popcount(live & good_rows))
     bad = np.int64(popcount(live & ~good_rows))
     shadowed = np.int64(popcount(own & ~live))
@@ -126,27 +131,28 @@ def _threats(own, other, good_rows):
 
 
 @njit(cache=True, nogil=True)
-def evaluate(position, mask, ply):
+def evaluate(board, position, mask, ply):
     """Static value of a position for the player to move, within ``HEURISTIC_MAX``."""
     mover_first = ply % 2 == 0
     first = position if mover_first else position ^ mask
     second = first ^ mask
-    first_threats = winning_cells(first, mask)
-    second_threats = winning_cells(second, mask)
-    value = _threats(first_threats, second_threats, ODD_ROWS) \
-        - _threats(second_threats, first_threats, EVEN_ROWS)
+    first_threats = winning_cells(board, first, mask)
+    second_threats = winning_cells(board, second, mask)
+    value = _threats(board, first_threats, second_threats, board.under_top_rows) \
+        - _threats(board, second_threats, first_threats, board.top_rows)
     # Zugzwang: with threats of its own parity and none of the opponent's,
     # a player usually wins the fight for the last cells.
-    first_good = first_threats & ~_above(second_threats) & ODD_ROWS
-    second_good = second_threats & ~_above(first_threats) & EVEN_ROWS
+    first_good = first_threats & ~_above(board, second_threats) & board.under_top_rows
+    second_good = second_threats & ~_above(board, first_threats) & board.top_rows
     if first_good != ZERO and second_good == ZERO:
         value += ZUGZWANG
     elif second_good != ZERO and first_good == ZERO:
         value -= ZUGZWANG
-    value += _open_lines(first, second) - _open_lines(second, first)
-    value += CENTRE_STONE * (np.int64(popcount(first & CENTRE)) - np.int64(popcount(second & CENTRE)))
-    value += NEAR_CENTRE_STONE * (np.int64(popcount(first & NEAR_CENTRE))
-                                  - np.int64(popcount(second & NEAR_CENTRE)))
+    value += _open_lines(board, first, second) - _open_lines(board, second, first)
+    centre, near = board.centre, board.near_centre
+    value += CENTRE_STONE * (np.int64(popcount(first & centre)) - np.int64(popcount(second & centre)))
+    value += NEAR_CENTRE_STONE * (np.int64(popcount(first & near))
+                                  - np.int64(popcount(second & near)))
     if not mover_first:
         value = -value
     return max(-HEURISTIC_MAX, min(HEURISTIC_MAX, value))
@@ -163,11 +169,11 @@ def proven_value(score):
 
 
 @njit(cache=True, inline="always")
-def _known_score(position, mask, known_keys, known_scores):
+def _known_score(board, position, mask, known_keys, known_scores):
     """The exact score from the caller's sorted canonical keys, or 99 when unknown."""
     if known_keys.size == 0:
         return 99
-    key, _ = table_key(position, mask)
+    key, _ = table_key(board, position, mask)
     i = np.searchsorted(known_keys, key)
     if i < known_keys.size and known_keys[i] == key:
         return known_scores[i]
@@ -185,7 +191,7 @@ def _insert_sorted(buffer, base, count, item):
 
 
 @njit(cache=True, nogil=True, _nrt=False)  # no reference counting: see _search.negamax
-def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, near, shift,
+def search(board, position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, near, shift,
            known_keys, known_scores, scratch):
     """Fail-soft negamax value within ``(alpha, beta)``, ``depth`` plies deep.
 
@@ -197,19 +203,19 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
             or (scratch[LIMIT] != ZERO and scratch[NODES] > scratch[LIMIT]):
         scratch[STOPPED] = U1
         return 0
-    moves = non_losing_moves(position, mask)
+    moves = non_losing_moves(board, position, mask)
     if moves == ZERO:
-        return proven_value(-((CELLS - ply) // 2))
-    if ply >= CELLS - 2:
+        return proven_value(-((board.cells - ply) // 2))
+    if ply >= board.cells - 2:
         return 0
-    known = _known_score(position, mask, known_keys, known_scores)
+    known = _known_score(board, position, mask, known_keys, known_scores)
     if known != 99:
         return proven_value(known)
 
-    low, high = table_bounds(position, mask, table, near, shift)
+    low, high = table_bounds(board, position, mask, table, near, shift)
     # The solver's static rules (claimeven, dead lines) are proofs too.
-    high = upper_bound(position, mask, high)
-    low = lower_bound(position, mask, moves, low)
+    high = upper_bound(board, position, mask, high)
+    low = lower_bound(board, position, mask, moves, low)
     if low >= 1:  # a proven win, at least this fast
         if BIG + low >= beta:
             return BIG + low
@@ -220,7 +226,7 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
         beta = min(beta, -BIG + high)
 
     if depth <= 0 and moves & (moves - U1) != ZERO:
-        value = evaluate(position, mask, ply)
+        value = evaluate(board, position, mask, ply)
         if low >= 0:
             value = max(value, 0)
         if high <= 0:
@@ -240,13 +246,13 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
                 return value
 
     # Order: the table's move, then more winning cells, then nearer the centre.
-    base = ORDER_BASE + 8 * ply
+    base = ORDER_BASE + _slots(board) * ply
     count = 0
-    for rank in range(7):
-        col = COLUMN_ORDER[rank]
-        move = moves & column_mask(col)
+    for rank in range(board.width):
+        col = board.column_order[rank]
+        move = moves & column_mask(board, col)
         if move != ZERO:
-            item = (move_score(position, mask, move) << U8) | np.uint64(7 - rank)
+            item = (move_score(board, position, mask, move) << U8) | np.uint64(board.width - rank)
             if col == tt_move:
                 item |= np.uint64(1 << 20)
             _insert_sorted(scratch, base, count, (item << U8) | np.uint64(col))
@@ -257,8 +263,8 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
     best, best_col = -INFINITY, -1
     for i in range(count):
         col = np.int64(scratch[base + i] & np.uint64(255))
-        move = moves & column_mask(col)
-        value = -search(position ^ mask, mask | move, ply + 1, next_depth, -beta, -alpha,
+        move = moves & column_mask(board, col)
+        value = -search(board, position ^ mask, mask | move, ply + 1, next_depth, -beta, -alpha,
                         tt_keys, tt_data, table, near, shift, known_keys, known_scores, scratch)
         if scratch[STOPPED] != ZERO:
             return 0
@@ -276,8 +282,8 @@ def search(position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, nea
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, table, near, shift,
-                known_keys, known_scores, scratch):
+def root_values(board, position, mask, ply, depth, columns, values, tt_keys, tt_data, table, near,
+                shift, known_keys, known_scores, scratch):
     """Search the root moves ``columns`` (0-based, in this order) to ``depth``.
 
     ``values[i]`` gets column ``columns[i]``'s value; after the first move a
@@ -286,12 +292,12 @@ def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, t
     """
     alpha = -INFINITY
     for i in range(columns.size):
-        move = possible(mask) & column_mask(columns[i])
-        if ply + 1 >= CELLS:  # the move fills the board
+        move = possible(board, mask) & column_mask(board, columns[i])
+        if ply + 1 >= board.cells:  # the move fills the board
             values[i] = 0
             alpha = max(alpha, 0)
             continue
-        value = -search(position ^ mask, mask | move, ply + 1, depth - 1, -INFINITY, -alpha,
+        value = -search(board, position ^ mask, mask | move, ply + 1, depth - 1, -INFINITY, -alpha,
                         tt_keys, tt_data, table, near, shift, known_keys, known_scores, scratch)
         if scratch[STOPPED] != ZERO:
             return i
@@ -302,22 +308,22 @@ def root_values(position, mask, ply, depth, columns, values, tt_keys, tt_data, t
 
 
 @njit(cache=True, nogil=True)
-def safe_columns(position, mask):
+def safe_columns(board, position, mask):
     """Bit c set for each 0-based column whose move does not let the opponent win at once."""
-    moves = non_losing_moves(position, mask)
+    moves = non_losing_moves(board, position, mask)
     out = 0
-    for col in range(7):
-        if moves & column_mask(col) != ZERO:
+    for col in range(board.width):
+        if moves & column_mask(board, col) != ZERO:
             out |= 1 << col
     return out
 
 
 @njit(cache=True, nogil=True)
-def winning_columns(position, mask):
+def winning_columns(board, position, mask):
     """Bit c set for each 0-based column that wins at once."""
-    wins = winning_cells(position, mask) & possible(mask)
+    wins = winning_cells(board, position, mask) & possible(board, mask)
     out = 0
-    for col in range(7):
-        if wins & column_mask(col) != ZERO:
+    for col in range(board.width):
+        if wins & column_mask(board, col) != ZERO:
             out |= 1 << col
     return out

@@ -31,7 +31,7 @@ cells are tested with shifted copies of the board.
 import numpy as np
 from numba import njit
 
-from ._bits import BOARD, H, H1, H2, U1, U2, U3, mirror
+from ._bits import U1, U2, U3, mirror
 
 ZERO = np.uint64(0)
 
@@ -52,31 +52,31 @@ def _open_through(free, step):
 
 
 @njit(cache=True, inline="always")
-def _closed_without(a, b):
+def _closed_without(board, a, b):
     """Cells every line of which holds both an ``a`` and a ``b`` stone apart from the cell itself."""
-    not_a = BOARD & ~a
-    not_b = BOARD & ~b
+    not_a = board.all_cells & ~a
+    not_b = board.all_cells & ~b
     open_ = ZERO
-    for step in (U1, H1, H, H2):
+    for step in (U1, board.h1, board.h, board.h2):
         open_ |= _open_through(not_a, step) | _open_through(not_b, step)
     return ~open_
 
 
 @njit(cache=True, inline="always")
-def dead_stones(position, mask):
+def dead_stones(board, position, mask):
     """Stones whose colours, all flipped at once, change no line that can still make four."""
     other = position ^ mask
-    single = mask & _closed_without(position, other)
+    single = mask & _closed_without(board, position, other)
     if single == ZERO:
         return ZERO
-    return single & _closed_without(position & ~single, other & ~single)
+    return single & _closed_without(board, position & ~single, other & ~single)
 
 
 @njit(cache=True, inline="always")
-def table_key(position, mask):
+def table_key(board, position, mask):
     """``(key, mirrored)``: the canonical key of the position, for the table."""
     key = position + mask
-    flipped = mirror(key)
+    flipped = mirror(board, key)
     if flipped < key:
         return flipped, True
     return key, False

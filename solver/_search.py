@@ -20,20 +20,14 @@ State lives in two arrays the caller owns, so that it survives across calls
 import numpy as np
 from numba import njit
 
-from . import bitboard as bb
 from ._bits import can_win_next, popcount, possible, safe_moves, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
-from ._table import EXACT, GOLDEN, LOWER, NO_MOVE, UPPER, entry_move, entry_score, entry_type, \
-    NEAR_PLY, NEAR_SHIFT, NEAR_SLOTS, bucket, prefetch, probe, store, work_of
+from ._table import EXACT, GOLDEN, LOWER, UPPER, entry_move, entry_score, entry_type, \
+    NEAR_PLY, NEAR_SHIFT, NEAR_SLOTS, bucket, no_move, prefetch, probe, store, work_of
 
-CELLS = bb.CELLS
-COLUMN_ORDER = bb.COLUMN_ORDER
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-BOARD = np.uint64(bb.BOARD)
-COLUMN_MASKS = np.array([((1 << bb.HEIGHT) - 1) << (col * bb.H1) for col in COLUMN_ORDER],
-                        dtype=np.uint64)
 
 NODES, LIMIT, STOPPED = 0, 1, 2
 # Threads searching together defer a child another thread is searching, at
@@ -42,9 +36,25 @@ BUSY_PLY = 20
 BUSY_LOG2 = 14  # 16,384 keys, 128 KiB
 BUSY_SHIFT = np.uint64(64 - BUSY_LOG2)
 SORT_BASE = 8
-PLY_STRIDE = 40  # per ply: 8 sort items, then 8 each of child stones, masks, plies, threats
-NEAR_BASE = SORT_BASE + PLY_STRIDE * (CELLS + 1)  # then the thread's near table
-SCRATCH_SIZE = NEAR_BASE + NEAR_SLOTS
+
+
+@njit(cache=True, inline="always")
+def _slots(board):
+    """Scratch slots per ply for each of the five per-child values (8 up to width 8)."""
+    return max(8, board.width)
+
+
+@njit(cache=True, inline="always")
+def near_base(board):
+    """Where the thread's near table starts in its scratch array: after the counters and,
+    per ply, the children's sort items, then their stones, masks, plies and threats."""
+    return SORT_BASE + 5 * _slots(board) * (board.cells + 1)
+
+
+@njit(cache=True)
+def scratch_size(board):
+    """The length of a search thread's scratch array."""
+    return near_base(board) + NEAR_SLOTS
 
 # Child stones considered for move ordering are weighted as in Steininger's
 # solver, times ten: threats playable after one more stone in their column,
@@ -59,11 +69,11 @@ MTDF_WIDTH = 12
 
 
 @njit(cache=True, inline="always")
-def _bucket_of(key, ply, table, scratch, shift):
+def _bucket_of(board, key, ply, table, scratch, shift):
     """``(entries, slot)``: the key's bucket, in the big table or, deep, in the near one."""
     if ply < NEAR_PLY:
         return table, bucket(key, shift)
-    return scratch, np.uint64(NEAR_BASE) + bucket(key, NEAR_SHIFT)
+    return scratch, np.uint64(near_base(board)) + bucket(key, NEAR_SHIFT)
 
 
 @njit(cache=True, inline="always")
@@ -73,19 +83,20 @@ def busy_slot(key):
 
 
 @njit(cache=True, inline="always")
-def _loss(ply):
+def _loss(board, ply):
     """Score of the player to move at ``ply`` who loses to the opponent's next move."""
-    return -((CELLS - ply) // 2)
+    return -((board.cells - ply) // 2)
 
 
 # _nrt=False: numba would otherwise count references to ``table`` and
 # ``scratch`` with costly atomic instructions at every call; these kernels
 # allocate nothing, so they need no counting.
 @njit(cache=True, nogil=True, _nrt=False)
-def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, shift, busy):
+def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scratch, shift,
+            busy):
     """Fail-soft negamax score of a position within ``(alpha, beta)``.
 
-    The player to move must not be able to win at once, and ``ply < 42``.
+    The player to move must not be able to win at once, and ``ply < board.cells``.
     ``threats_against`` are the opponent's winning cells (the parent knows them).
     """
     scratch[NODES] += ONE
@@ -95,18 +106,18 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
 
     # -- 1. Bounds from the board alone -------------------------------------------------
     opponent = position ^ mask
-    moves = safe_moves(mask, threats_against)
+    moves = safe_moves(board, mask, threats_against)
     if moves == ZERO:
-        return _loss(ply)
-    if ply >= CELLS - 2:
+        return _loss(board, ply)
+    if ply >= board.cells - 2:
         return 0
     # We cannot win now (the caller checked) and the opponent cannot win next.
-    low = -((CELLS - 2 - ply) // 2)
-    high = (CELLS - 1 - ply) // 2
+    low = -((board.cells - 2 - ply) // 2)
+    high = (board.cells - 1 - ply) // 2
     if alpha < 0:
-        low = lower_bound(position, mask, moves, low)
+        low = lower_bound(board, position, mask, moves, low)
     if beta > -1:
-        high = upper_bound(position, mask, high)
+        high = upper_bound(board, position, mask, high)
     if alpha < low:
         alpha = low
         if alpha >= beta:
@@ -117,8 +128,8 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             return beta
     alpha0, beta0 = alpha, beta
     # Start loading our table entry now: the child scan below hides part of the wait.
-    key, mirrored = table_key(position, mask)
-    entries, slot = _bucket_of(key, ply, table, scratch, shift)
+    key, mirrored = table_key(board, position, mask)
+    entries, slot = _bucket_of(board, key, ply, table, scratch, shift)
     prefetch(entries, slot)
 
     # -- 2. Children: forced play settles some, and moves the others to a real choice ----
@@ -126,28 +137,29 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
     # followed down that move (and ours after it), with no node and no table
     # entry, until someone has a real choice or the game is decided.  A decided
     # child is a proven score: it tightens the window and is never searched.
-    base = SORT_BASE + PLY_STRIDE * ply
-    best = -CELLS
-    best_move = NO_MOVE
+    slots = _slots(board)
+    base = SORT_BASE + 5 * slots * ply
+    best = -board.cells
+    best_move = no_move(board)
     count = 0
-    for rank in range(7):
-        move = moves & COLUMN_MASKS[rank]
+    for rank in range(board.width):
+        move = moves & board.ordered_column_masks[rank]
         if move == ZERO:
             continue
         ours = position | move
         child_mask = mask | move
-        our_threats = winning_cells(ours, child_mask)
+        our_threats = winning_cells(board, ours, child_mask)
         # Follow forced play from the child; ``sign`` is +1 when we are to move.
         c_pos, c_mask, c_ply, sign = opponent, child_mask, ply + 1, -1
         c_threats = our_threats  # the threats against the player to move in the child
         settled = False
         value = 0
         while True:
-            c_moves = safe_moves(c_mask, c_threats)
+            c_moves = safe_moves(board, c_mask, c_threats)
             if c_moves == ZERO:
-                settled, value = True, sign * _loss(c_ply)
+                settled, value = True, sign * _loss(board, c_ply)
                 break
-            if c_ply >= CELLS - 2:
+            if c_ply >= board.cells - 2:
                 settled, value = True, 0
                 break
             if c_moves & (c_moves - ONE) != ZERO:
@@ -155,7 +167,7 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             # One move only: play it.
             mover = c_pos | c_moves
             c_mask |= c_moves
-            c_threats = winning_cells(mover, c_mask)
+            c_threats = winning_cells(board, mover, c_mask)
             c_pos = mover ^ c_mask
             c_ply += 1
             sign = -sign
@@ -169,32 +181,33 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             continue
         # Order by the threats this move leaves us: Steininger's weights.
         useful = our_threats & ~(threats_against << ONE)
-        after = possible(child_mask)
+        after = possible(board, child_mask)
         next_ = useful & (after << ONE)
-        next_next = useful & (((after << ONE) & BOARD) << ONE)
+        next_next = useful & (((after << ONE) & board.all_cells) << ONE)
         score = (W_NEXT * popcount(next_) + W_NEXT_NEXT * popcount(next_next)
                  + W_THREAT * popcount(useful))
-        scratch[base + 8 + count] = c_pos
-        scratch[base + 16 + count] = c_mask
-        scratch[base + 24 + count] = np.uint64((c_ply << 1) | (1 if sign > 0 else 0))
-        scratch[base + 32 + count] = c_threats
-        scratch[base + count] = (np.uint64(score) << np.uint64(16)) | np.uint64((7 - rank) << 8 | count)
+        scratch[base + slots + count] = c_pos
+        scratch[base + 2 * slots + count] = c_mask
+        scratch[base + 3 * slots + count] = np.uint64((c_ply << 1) | (1 if sign > 0 else 0))
+        scratch[base + 4 * slots + count] = c_threats
+        scratch[base + count] = (np.uint64(score) << np.uint64(16)) \
+            | np.uint64((board.width - rank) << 8 | count)
         count += 1
     if count == 0:
         return best
     # No child was won at once, so we cannot win at ply + 2 either.
-    high = (CELLS - 3 - ply) // 2
+    high = (board.cells - 3 - ply) // 2
     if beta > high:
         beta = high
         if alpha >= beta:
             return beta
 
     # -- 3. The table ---------------------------------------------------------------------
-    entry = probe(entries, slot, key)
+    entry = probe(board, entries, slot, key)
     table_rank = -1
     if entry != ZERO:
         kind = entry_type(entry)
-        stored = entry_score(entry)
+        stored = entry_score(board, entry)
         if kind == EXACT:
             return stored
         if kind == LOWER:
@@ -206,27 +219,27 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             beta = stored
             if alpha >= beta:
                 return beta
-        col = entry_move(entry)
-        if kind == LOWER and col != NO_MOVE:
+        col = entry_move(board, entry)
+        if kind == LOWER and col != no_move(board):
             if mirrored:
-                col = bb.WIDTH - 1 - col
-            for rank in range(7):
-                if COLUMN_ORDER[rank] == col:
+                col = board.width - 1 - col
+            for rank in range(board.width):
+                if board.column_order[rank] == col:
                     table_rank = rank
 
     # Enhanced transposition cutoff: if the table already bounds a child low
     # enough for the opponent, this node fails high without searching at all.
     if ply < ETC_MAX_PLY:
         for i in range(count):
-            same = scratch[base + 24 + i] & ONE
-            c_key, _ = table_key(scratch[base + 8 + i], scratch[base + 16 + i])
-            c_ply = np.int64(scratch[base + 24 + i] >> ONE)
-            c_entries, c_slot = _bucket_of(c_key, c_ply, table, scratch, shift)
-            c_entry = probe(c_entries, c_slot, c_key)
+            same = scratch[base + 3 * slots + i] & ONE
+            c_key, _ = table_key(board, scratch[base + slots + i], scratch[base + 2 * slots + i])
+            c_ply = np.int64(scratch[base + 3 * slots + i] >> ONE)
+            c_entries, c_slot = _bucket_of(board, c_key, c_ply, table, scratch, shift)
+            c_entry = probe(board, c_entries, c_slot, c_key)
             if c_entry == ZERO:
                 continue
             c_kind = entry_type(c_entry)
-            c_score = entry_score(c_entry)
+            c_score = entry_score(board, c_entry)
             # A bound on a child that is a lower bound for us raises alpha,
             # and fails high at once when it reaches beta.
             if same:  # we are to move again there: its lower bound is ours
@@ -243,7 +256,7 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
     # -- 4. Order the rest, best first --------------------------------------------------
     for i in range(count):
         item = scratch[base + i]
-        rank = 7 - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
+        rank = board.width - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
         if rank == table_rank:
             item += np.uint64(W_TABLE) << np.uint64(16)
         j = i
@@ -280,7 +293,8 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
                     # keeping those keys would widen each ply's scratch, which
                     # slows a thread searching alone.
                     idx = np.int64(scratch[base + j] & np.uint64(0xFF))
-                    c_key, _ = table_key(scratch[base + 8 + idx], scratch[base + 16 + idx])
+                    c_key, _ = table_key(board, scratch[base + slots + idx],
+                                         scratch[base + 2 * slots + idx])
                     if busy[busy_slot(c_key)] == c_key:
                         deferred |= 1 << j
                         continue
@@ -293,18 +307,18 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
             break
         item = scratch[base + j]
         idx = np.int64(item & np.uint64(0xFF))
-        rank = 7 - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
-        c_info = scratch[base + 24 + idx]
+        rank = board.width - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
+        c_info = scratch[base + 3 * slots + idx]
         c_ply = np.int64(c_info >> ONE)
-        c_pos = scratch[base + 8 + idx]
-        c_mask = scratch[base + 16 + idx]
-        c_threats = scratch[base + 32 + idx]
+        c_pos = scratch[base + slots + idx]
+        c_mask = scratch[base + 2 * slots + idx]
+        c_threats = scratch[base + 4 * slots + idx]
         if c_info & ONE:
-            value = negamax(c_pos, c_mask, c_ply, alpha, beta, c_threats, table, scratch, shift,
-                            busy)
+            value = negamax(board, c_pos, c_mask, c_ply, alpha, beta, c_threats, table, scratch,
+                            shift, busy)
         else:
-            value = -negamax(c_pos, c_mask, c_ply, -beta, -alpha, c_threats, table, scratch,
-                             shift, busy)
+            value = -negamax(board, c_pos, c_mask, c_ply, -beta, -alpha, c_threats, table,
+                             scratch, shift, busy)
         if scratch[STOPPED] != ZERO:
             if busy is not None:
                 if sharing and busy[mark] == key:
@@ -326,12 +340,12 @@ def negamax(position, mask, ply, alpha, beta, threats_against, table, scratch, s
         kind = LOWER
     else:
         kind = EXACT
-    col = NO_MOVE
-    if best_move != NO_MOVE:
-        col = COLUMN_ORDER[best_move]
+    col = no_move(board)
+    if best_move != no_move(board):
+        col = board.column_order[best_move]
         if mirrored:
-            col = bb.WIDTH - 1 - col
-    store(entries, slot, key, kind, best, col, work_of(scratch[NODES] - nodes_before))
+            col = board.width - 1 - col
+    store(board, entries, slot, key, kind, best, col, work_of(scratch[NODES] - nodes_before))
     return best
 
 
@@ -341,10 +355,10 @@ def _half_toward_zero(x):
 
 
 @njit(cache=True, inline="always")
-def score_range(ply, low, high):
+def score_range(board, ply, low, high):
     """``(lo, hi)``: the scores possible at ``ply`` for a player who cannot win
     at once, within the asked ``[low, high]``."""
-    return max(-((CELLS - ply) // 2), low), min((CELLS + 1 - ply) // 2, high)
+    return max(-((board.cells - ply) // 2), low), min((board.cells + 1 - ply) // 2, high)
 
 
 @njit(cache=True, inline="always")
@@ -388,19 +402,20 @@ def next_guess(lo, hi, med, result, guess):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def solve_window(position, mask, ply, low, high, table, scratch, shift):
+def solve_window(board, position, mask, ply, low, high, table, scratch, shift):
     """The exact score clamped to ``[low, high]``, by null-window tests (``next_test``).
 
     ``[-1, 1]`` gives the weak (win/draw/loss) answer.
     """
-    if can_win_next(position, mask):
-        return min(max((CELLS + 1 - ply) // 2, low), high)
-    threats = winning_cells(position ^ mask, mask)
-    lo, hi = score_range(ply, low, high)
+    if can_win_next(board, position, mask):
+        return min(max((board.cells + 1 - ply) // 2, low), high)
+    threats = winning_cells(board, position ^ mask, mask)
+    lo, hi = score_range(board, ply, low, high)
     guess = 0
     while lo < hi:
         med = next_test(lo, hi, guess)
-        r = negamax(position, mask, ply, med, med + 1, threats, table, scratch, shift, None)
+        r = negamax(board, position, mask, ply, med, med + 1, threats, table, scratch, shift,
+                    None)
         if scratch[STOPPED] != ZERO:
             return 0
         guess = next_guess(lo, hi, med, r, guess)
@@ -413,20 +428,20 @@ def solve_window(position, mask, ply, low, high, table, scratch, shift):
 
 
 @njit(cache=True, nogil=True)
-def table_bounds(position, mask, table, scratch, shift):
+def table_bounds(board, position, mask, table, scratch, shift):
     """``(low, high)``: what the tables prove about a position's score (wide when absent).
 
     For other kernels that read a solver's tables (the anytime player's leaves).
     """
-    key, _ = table_key(position, mask)
-    entries, slot = _bucket_of(key, np.int64(popcount(mask)), table, scratch, shift)
-    entry = probe(entries, slot, key)
+    key, _ = table_key(board, position, mask)
+    entries, slot = _bucket_of(board, key, np.int64(popcount(mask)), table, scratch, shift)
+    entry = probe(board, entries, slot, key)
     if entry == ZERO:
-        return -CELLS, CELLS
+        return -board.cells, board.cells
     kind = entry_type(entry)
-    score = entry_score(entry)
+    score = entry_score(board, entry)
     if kind == EXACT:
         return score, score
     if kind == LOWER:
-        return score, CELLS
-    return -CELLS, score
+        return score, board.cells
+    return -board.cells, score

@@ -1,21 +1,28 @@
 """The transposition table: two-slot buckets of one 64-bit word per entry.
 
-An entry packs the whole position key with what the search learnt::
+An entry packs the position's key with what the search learnt; on 7x6::
 
       63 ............................ 15 | 14 .. 11 | 10 .. 8 | 7 .. 6 | 5 .. 0
-      table key (49 bits)                |   work   |  move   |  type  | score - MIN_SCORE
+      table key (49 bits)                |   work   |  move   |  type  | score - min_score
 
 * **Whole key, no false matches.**  A 49-bit key plus 15 bits of payload fill
   the word exactly, so a hit is always the right position, and a word written
   by another thread is never read torn (aligned 64-bit stores are atomic).
 * **type**: 0 marks an empty slot, then UPPER, LOWER or EXACT bound.
-* **move**: the best (or cut) column seen, 0-6 in the key's orientation;
-  ``NO_MOVE`` when none was searched.
+* **move**: the best (or cut) column seen, in the key's orientation, in
+  ``board.column_bits`` bits (3 up to width 7, 4 for 8 and 9); ``no_move``
+  (all ones) when none was searched.
 * **work**: about log4 of the nodes searched under the entry.  Each bucket is
   two neighbouring slots (one cache line): a new entry replaces the same
   position if present, else the slot whose entry cost less to compute.  So one
   slot keeps the costly results of deep searches while the other takes the
   stream of cheap ones.
+
+**Keys too wide for the word** (7x7, 9x6, 8x7: 56-64 bits).  The entry keeps
+the low bits of the key times an odd constant instead (``tag``).  That
+product is a bijection of 64-bit words, and its high bits are the bucket's
+index, so the index and the stored bits together still name one key: still
+no false matches, as long as the index has enough bits (``min_table_log2``).
 
 Keys are canonical (see ``_key``): a position and its mirror image share one entry.
 
@@ -35,24 +42,18 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from . import bitboard as bb
-
-MIN_SCORE = -(bb.CELLS // 2)
 # Bound types, for this table and the evaluation search's (``_evaluate``); 0 marks an empty slot.
 UPPER, LOWER, EXACT = 1, 2, 3
-NO_MOVE = 7
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-KEY_SHIFT = np.uint64(15)
-WORK_SHIFT = np.uint64(11)
-MOVE_SHIFT = np.uint64(8)
+MOVE_SHIFT = 8
 TYPE_SHIFT = np.uint64(6)
 TYPE_BITS = np.uint64(3)
 SCORE_BITS = np.uint64(63)
+WORK_WIDTH = 4
 WORK_BITS = np.uint64(15)
-MOVE_BITS = np.uint64(7)
 EVEN = ~ONE
 NEAR_PLY = 23
 NEAR_LOG2 = 17
@@ -63,6 +64,38 @@ NEAR_SHIFT = np.uint64(64 - NEAR_LOG2)
 def new_table(table_log2):
     """An empty big table of ``2**table_log2`` slots."""
     return np.zeros(1 << table_log2, dtype=np.uint64)
+
+
+@njit(cache=True, inline="always")
+def _key_shift(board):
+    """Where the key starts in an entry: after score, type, move and work."""
+    return np.uint64(MOVE_SHIFT + board.column_bits + WORK_WIDTH)
+
+
+@njit(cache=True, inline="always")
+def _whole_key(board):
+    """Whether the board's keys fit an entry whole (else entries keep ``tag`` bits)."""
+    return np.uint64(board.key_bits) + _key_shift(board) <= np.uint64(64)
+
+
+def min_table_log2(board) -> int:
+    """The smallest table whose bucket index, with an entry's tag bits, names one key."""
+    return 0 if _whole_key(board) else int(_key_shift(board)) + 1
+
+
+@njit(cache=True, inline="always")
+def no_move(board):
+    """The move field's value for "no move searched"."""
+    return (1 << board.column_bits) - 1
+
+
+@njit(cache=True, inline="always")
+def tag(board, key):
+    """What an entry keeps of ``key``: the key itself, or for keys too wide for the
+    word the odd multiple that ``bucket`` hashes (the bits above fall off the word)."""
+    if _whole_key(board):
+        return key
+    return (key * GOLDEN) & ((ONE << (np.uint64(64) - _key_shift(board))) - ONE)
 
 
 @njit(cache=True, inline="always")
@@ -88,13 +121,15 @@ def prefetch(typingctx, table, slot):
 
 
 @njit(cache=True, inline="always")
-def probe(table, slot, key):
+def probe(board, table, slot, key):
     """The entry stored for ``key`` in the bucket at ``slot``, or 0."""
+    shift = _key_shift(board)
+    mine = tag(board, key)
     entry = table[slot]
-    if entry >> KEY_SHIFT == key and entry & (TYPE_BITS << TYPE_SHIFT) != ZERO:
+    if entry >> shift == mine and entry & (TYPE_BITS << TYPE_SHIFT) != ZERO:
         return entry
     entry = table[slot + ONE]
-    if entry >> KEY_SHIFT == key and entry & (TYPE_BITS << TYPE_SHIFT) != ZERO:
+    if entry >> shift == mine and entry & (TYPE_BITS << TYPE_SHIFT) != ZERO:
         return entry
     return ZERO
 
@@ -105,13 +140,13 @@ def entry_type(entry):
 
 
 @njit(cache=True, inline="always")
-def entry_score(entry):
-    return np.int64(entry & SCORE_BITS) + MIN_SCORE
+def entry_score(board, entry):
+    return np.int64(entry & SCORE_BITS) + board.min_score
 
 
 @njit(cache=True, inline="always")
-def entry_move(entry):
-    return np.int64((entry >> MOVE_SHIFT) & MOVE_BITS)
+def entry_move(board, entry):
+    return np.int64((entry >> np.uint64(MOVE_SHIFT)) & np.uint64(no_move(board)))
 
 
 @njit(cache=True, inline="always")
@@ -125,15 +160,18 @@ def work_of(nodes):
 
 
 @njit(cache=True, inline="always")
-def store(table, slot, key, kind, score, move, work):
+def store(board, table, slot, key, kind, score, move, work):
     """Write an entry into the bucket at ``slot`` (see the module doc for which slot)."""
+    shift = _key_shift(board)
+    work_shift = np.uint64(MOVE_SHIFT + board.column_bits)
+    mine = tag(board, key)
     first = table[slot]
     second = table[slot + ONE]
-    if first >> KEY_SHIFT == key and first != ZERO:
+    if first >> shift == mine and first != ZERO:
         target, old = slot, first
-    elif second >> KEY_SHIFT == key and second != ZERO:
+    elif second >> shift == mine and second != ZERO:
         target, old = slot + ONE, second
-    elif (second >> WORK_SHIFT) & WORK_BITS < (first >> WORK_SHIFT) & WORK_BITS:
+    elif (second >> work_shift) & WORK_BITS < (first >> work_shift) & WORK_BITS:
         target, old = slot + ONE, ZERO
     else:
         target, old = slot, ZERO
@@ -142,8 +180,8 @@ def store(table, slot, key, kind, score, move, work):
         if old_kind == EXACT:
             return  # nothing to add to an exact score
         # An upper and a lower bound that meet make an exact score.
-        if old_kind + kind == UPPER + LOWER and entry_score(old) == score:
+        if old_kind + kind == UPPER + LOWER and entry_score(board, old) == score:
             kind = EXACT
-    table[target] = ((key << KEY_SHIFT) | (np.uint64(work) << WORK_SHIFT)
-                     | (np.uint64(move) << MOVE_SHIFT) | (np.uint64(kind) << TYPE_SHIFT)
-                     | np.uint64(score - MIN_SCORE))
+    table[target] = ((mine << shift) | (np.uint64(work) << work_shift)
+                     | (np.uint64(move) << np.uint64(MOVE_SHIFT)) | (np.uint64(kind) << TYPE_SHIFT)
+                     | np.uint64(score - board.min_score))

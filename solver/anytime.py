@@ -38,10 +38,9 @@ import numpy as np
 
 from . import _evaluate as ev
 from .alarm import Alarm
-from .bitboard import CELLS, COLUMN_ORDER, win_score
 from .budget import BudgetClock
 from .engine import Solver
-from .errors import GameOverError
+from .errors import BoardSizeError, GameOverError
 from .position import Position
 
 # Checkpoints, as shares of the budget, tuned with scripts/bench_anytime.py:
@@ -87,20 +86,30 @@ class AnytimeSearch:
 
     def __init__(self, solver: Solver | None = None, eval_table_log2: int = EVAL_TABLE_LOG2):
         self.solver = solver if solver is not None else Solver()
+        self.board = board = self.solver.board
         # np.full, not np.zeros: pages are touched now, not in the first timed search.
         self._tt_keys = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
         self._tt_data = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
-        self._scratch = np.zeros(ev.SCRATCH_SIZE, dtype=np.uint64)
+        self._scratch = np.zeros(ev.scratch_size(board), dtype=np.uint64)
         self._alarm = Alarm()
         # The leaves read the solver's proofs: its big table, and the near table in its scratch.
         self._table, self._near, self._shift = self.solver.search_tables()
         # Load (or compile) every kernel now, so that no budget pays for it.
-        warm = Position.from_moves("4444443")
+        middle = str(board.column_order[0] + 1)
+        warm = Position.from_moves(middle * board.height + str(board.column_order[1] + 1),
+                                   board)
         self.evaluate_moves(warm, 2)
-        self.solver.solve_window(warm.play(3), -1, 1)
+        self.solver.solve_window(warm.play(board.column_order[1] + 1), -1, 1)
 
     def __repr__(self) -> str:
         return f"AnytimeSearch({self.solver!r})"
+
+    def _bits(self, flags: int) -> list[int]:
+        """The columns (from 1) whose bits are set in ``flags``."""
+        return [col + 1 for col in range(self.board.width) if flags >> col & 1]
+
+    def _centre_first(self, columns) -> list[int]:
+        return [col + 1 for col in self.board.column_order if col + 1 in columns]
 
     # -- the evaluation search -----------------------------------------------
     def evaluate_moves(self, position: Position, depth: int, columns=None,
@@ -111,41 +120,43 @@ class AnytimeSearch:
         values after the first are upper bounds once they fall below the best.
         Fewer moves come back if ``node_limit`` or the clock stopped the search.
         """
-        cols = [c for c in (columns or _centre_first(_bits(ev.safe_columns(*_args(position)[:2]))))]
+        cols = [c for c in (columns or self._centre_first(self._bits(
+            ev.safe_columns(self.board, *_args(position)[:2]))))]
         if not cols:
             return {}
         values = np.zeros(len(cols), dtype=np.int64)
         scratch = self._scratch
         scratch[ev.STOPPED] = 0
         scratch[ev.LIMIT] = 0 if node_limit is None else scratch[ev.NODES] + max(1, node_limit)
-        done = ev.root_values(*_args(position), depth, np.array([c - 1 for c in cols], dtype=np.int64),
-                              values, self._tt_keys, self._tt_data, self._table, self._near, self._shift,
+        done = ev.root_values(self.board, *_args(position), depth,
+                              np.array([c - 1 for c in cols], dtype=np.int64), values,
+                              self._tt_keys, self._tt_data, self._table, self._near, self._shift,
                               known[0], known[1], scratch)
         scratch[ev.LIMIT] = scratch[ev.STOPPED] = 0
         return {cols[i]: int(values[i]) for i in range(done)}
 
     def move_values(self, position: Position, depth: int) -> dict[int, int]:
-        """Every legal move's value (1-7: value), each searched ``depth`` plies deep in full.
+        """Every legal move's value (column: value), each searched ``depth`` plies deep in full.
 
         A move that wins at once, or lets the opponent win at once, gets its
         proven value.
         """
         ply = position.ply
-        wins = _bits(ev.winning_columns(*_args(position)[:2]))
-        safe = _bits(ev.safe_columns(*_args(position)[:2]))
+        wins = self._bits(ev.winning_columns(self.board, *_args(position)[:2]))
+        safe = self._bits(ev.safe_columns(self.board, *_args(position)[:2]))
         values = {}
         for col in position.legal_moves():
             if col in wins:
-                values[col] = ev.BIG + win_score(ply)
+                values[col] = ev.BIG + self.board.win_score(ply)
             elif col not in safe:
-                values[col] = -ev.BIG - win_score(ply + 1)
+                values[col] = -ev.BIG - self.board.win_score(ply + 1)
             else:
                 values[col] = self.evaluate_moves(position, depth, [col])[col]
         return values
 
     # -- the anytime move ----------------------------------------------------
     def choose(self, position: Position, seconds: float | None = None, nodes: int | None = None,
-               low: int = -CELLS, high: int = CELLS, known=NO_KNOWN,
+               low: int | None = None, high: int | None = None, known=NO_KNOWN,
                keep_win: bool = True, started: float | None = None) -> AnytimeAnswer:
         """The best move found within ``seconds`` and/or ``nodes``.
 
@@ -159,17 +170,24 @@ class AnytimeSearch:
         """
         if seconds is None and nodes is None:
             raise ValueError("an anytime search needs a budget: seconds, nodes or both")
+        board = self.board
+        if position.board is not board:
+            raise BoardSizeError(f"position {position.moves!r} is on a {position.board} board; "
+                                 f"this search plays {board}")
         if position.is_game_over:
             raise GameOverError(f"the game is over after {position.moves!r}: no move to play",
                                 position.moves)
+        low = -board.cells if low is None else low
+        high = board.cells if high is None else high
         ply = position.ply
-        wins = _bits(ev.winning_columns(*_args(position)[:2]))
+        wins = self._bits(ev.winning_columns(board, *_args(position)[:2]))
         if wins:
-            return AnytimeAnswer(_centre_first(wins)[0], win_score(ply), 1, True, True, 0, 0)
-        safe = _centre_first(_bits(ev.safe_columns(*_args(position)[:2])))
+            return AnytimeAnswer(self._centre_first(wins)[0], board.win_score(ply), 1, True, True,
+                                 0, 0)
+        safe = self._centre_first(self._bits(ev.safe_columns(board, *_args(position)[:2])))
         if not safe:  # every move loses at once: block one threat, lose a move later
-            return AnytimeAnswer(_centre_first(position.legal_moves())[0], -((CELLS - ply) // 2),
-                                 -1, True, True, 0, 0)
+            return AnytimeAnswer(self._centre_first(position.legal_moves())[0],
+                                 board.loss_score(ply), -1, True, True, 0, 0)
         clock = BudgetClock(self.solver, self._scratch, self._alarm, seconds, nodes, started)
         try:
             if len(safe) == 1:
@@ -192,8 +210,8 @@ class AnytimeSearch:
 
     def _choose(self, position, safe, clock, low, high, known, keep_win) -> AnytimeAnswer:
         ply = position.ply
-        low = max(low, -((CELLS - ply) // 2))
-        high = min(high, (CELLS + 1 - ply) // 2)
+        low = max(low, self.board.loss_score(ply))
+        high = min(high, self.board.win_score(ply))
         # A quick shallow evaluation orders the candidates for every later step.
         clock.phase(CHECK_END)
         order = self._ordered(position, safe, ORDER_DEPTH, known)
@@ -335,7 +353,7 @@ class AnytimeSearch:
     def _reaches(self, position, col, score, clock) -> bool | None:
         """Whether ``col`` reaches the known exact ``score``; ``None`` when out of budget."""
         if position.is_winning_move(col):
-            return win_score(position.ply) >= score
+            return self.board.win_score(position.ply) >= score
         return self._child_at_most(position, col, -score, clock)
 
     def _child_at_most(self, position, col, target, clock, cap=None) -> bool | None:
@@ -358,7 +376,7 @@ class AnytimeSearch:
         """Iterative deepening: (best column, depth completed, its value)."""
         best, best_value, completed = candidates[0], -ev.INFINITY, 0
         order = list(candidates)
-        empties = CELLS - position.ply
+        empties = self.board.cells - position.ply
         for depth in range(2, empties + 1, 2):
             limit = clock.node_limit()
             if clock.stopped or (limit is not None and limit <= 0):
@@ -384,11 +402,3 @@ def _result(low: int, high: int) -> int | None:
 
 def _args(position: Position) -> tuple:
     return np.uint64(position.current), np.uint64(position.mask), position.ply
-
-
-def _bits(flags: int) -> list[int]:
-    return [col + 1 for col in range(7) if flags >> col & 1]
-
-
-def _centre_first(columns) -> list[int]:
-    return [col + 1 for col in COLUMN_ORDER if col + 1 in columns]

@@ -1,10 +1,11 @@
-"""Bit layout of the 7x6 board and pure-Python helpers over it.
+"""``Board``: a board's size and its bit layout, the one value every layer reads.
 
-A position is two integers of 49 useful bits, after Pascal Pons' solver:
-``current`` holds the stones of the player to move, ``mask`` holds every stone.
-Each column takes HEIGHT + 1 = 7 bits: six cells, bottom first, and one
-sentinel bit on top that is always empty, so that shifts never carry a line
-of four from one column into the next::
+A position is two integers of ``width * (height + 1)`` useful bits, after
+Pascal Pons' solver: ``current`` holds the stones of the player to move,
+``mask`` holds every stone.  Each column takes ``height + 1`` bits: its
+cells, bottom first, and one sentinel bit on top that is always empty, so
+that shifts never carry a line of four from one column into the next.  On
+the standard 7x6 board (columns of 7 bits, 49 in all)::
 
       .  .  .  .  .  .  .      <- sentinel row: 6 13 20 27 34 41 48
       5 12 19 26 33 40 47      <- top row
@@ -19,20 +20,17 @@ of four from one column into the next::
 column's stones into a single bit above its top stone, so the sum says both
 where the stones are and whose they are.
 
-These helpers work on Python ints; the numba kernels in ``_bits`` use the
-same layout over uint64.
+A ``Board`` holds these facts as Python integers.  The numba kernels take
+the same ``Board`` as their first argument and read each fact as a constant
+compiled into them (``_board_type``), so every size runs at compiled speed.
 """
 
-WIDTH = 7
-HEIGHT = 6
-H1 = HEIGHT + 1
-CELLS = WIDTH * HEIGHT
+from __future__ import annotations
 
-BOTTOM = sum(1 << (col * H1) for col in range(WIDTH))
-BOARD = BOTTOM * ((1 << HEIGHT) - 1)
-COLUMN_MASKS = tuple(((1 << HEIGHT) - 1) << (col * H1) for col in range(WIDTH))
-TOP_CELLS = tuple(1 << (HEIGHT - 1 + col * H1) for col in range(WIDTH))
-BOTTOM_CELLS = tuple(1 << (col * H1) for col in range(WIDTH))
+import re
+from typing import Any
+
+from .errors import BoardSizeError
 
 # Transposition table sizes a Solver accepts, as log2 of its 8-byte slots,
 # and a solve's default (16M slots, 128 MiB).  Kept here, not in engine, so
@@ -40,53 +38,170 @@ BOTTOM_CELLS = tuple(1 << (col * H1) for col in range(WIDTH))
 TABLE_LOG2_MIN, TABLE_LOG2_MAX = 10, 32
 DEFAULT_TABLE_LOG2 = 24
 
-# Centre columns first: they take part in the most lines of four.
-COLUMN_ORDER = (3, 2, 4, 1, 5, 0, 6)
+MIN_SIDE = 4      # a side shorter than a line of four has no lines that way
+MAX_WIDTH = 9     # moves are digit strings: one digit a column
+KEY_BITS = 64     # a key (a whole position) is one uint64 word
+ALLOWED = (f"width {MIN_SIDE}-{MAX_WIDTH}, height at least {MIN_SIDE}, and "
+           f"width x (height + 1) at most {KEY_BITS} bits, e.g. 6x5, 7x6, 8x7 or 9x6")
+_SIZE = re.compile(r"([0-9]+)x([0-9]+)")
 
 
-def win_score(ply: int) -> int:
-    """Score of the player to move at ``ply`` who wins with this very move."""
-    return (CELLS + 1 - ply) // 2
+class Board:
+    """A board of ``width`` columns and ``height`` rows: ``Board(7, 6)``, or ``Board.parse("6x5")``.
+
+    Boards are values: ``Board(6, 5) is Board(6, 5)``.  Columns are 1-based
+    in move strings and 0-based in bit arithmetic.
+    """
+
+    __slots__ = ("width", "height", "h1", "cells", "key_bits", "bottom", "all_cells",
+                 "column_masks", "top_cells", "bottom_cells", "column_order", "top_rows",
+                 "under_top_rows", "column_bits", "digits", "max_score", "min_score",
+                 "mirror_bits", "_mirror_digits", "_numba_type")
+    _made: dict[tuple[int, int], Board] = {}
+
+    def __new__(cls, width: int = 7, height: int = 6) -> Board:
+        board = cls._made.get((width, height)) if type(width) is int and type(height) is int \
+            else None
+        if board is not None:
+            return board
+        check_size(width, height)
+        board = super().__new__(cls)
+        board._lay_out(width, height)
+        cls._made[(width, height)] = board
+        return board
+
+    def _lay_out(self, width: int, height: int) -> None:
+        set_ = object.__setattr__
+        h1 = height + 1
+        set_(self, "width", width)
+        set_(self, "height", height)
+        set_(self, "h1", h1)
+        set_(self, "cells", width * height)
+        set_(self, "key_bits", width * h1)
+        set_(self, "bottom", sum(1 << (col * h1) for col in range(width)))
+        set_(self, "all_cells", self.bottom * ((1 << height) - 1))
+        set_(self, "column_masks", tuple(((1 << height) - 1) << (col * h1) for col in range(width)))
+        set_(self, "top_cells", tuple(1 << (height - 1 + col * h1) for col in range(width)))
+        set_(self, "bottom_cells", tuple(1 << (col * h1) for col in range(width)))
+        # Centre columns first: they take part in the most lines of four
+        # (on 7x6: 4 3 5 2 6 1 7, as 0-based columns 3 2 4 1 5 0 6).
+        set_(self, "column_order", tuple(width // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2)
+                                         for i in range(width)))
+        # The rows a follower claims by answering every move on top of it: the
+        # top row and every second row below (see ``_bounds``); the others.
+        top = sum(1 << row for row in range(height - 1, -1, -2))
+        set_(self, "top_rows", self.bottom * top)
+        set_(self, "under_top_rows", self.all_cells ^ self.bottom * top)
+        # Bits that hold a 0-based column, with one value to spare for "none".
+        set_(self, "column_bits", width.bit_length())
+        set_(self, "digits", "".join(str(col + 1) for col in range(width)))
+        set_(self, "max_score", (self.cells + 1) // 2)   # a win with the first stone
+        set_(self, "min_score", -(self.cells // 2))      # a loss to the last stone
+        set_(self, "mirror_bits", _mirror_function(width, h1))
+        set_(self, "_mirror_digits", str.maketrans(self.digits, self.digits[::-1]))
+        set_(self, "_numba_type", None)
+
+    @classmethod
+    def parse(cls, text: str | Board | None) -> Board:
+        """A board from ``"WxH"`` (``"6x5"``), a ``Board``, or ``None`` for the standard 7x6."""
+        if text is None:
+            return STANDARD
+        if isinstance(text, Board):
+            return text
+        if not isinstance(text, str):
+            raise BoardSizeError(f"a board is written WxH, like 7x6; got {text!r}")
+        found = _SIZE.fullmatch(text.strip().lower())
+        if found is None or not text.strip().isascii():
+            raise BoardSizeError(f"board {text!r} is not WxH (like 7x6): {ALLOWED}")
+        return cls(int(found[1]), int(found[2]))
+
+    # -- scores ----------------------------------------------------------------
+    def win_score(self, ply: int) -> int:
+        """Score of the player to move at ``ply`` who wins with this very move."""
+        return (self.cells + 1 - ply) // 2
+
+    def loss_score(self, ply: int) -> int:
+        """Score of the player to move at ``ply`` who loses to the opponent's next move."""
+        return -((self.cells - ply) // 2)
+
+    # -- lines and mirrors ---------------------------------------------------
+    def fours(self, stones):
+        """The cells where a four of ``stones`` starts, in any direction: nonzero when there
+        is one.  The same expression works elementwise on a numpy ``uint64`` array."""
+        found = 0
+        h1 = self.h1
+        for shift in (1, h1 - 1, h1, h1 + 1):  # vertical, both diagonals, horizontal
+            pairs = stones & (stones >> shift)
+            found |= pairs & (pairs >> (2 * shift))
+        return found
+
+    def has_four(self, stones: int) -> bool:
+        """True when ``stones`` holds four in a row in any direction (numba twin: ``_bits.has_four``)."""
+        return self.fours(stones) != 0
+
+    def mirror_moves(self, moves: str) -> str:
+        """A move string with columns reversed (1 <-> width): the moves of the mirror image."""
+        return moves.translate(self._mirror_digits)
+
+    # -- identity --------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Board is a value: {name!r} cannot be set")
+
+    def __reduce__(self):
+        return Board, (self.width, self.height)
+
+    def __repr__(self) -> str:
+        return f"Board({self.width}, {self.height})"
+
+    def __str__(self) -> str:
+        return f"{self.width}x{self.height}"
+
+    @property
+    def _numba_type_(self):
+        """The board as numba sees it (loads numba on first use)."""
+        if self._numba_type is None:
+            from ._board_type import BoardType
+
+            object.__setattr__(self, "_numba_type", BoardType(self.width, self.height))
+        return self._numba_type
 
 
-def fours(stones):
-    """The cells where a four of ``stones`` starts, in any direction: nonzero when there
-    is one.  The same expression works elementwise on a numpy ``uint64`` array."""
-    found = 0
-    for shift in (1, H1 - 1, H1, H1 + 1):  # vertical, both diagonals, horizontal
-        pairs = stones & (stones >> shift)
-        found |= pairs & (pairs >> (2 * shift))
-    return found
+def check_size(width: Any, height: Any) -> None:
+    """Nothing if ``width`` x ``height`` is a board c4book plays; else a BoardSizeError naming it."""
+    if type(width) is not int or type(height) is not int:
+        raise BoardSizeError(f"a board's width and height are whole numbers, got "
+                             f"{width!r} x {height!r}")
+    if not MIN_SIDE <= width <= MAX_WIDTH or height < MIN_SIDE \
+            or width * (height + 1) > KEY_BITS:
+        raise BoardSizeError(f"board {width}x{height} is not supported: {ALLOWED}")
 
 
-def has_four(stones: int) -> bool:
-    """True when ``stones`` contains four in a row in any direction (numba twin: ``_bits.has_four``)."""
-    return fours(stones) != 0
-
-
-_COLUMN = (1 << H1) - 1  # one column's cells and its sentinel bit
-
-
-def mirror_bits(bits: int) -> int:
-    """The same cells with columns reversed (column 1 <-> 7), of a board or a key.
+def _mirror_function(width: int, h1: int):
+    """``mirror_bits`` for one board: the same cells with columns reversed (1 <-> width), of
+    a board or a key, unrolled column by column (this is half a book lookup's work).
 
     A key's columns never carry into each other (the sentinel bit takes the
-    carry), so mirroring a key is mirroring its columns.  Unrolled for speed
-    (this is half a book lookup's work); the same expression works elementwise
-    on a numpy ``uint64`` array.  The numba twin is ``_bits.mirror``.
+    carry), so mirroring a key is mirroring its columns.  The expression works
+    elementwise on a numpy ``uint64`` array too; the numba twin is ``_bits.mirror``.
     """
-    return (((bits & _COLUMN) << 42) | ((bits >> 7 & _COLUMN) << 35)
-            | ((bits >> 14 & _COLUMN) << 28) | (bits & (_COLUMN << 21))
-            | ((bits >> 28 & _COLUMN) << 14) | ((bits >> 35 & _COLUMN) << 7) | (bits >> 42))
-
-
-def mirror_moves(moves: str) -> str:
-    """A move string with columns reversed (1 <-> 7): the moves of the mirror image."""
-    return moves.translate(_MIRROR_DIGITS)
-
-
-_MIRROR_DIGITS = str.maketrans("1234567", "7654321")
+    column = (1 << h1) - 1
+    terms = []
+    for col in range(width):
+        move = (width - 1 - 2 * col) * h1   # to the mirrored column's place
+        part = f"(bits & {column << (col * h1)})"
+        terms.append(part if move == 0 else f"({part} << {move})" if move > 0
+                     else f"({part} >> {-move})")
+    source = f"lambda bits: {' | '.join(terms)}"
+    return eval(source)  # noqa: S307 -- our own arithmetic text, made once per board
 
 
 def popcount(bits: int) -> int:
     return bin(bits).count("1")
+
+
+STANDARD = Board(7, 6)
+
+
+def win_score(ply: int, board: Board = STANDARD) -> int:
+    """Score of the player to move at ``ply`` who wins with this very move."""
+    return board.win_score(ply)

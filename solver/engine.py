@@ -11,9 +11,9 @@ import numpy as np
 
 from . import _search
 from ._bits import winning_cells
-from ._table import new_table
-from .bitboard import CELLS, DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN, WIDTH, win_score
-from .errors import GameOverError, IllegalMoveError, SearchLimitError
+from ._table import min_table_log2, new_table
+from .bitboard import DEFAULT_TABLE_LOG2, STANDARD, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
+from .errors import BoardSizeError, GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
 # A search with threads first runs alone up to this many nodes: easy
@@ -52,18 +52,23 @@ class Solver:
     for deep positions) is kept across calls.
     With ``threads=N`` a hard position is searched by N threads that share
     the table (``None``: one per core); answers are the same, only sooner.
+    A solver plays one ``board`` (a ``Board`` or ``"WxH"``; 7x6 by default).
     """
 
-    def __init__(self, table_log2: int = DEFAULT_TABLE_LOG2, threads: int | None = 1) -> None:
+    def __init__(self, table_log2: int = DEFAULT_TABLE_LOG2, threads: int | None = 1,
+                 board: Board | str | None = None) -> None:
+        board = Board.parse(board)
+        smallest = max(TABLE_LOG2_MIN, min_table_log2(board))
         if isinstance(table_log2, bool) or not isinstance(table_log2, int) \
-                or not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
-            raise ValueError(f"table_log2 must be in {TABLE_LOG2_MIN}..{TABLE_LOG2_MAX}, "
-                             f"got {table_log2!r}")
+                or not smallest <= table_log2 <= TABLE_LOG2_MAX:
+            raise ValueError(f"table_log2 must be in {smallest}..{TABLE_LOG2_MAX}"
+                             f"{'' if board is STANDARD else f' on {board}'}, got {table_log2!r}")
         threads = machine_threads() if threads is None else check_threads(threads)
+        self.board = board
         self.table_log2 = table_log2
         self.threads = threads
         self._table = new_table(table_log2)
-        self._scratch = _new_scratch()
+        self._scratch = _new_scratch(board)
         self._shift = np.uint64(64 - table_log2)
         # Which shallow nodes the threads are searching (see _search.negamax).
         self._busy = np.zeros(1 << _search.BUSY_LOG2, dtype=np.uint64) if threads > 1 else None
@@ -71,9 +76,9 @@ class Solver:
         self._pool: ThreadPoolExecutor | None = None
 
     def __repr__(self) -> str:
-        if self.threads == 1:
-            return f"Solver(table_log2={self.table_log2})"
-        return f"Solver(table_log2={self.table_log2}, threads={self.threads})"
+        threads = "" if self.threads == 1 else f", threads={self.threads}"
+        board = "" if self.board is STANDARD else f", board={str(self.board)!r}"
+        return f"Solver(table_log2={self.table_log2}{threads}{board})"
 
     def fork(self) -> Solver:
         """A single-thread solver for another thread that shares this one's table.
@@ -84,12 +89,13 @@ class Solver:
         or mistaken for another position.  Node counts and limits stay per fork.
         """
         twin = Solver.__new__(Solver)
+        twin.board = self.board
         twin.table_log2 = self.table_log2
         twin.threads = 1
         twin._table = self._table
         twin._shift = self._shift
         twin._busy = self._busy
-        twin._scratch = _new_scratch()
+        twin._scratch = _new_scratch(self.board)
         twin._helpers = []
         twin._pool = None
         return twin
@@ -113,8 +119,9 @@ class Solver:
     def clear(self) -> None:
         """Empty the transposition table."""
         self._table.fill(0)
+        near = _search.near_base(self.board)
         for solver in (self, *self._helpers):  # their near tables
-            solver._scratch[_search.NEAR_BASE:] = 0
+            solver._scratch[near:] = 0
 
     def set_node_limit(self, nodes: int | None) -> None:
         """Stop any search after ``nodes`` more nodes (``None``: no limit).
@@ -135,11 +142,11 @@ class Solver:
         """The kernel's answer; with threads, a race that the first finisher ends."""
         args = (*self._args(position), int(low), int(high))
         if self.threads == 1 or self._scratch[_search.LIMIT]:
-            return self._checked(_search.solve_window(*args, self._table, self._scratch,
-                                                      self._shift))
+            return self._checked(_search.solve_window(self.board, *args, self._table,
+                                                      self._scratch, self._shift))
         # Alone first, within a small node budget: most positions end here.
         self._scratch[_search.LIMIT] = self._scratch[_search.NODES] + SOLO_NODES
-        result = _search.solve_window(*args, self._table, self._scratch, self._shift)
+        result = _search.solve_window(self.board, *args, self._table, self._scratch, self._shift)
         self._scratch[_search.LIMIT] = 0
         if not self._scratch[_search.STOPPED]:
             return int(result)
@@ -169,11 +176,11 @@ class Solver:
         """Exact score (Pons' convention), or with ``weak`` only its sign."""
         if weak:
             return self.solve_window(position, -1, 1)
-        return self.solve_window(position, -CELLS, CELLS)
+        return self.solve_window(position, -self.board.cells, self.board.cells)
 
     def solve_window(self, position: Position | str, low: int, high: int) -> int:
         """The exact score clamped to ``[low, high]``; cheaper the narrower it is."""
-        position = _playable(position)
+        position = self._playable(position)
         if low > high:
             raise ValueError(f"empty window [{low}; {high}]")
         return self._solve_window(position, low, high)
@@ -184,30 +191,32 @@ class Solver:
         The result ``r`` says: ``r <= alpha`` means score <= r; ``r >= beta``
         means score >= r; otherwise score == r.
         """
-        position = _playable(position)
+        position = self._playable(position)
         if alpha >= beta:
             raise ValueError(f"empty window ({alpha}; {beta})")
-        if any(position.is_winning_move(col) for col in range(1, WIDTH + 1)):
-            return win_score(position.ply)
+        board = self.board
+        if any(position.is_winning_move(col) for col in range(1, board.width + 1)):
+            return board.win_score(position.ply)
         current, mask, ply = self._args(position)
-        threats = np.uint64(winning_cells(current ^ mask, mask))
-        return self._checked(_search.negamax(current, mask, ply, int(alpha), int(beta), threats,
-                                             self._table, self._scratch, self._shift, None))
+        threats = np.uint64(winning_cells(board, current ^ mask, mask))
+        return self._checked(_search.negamax(board, current, mask, ply, int(alpha), int(beta),
+                                             threats, self._table, self._scratch, self._shift,
+                                             None))
 
     def analyze(self, position: Position | str) -> list[int | None]:
-        """Exact score of each column 1-7 for the player to move; ``None`` if full."""
-        return _playable(position).move_scores(self.solve)
+        """Exact score of each column (from 1) for the player to move; ``None`` if full."""
+        return self._playable(position).move_scores(self.solve)
 
     def is_best_move(self, position: Position | str, col: int, score: int) -> bool:
         """Whether ``col`` reaches ``score``, the position's known exact score.
 
         One null-window search of the child, much cheaper than solving it.
         """
-        position = _playable(position)
+        position = self._playable(position)
         if not position.can_play(col):
             return False
         if position.is_winning_move(col):
-            return win_score(position.ply) >= score
+            return self.board.win_score(position.ply) >= score
         child = position.play(col)
         if child.is_full:
             return score <= 0
@@ -217,6 +226,22 @@ class Solver:
     @staticmethod
     def _args(position: Position) -> tuple:
         return np.uint64(position.current), np.uint64(position.mask), position.ply
+
+    def _playable(self, position: Position | str) -> Position:
+        """``position`` (a move string is read on this solver's board), checked: of this
+        board, and not over."""
+        if isinstance(position, str):
+            position = Position.from_moves(position, self.board)
+        elif not isinstance(position, Position):
+            raise IllegalMoveError(f"expected a Position or a move string, got {position!r}")
+        elif position.board is not self.board:
+            raise BoardSizeError(f"position {position.moves!r} is on a {position.board} board; "
+                                 f"this solver plays {self.board}: make it with "
+                                 f"Solver(board={str(position.board)!r})")
+        if position.is_game_over:
+            raise GameOverError(f"the game is over after {position.moves!r}: nothing to solve",
+                                position.moves)
+        return position
 
 
 class _Race:
@@ -232,10 +257,11 @@ class _Race:
 
     def __init__(self, runners: list[Solver], current, mask, ply: int, low: int, high: int):
         self.runners = runners
+        self.board = board = runners[0].board
         self.position = (current, mask, ply)
-        self.threats = np.uint64(winning_cells(current ^ mask, mask))
+        self.threats = np.uint64(winning_cells(board, current ^ mask, mask))
         self.high = high
-        self.lo, self.hi = (int(bound) for bound in _search.score_range(ply, low, high))
+        self.lo, self.hi = (int(bound) for bound in _search.score_range(board, ply, low, high))
         self.testing: dict[int, int] = {}  # runner index -> the value it tests
         self.lock = threading.Lock()
 
@@ -254,7 +280,7 @@ class _Race:
                     return
                 med = _search.next_test(lo, hi, guess)
                 self.testing[me] = med
-            result = _search.negamax(*self.position, med, med + 1, self.threats,
+            result = _search.negamax(self.board, *self.position, med, med + 1, self.threats,
                                      solver._table, scratch, solver._shift, solver._busy)
             with self.lock:
                 del self.testing[me]
@@ -272,16 +298,5 @@ class _Race:
                         self.runners[other]._scratch[_search.LIMIT] = 1
 
 
-def _new_scratch() -> np.ndarray:
-    return np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
-
-
-def _playable(position: Position | str) -> Position:
-    if isinstance(position, str):
-        position = Position.from_moves(position)
-    elif not isinstance(position, Position):
-        raise IllegalMoveError(f"expected a Position or a move string, got {position!r}")
-    if position.is_game_over:
-        raise GameOverError(f"the game is over after {position.moves!r}: nothing to solve",
-                            position.moves)
-    return position
+def _new_scratch(board: Board) -> np.ndarray:
+    return np.zeros(_search.scratch_size(board), dtype=np.uint64)

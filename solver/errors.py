@@ -28,7 +28,8 @@ class GameOverError(IllegalMoveError):
 
 
 class BoardSizeError(C4Error, ValueError):
-    """Something built for another board than 7x6."""
+    """A board size c4book does not play, or a position, solver or book of another board
+    than the one asked for."""
 
 
 class SearchLimitError(C4Error, RuntimeError):

@@ -14,26 +14,22 @@ key to a move string.  The search kernels live in ``_search``.
 import numpy as np
 from numba import njit
 
-from . import bitboard as bb
 from ._bits import has_four, mirror
+from .bitboard import STANDARD, Board
 from .position import Position
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-H1 = np.uint64(bb.H1)
-GROUP = np.uint64((1 << bb.H1) - 1)   # one column's 7 bits
-BOTTOM = np.uint64(bb.BOTTOM)
-FULL = bb.CELLS
 
 
 @njit(cache=True, inline="always")
-def decode(key):
+def decode(board, key):
     """``(current, mask, ply)`` of a key."""
     mask = U0
     ply = 0
-    for col in range(bb.WIDTH):
-        shift = np.uint64(col) * H1
-        group = ((key >> shift) & GROUP) + U1   # 2**h + stones: top bit gives h
+    for col in range(board.width):
+        shift = np.uint64(col) * board.h1
+        group = ((key >> shift) & board.column) + U1   # 2**h + stones: top bit gives h
         h = 0
         while group > U1:
             group >>= U1
@@ -44,59 +40,59 @@ def decode(key):
 
 
 @njit(cache=True, inline="always")
-def canonical(key):
-    other = mirror(key)
+def canonical(board, key):
+    other = mirror(board, key)
     return other if other < key else key
 
 
 @njit(cache=True, inline="always")
-def child_key(current, mask, col):
+def child_key(board, current, mask, col):
     """``(key, won)`` after the mover plays ``col`` (0-based, not full)."""
-    shift = np.uint64(col) * H1
-    stone = (mask + (U1 << shift)) & ((GROUP >> U1) << shift)
+    shift = np.uint64(col) * board.h1
+    stone = (mask + (U1 << shift)) & (board.column_cells << shift)
     new_mask = mask | stone
-    return (current ^ mask) + new_mask, has_four(current | stone)
+    return (current ^ mask) + new_mask, has_four(board, current | stone)
 
 
 @njit(cache=True, inline="always")
-def is_full_column(mask, col):
-    return ((mask >> (np.uint64(col) * H1 + np.uint64(bb.HEIGHT - 1))) & U1) != U0
+def is_full_column(board, mask, col):
+    return ((mask >> (np.uint64(col) * board.h1 + board.h - U1)) & U1) != U0
 
 
 @njit(cache=True)
-def canonical_keys(keys):
+def canonical_keys(board, keys):
     """``canonical`` of each key."""
     out = np.empty_like(keys)
     for i in range(len(keys)):
-        out[i] = canonical(keys[i])
+        out[i] = canonical(board, keys[i])
     return out
 
 
 @njit(cache=True)
-def plies_of(keys):
+def plies_of(board, keys):
     """Stones on the board for each key."""
     out = np.empty(len(keys), dtype=np.int64)
     for i in range(len(keys)):
-        out[i] = decode(keys[i])[2]
+        out[i] = decode(board, keys[i])[2]
     return out
 
 
 @njit(cache=True)
-def _children_into(keys, low, high, out):
+def _children_into(board, keys, low, high, out):
     """Write the canonical unfinished children in ``[low, high)`` to ``out`` (if not
     empty); return how many there are."""
     n = 0
     for i in range(len(keys)):
-        current, mask, ply = decode(keys[i])
-        if ply + 1 >= FULL:
+        current, mask, ply = decode(board, keys[i])
+        if ply + 1 >= board.cells:
             continue  # the last stone ends the game: no unfinished child
-        for col in range(bb.WIDTH):
-            if is_full_column(mask, col):
+        for col in range(board.width):
+            if is_full_column(board, mask, col):
                 continue
-            key, won = child_key(current, mask, col)
+            key, won = child_key(board, current, mask, col)
             if won:
                 continue
-            key = canonical(key)
+            key = canonical(board, key)
             if low <= key < high:
                 if len(out):
                     out[n] = key
@@ -105,16 +101,16 @@ def _children_into(keys, low, high, out):
 
 
 @njit(cache=True)
-def unfinished_children(keys, low, high):
+def unfinished_children(board, keys, low, high):
     """Canonical keys in ``[low, high)`` of every unfinished child of ``keys``.
 
     Unsorted, with repeats (transpositions, mirror pairs): the caller sorts.
     Two passes, one to count and one to fill, so that listing a narrow range
     of keys allocates only what falls in it, not seven keys per parent.
     """
-    out = np.empty(_children_into(keys, low, high, np.empty(0, dtype=np.uint64)),
+    out = np.empty(_children_into(board, keys, low, high, np.empty(0, dtype=np.uint64)),
                    dtype=np.uint64)
-    _children_into(keys, low, high, out)
+    _children_into(board, keys, low, high, out)
     return out
 
 
@@ -135,12 +131,12 @@ FIBONACCI = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
-def _replay(key, digits, dead, owner, tag, prefix):
+def _replay(board, key, digits, dead, owner, tag, prefix):
     """Fill ``digits`` with the smallest move string that reaches ``key``; steps taken.
 
-    The string starts with ``prefix`` (digits 1-7, 0 padded), or -1 is
+    The string starts with ``prefix`` (column digits, 0 padded), or -1 is
     returned when no string that starts so reaches the key.
-    Depth first from the end of the prefix, columns in order 1-7: a column is
+    Depth first from the end of the prefix, columns in order: a column is
     played when the cell it fills holds a stone of the player to move in the
     target.  The target holds no four, so neither does any position on the
     way.  A dead end (no such column) backs up; -1 when there is no way.
@@ -149,40 +145,40 @@ def _replay(key, digits, dead, owner, tag, prefix):
     move orders reaching them are cut at once: without it, deep positions
     can take tens of thousands of steps.
     """
-    current, mask, ply = decode(key)
+    current, mask, ply = decode(board, key)
     first = current if ply % 2 == 0 else current ^ mask   # the first player's stones
     tried = np.zeros(ply + 1, dtype=np.int64)   # columns tried so far at each depth
     stones = np.empty(ply + 1, dtype=np.uint64)
-    board = U0
+    stones_in = U0   # the stones played so far
     depth = 0
     steps = 0
     while depth < len(prefix) and prefix[depth] != 0:   # the prefix is forced
         mine = first if depth % 2 == 0 else mask ^ first
-        shift = np.uint64(prefix[depth] - 1) * H1
-        stone = (board + (U1 << shift)) & ((GROUP >> U1) << shift)
+        shift = np.uint64(prefix[depth] - 1) * board.h1
+        stone = (stones_in + (U1 << shift)) & (board.column_cells << shift)
         if depth >= ply or not stone & mine:
             return -1
         digits[depth] = prefix[depth]
-        board |= stone
+        stones_in |= stone
         depth += 1
     start = depth
     tried[depth] = 0
     while depth < ply:
         mine = first if depth % 2 == 0 else mask ^ first
         played = False
-        while tried[depth] < bb.WIDTH:
+        while tried[depth] < board.width:
             col = tried[depth]
             tried[depth] += 1
             steps += 1
-            shift = np.uint64(col) * H1
-            stone = (board + (U1 << shift)) & ((GROUP >> U1) << shift)
+            shift = np.uint64(col) * board.h1
+            stone = (stones_in + (U1 << shift)) & (board.column_cells << shift)
             if stone & mine:
-                slot = ((board | stone) * FIBONACCI) >> DEAD_SHIFT
-                if owner[slot] == tag and dead[slot] == board | stone:
+                slot = ((stones_in | stone) * FIBONACCI) >> DEAD_SHIFT
+                if owner[slot] == tag and dead[slot] == stones_in | stone:
                     continue
                 stones[depth] = stone
                 digits[depth] = col + 1
-                board |= stone
+                stones_in |= stone
                 depth += 1
                 tried[depth] = 0
                 played = True
@@ -190,10 +186,10 @@ def _replay(key, digits, dead, owner, tag, prefix):
         if not played:
             if depth == start:
                 return -1
-            slot = (board * FIBONACCI) >> DEAD_SHIFT
-            dead[slot], owner[slot] = board, tag
+            slot = (stones_in * FIBONACCI) >> DEAD_SHIFT
+            dead[slot], owner[slot] = stones_in, tag
             depth -= 1
-            board ^= stones[depth]
+            stones_in ^= stones[depth]
     return steps
 
 
@@ -203,68 +199,70 @@ def _dead_table():
 
 
 @njit(cache=True)
-def replay_keys(keys, prefixes):
-    """Digit rows (1-7, zero padded) of a move order for each key; ply per key.
+def replay_keys(board, keys, prefixes):
+    """Digit rows (columns from 1, zero padded) of a move order for each key; ply per key.
 
     Each key's string starts with the first row of ``prefixes`` that can
     start it (an all-zero row always can, if any string reaches the key).
     """
-    digits = np.zeros((len(keys), FULL), dtype=np.uint8)
+    digits = np.zeros((len(keys), board.cells), dtype=np.uint8)
     plies = np.full(len(keys), -1, dtype=np.int64)
     dead, owner = _dead_table()
     tag = 0
     for i in range(len(keys)):
         for j in range(len(prefixes)):
             tag += 1   # a new search: boards found dead before do not apply
-            if _replay(keys[i], digits[i], dead, owner, tag, prefixes[j]) >= 0:
-                plies[i] = decode(keys[i])[2]
+            if _replay(board, keys[i], digits[i], dead, owner, tag, prefixes[j]) >= 0:
+                plies[i] = decode(board, keys[i])[2]
                 break
     return digits, plies
 
 
 @njit(cache=True)
-def replay_steps(keys):
+def replay_steps(board, keys):
     """Columns tried by ``_replay`` for each key (to measure its backtracking)."""
-    digits = np.zeros(FULL, dtype=np.uint8)
+    digits = np.zeros(board.cells, dtype=np.uint8)
     steps = np.zeros(len(keys), dtype=np.int64)
     dead, owner = _dead_table()
     none = np.zeros(0, dtype=np.uint8)
     for i in range(len(keys)):
-        steps[i] = _replay(keys[i], digits, dead, owner, i, none)
+        steps[i] = _replay(board, keys[i], digits, dead, owner, i, none)
     return steps
 
 
-def _prefix_rows(root: str) -> np.ndarray:
+def _prefix_rows(root: str, board: Board) -> np.ndarray:
     """Prefixes to try: the root's moves, their mirror image, then none."""
-    rows = np.zeros((3, FULL), dtype=np.uint8)
-    for row, moves in enumerate((root, bb.mirror_moves(root))):
+    rows = np.zeros((3, board.cells), dtype=np.uint8)
+    for row, moves in enumerate((root, board.mirror_moves(root))):
         rows[row, :len(moves)] = [int(c) for c in moves]
     return rows
 
 
-def moves_of_keys(keys: np.ndarray, root: str = "") -> list[str]:
+def moves_of_keys(keys: np.ndarray, root: str = "", board: Board = STANDARD) -> list[str]:
     """The smallest move string that replays to each key (of reachable, unfinished positions).
 
     With ``root`` (a book's root moves), strings start with the root's moves,
     or with their mirror image, when any such string reaches the key.
     """
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    digits, plies = replay_keys(keys, _prefix_rows(root))
+    digits, plies = replay_keys(board, keys, _prefix_rows(root, board))
     if (plies < 0).any():
         bad = int(keys[int(np.argmax(plies < 0))])
-        raise ValueError(f"key {bad} is not a position reachable by legal play")
+        where = "" if board is STANDARD else f" on {board}"
+        raise ValueError(f"key {bad} is not a position reachable by legal play{where}")
+    full = board.cells
     text = (digits + ord("0")).tobytes().decode("ascii")
-    return [text[i * FULL:i * FULL + p] for i, p in enumerate(plies.tolist())]
+    return [text[i * full:i * full + p] for i, p in enumerate(plies.tolist())]
 
 
 @njit(cache=True)
-def _boards_of(keys, current, mask):
+def _boards_of(board, keys, current, mask):
     for i in range(len(keys)):
-        current[i], mask[i], _ = decode(keys[i])
+        current[i], mask[i], _ = decode(board, keys[i])
 
 
-def positions_of_keys(keys: np.ndarray, root: str = "") -> list[Position]:
-    """``[Position.from_moves(m) for m in moves_of_keys(keys, root)]``, faster.
+def positions_of_keys(keys: np.ndarray, root: str = "", board: Board = STANDARD) -> list[Position]:
+    """``[Position.from_moves(m, board) for m in moves_of_keys(keys, root, board)]``, faster.
 
     The boards come from the keys, not from replaying each string move by
     move, as a build's workers turn every frontier batch into Positions.
@@ -273,17 +271,17 @@ def positions_of_keys(keys: np.ndarray, root: str = "") -> list[Position]:
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     current = np.empty(len(keys), dtype=np.uint64)
     mask = np.empty(len(keys), dtype=np.uint64)
-    _boards_of(keys, current, mask)
+    _boards_of(board, keys, current, mask)
     raw = Position._raw
-    return [raw(c, m, moves, False)
-            for c, m, moves in zip(current.tolist(), mask.tolist(), moves_of_keys(keys, root))]
+    return [raw(c, m, moves, False, board) for c, m, moves
+            in zip(current.tolist(), mask.tolist(), moves_of_keys(keys, root, board))]
 
 
-def moves_of_key(key: int, root: str = "") -> str:
+def moves_of_key(key: int, root: str = "", board: Board = STANDARD) -> str:
     """The move string of a key (``current + mask``): the smallest that replays to it.
 
     The one way from a key or a pair of boards back to moves.  With ``root``,
     the string starts with the root's moves (or their mirror image) when one
     such string reaches the key; a ValueError when no legal play reaches it.
     """
-    return moves_of_keys(np.array([key], dtype=np.uint64), root)[0]
+    return moves_of_keys(np.array([key], dtype=np.uint64), root, board)[0]

@@ -15,10 +15,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .bitboard import CELLS, WIDTH
-from .packed import GROUP, H1, U1, canonical, decode
+from .bitboard import STANDARD, Board
+from .packed import U1, canonical, decode
 
-NO_BOUND = -CELLS - 1  # no parent known: nothing proven
+# No parent known: nothing proven.  Below every score of every board (int8).
+NO_BOUND = -128
 
 
 class Bounds(NamedTuple):
@@ -35,27 +36,27 @@ class Bounds(NamedTuple):
 
 
 @njit(cache=True, inline="always")
-def _parent(key, col):
+def _parent(board, key, col):
     """``(canonical parent key, the move in the parent's orientation)`` that leads to
     ``key`` through column ``col``, or ``(0, -1)`` when the column's top stone is not
     the last mover's."""
-    current, mask, _ = decode(key)
+    current, mask, _ = decode(board, key)
     last = current ^ mask   # the stones of the player who just moved
-    shift = np.uint64(col) * H1
-    column = (mask >> shift) & (GROUP >> U1)
+    shift = np.uint64(col) * board.h1
+    column = (mask >> shift) & board.column_cells
     top = ((column + U1) >> U1) << shift   # the column's top stone, if any
     if top == 0 or not last & top:
         return np.uint64(0), -1
     raw = (last ^ top) + (mask ^ top)   # taken back: the last mover is to move
-    parent = canonical(raw)
-    return parent, col if parent == raw else WIDTH - 1 - col
+    parent = canonical(board, raw)
+    return parent, col if parent == raw else board.width - 1 - col
 
 
 @njit(cache=True)
-def _parents_of(key, out):
+def _parents_of(board, key, out):
     count = 0
-    for col in range(WIDTH):
-        parent, move = _parent(key, col)
+    for col in range(board.width):
+        parent, move = _parent(board, key, col)
         if move >= 0:
             out[count] = parent
             count += 1
@@ -63,12 +64,12 @@ def _parents_of(key, out):
 
 
 @njit(cache=True)
-def _parent_bounds(keys, parent_keys, parent_scores, parent_best, low, exact):
+def _parent_bounds(board, keys, parent_keys, parent_scores, parent_best, low, exact):
     for i in range(len(keys)):
         low[i] = NO_BOUND
         exact[i] = False
-        for col in range(WIDTH):
-            parent, move = _parent(keys[i], col)
+        for col in range(board.width):
+            parent, move = _parent(board, keys[i], col)
             if move < 0:
                 continue
             j = np.searchsorted(parent_keys, parent)
@@ -81,10 +82,10 @@ def _parent_bounds(keys, parent_keys, parent_scores, parent_best, low, exact):
                 exact[i] = True
 
 
-def parents_of(key: int) -> np.ndarray:
+def parents_of(key: int, board: Board = STANDARD) -> np.ndarray:
     """The sorted canonical keys of the positions one move before ``key``."""
-    out = np.empty(WIDTH, dtype=np.uint64)
-    return np.unique(out[:_parents_of(np.uint64(key), out)])
+    out = np.empty(board.width, dtype=np.uint64)
+    return np.unique(out[:_parents_of(board, np.uint64(key), out)])
 
 
 class Parents(NamedTuple):
@@ -92,12 +93,13 @@ class Parents(NamedTuple):
 
     keys: np.ndarray    # uint64
     scores: np.ndarray  # int8
-    best: np.ndarray    # uint8, bit c set when column c + 1 is best
+    best: np.ndarray    # uint8 (uint16 on width 9), bit c set when column c + 1 is best
+    board: Board = STANDARD
 
     def bounds(self, keys: np.ndarray) -> Bounds:
         """What these entries prove about each of ``keys`` (any order, any orientation)."""
         low = np.empty(len(keys), dtype=np.int8)
         exact = np.empty(len(keys), dtype=np.bool_)
-        _parent_bounds(np.ascontiguousarray(keys, dtype=np.uint64), self.keys, self.scores,
-                       self.best, low, exact)
+        _parent_bounds(self.board, np.ascontiguousarray(keys, dtype=np.uint64), self.keys,
+                       self.scores, self.best, low, exact)
         return Bounds(low, exact)

@@ -4,66 +4,60 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .bitboard import (
-    BOTTOM_CELLS,
-    CELLS,
-    COLUMN_MASKS,
-    HEIGHT,
-    TOP_CELLS,
-    WIDTH,
-    has_four,
-    mirror_bits,
-    mirror_moves,
-    win_score,
-)
+from .bitboard import STANDARD, Board
 from .errors import GameOverError, IllegalMoveError
 
 
-_COLUMN_INDEX = {str(col + 1): col for col in range(WIDTH)}
-
-
 class Position:
-    """A 7x6 position as two bitboards plus the moves that led to it.
+    """A position as two bitboards plus the moves that led to it, on its ``Board``.
 
-    Columns are 1-based, as in move strings: ``Position.from_moves("4453")``.
-    Values are immutable; ``play`` returns a new Position.
+    Columns are 1-based, as in move strings: ``Position.from_moves("4453")``
+    on the standard 7x6 board, ``Position.from_moves("343", board="6x5")`` on
+    another.  Values are immutable; ``play`` returns a new Position.
     """
 
-    __slots__ = ("_current", "_mask", "_moves", "_won")
+    __slots__ = ("_current", "_mask", "_moves", "_won", "_board")
 
-    def __init__(self) -> None:
+    def __init__(self, board: Board | str | None = None) -> None:
         self._current = 0
         self._mask = 0
         self._moves = ""
         self._won = False
+        self._board = Board.parse(board)
 
     @classmethod
-    def from_moves(cls, moves: str) -> Position:
-        """The position after ``moves``, a string of digits 1-7 (may be empty)."""
+    def from_moves(cls, moves: str, board: Board | str | None = None) -> Position:
+        """The position after ``moves``, a string of column digits (may be empty), on
+        ``board`` (a ``Board`` or ``"WxH"``; the standard 7x6 by default)."""
+        board = Board.parse(board)
         if not isinstance(moves, str):
-            raise IllegalMoveError(f"moves must be a string of digits 1-7, got {moves!r}", str(moves))
+            raise IllegalMoveError(f"moves must be a string of digits {_columns(board)}, "
+                                   f"got {moves!r}", str(moves))
         # Fast path for the usual, legal string: plain bit arithmetic, no
         # intermediate Positions.  Anything unusual (a bad digit, a full column,
         # a four before the end) replays move by move to name the problem.
+        index, top, bottom, cells = _COLUMN_INDEX, board.top_cells, board.bottom_cells, \
+            board.column_masks
+        last = board.width - 1
         current = mask = 0
         for char in moves:
-            col = _COLUMN_INDEX.get(char)
-            if col is None or mask & TOP_CELLS[col]:
-                return cls._replay(moves)
-            current, mask = current ^ mask, mask | ((mask + BOTTOM_CELLS[col]) & COLUMN_MASKS[col])
+            col = index.get(char)
+            if col is None or col > last or mask & top[col]:
+                return cls._replay(moves, board)
+            current, mask = current ^ mask, mask | ((mask + bottom[col]) & cells[col])
         # Stones never leave the board: no four now means no four was ever made.
-        if has_four(current) or has_four(current ^ mask):
-            return cls._replay(moves)
-        return cls._raw(current, mask, moves, False)
+        if board.has_four(current) or board.has_four(current ^ mask):
+            return cls._replay(moves, board)
+        return cls._raw(current, mask, moves, False, board)
 
     @classmethod
-    def _replay(cls, moves: str) -> Position:
-        position = cls()
+    def _replay(cls, moves: str, board: Board = STANDARD) -> Position:
+        position = cls(board)
         for index, char in enumerate(moves):
-            if char not in "1234567":
+            if char not in board.digits:
                 raise IllegalMoveError(
                     f"illegal move {char!r} at position {index + 1} of {moves!r}: "
-                    "columns are digits 1-7",
+                    f"columns are digits {_columns(board)}",
                     moves,
                     index,
                 )
@@ -71,34 +65,38 @@ class Position:
         return position
 
     @classmethod
-    def _raw(cls, current: int, mask: int, moves: str, won: bool) -> Position:
+    def _raw(cls, current: int, mask: int, moves: str, won: bool,
+             board: Board = STANDARD) -> Position:
         position = cls.__new__(cls)
         position._current = current
         position._mask = mask
         position._moves = moves
         position._won = won
+        position._board = board
         return position
 
     # -- playing -----------------------------------------------------------
     def can_play(self, col: int) -> bool:
-        """True when column ``col`` (1-7) is on the board and not full."""
-        if isinstance(col, bool) or not isinstance(col, int) or not 1 <= col <= WIDTH:
+        """True when column ``col`` (from 1) is on the board and not full."""
+        if isinstance(col, bool) or not isinstance(col, int) or not 1 <= col <= self._board.width:
             return False
-        return not self._mask & TOP_CELLS[col - 1]
+        return not self._mask & self._board.top_cells[col - 1]
 
     def legal_moves(self) -> list[int]:
-        """Columns (1-7) that can be played; empty once the game is over."""
+        """Columns (from 1) that can be played; empty once the game is over."""
         if self.is_game_over:
             return []
-        return [col for col in range(1, WIDTH + 1) if self.can_play(col)]
+        return [col for col in range(1, self._board.width + 1) if self.can_play(col)]
 
     def play(self, col: int) -> Position:
-        """The position after the player to move drops a stone in ``col`` (1-7)."""
+        """The position after the player to move drops a stone in ``col`` (from 1)."""
         return self._play_checked(col, self._moves + str(col), len(self._moves))
 
     def _play_checked(self, col: int, moves: str, index: int) -> Position:
-        if isinstance(col, bool) or not isinstance(col, int) or not 1 <= col <= WIDTH:
-            raise IllegalMoveError(f"illegal column {col!r} in {moves!r}: columns are 1-7", moves, index)
+        board = self._board
+        if isinstance(col, bool) or not isinstance(col, int) or not 1 <= col <= board.width:
+            raise IllegalMoveError(f"illegal column {col!r} in {moves!r}: columns are "
+                                   f"{_columns(board)}", moves, index)
         if self._won:
             raise GameOverError(
                 f"move {col} at position {index + 1} of {moves!r} comes after the game was won",
@@ -115,10 +113,10 @@ class Position:
             raise IllegalMoveError(
                 f"column {col} is full at move {index + 1} of {moves!r}", moves, index
             )
-        stone = (self._mask + BOTTOM_CELLS[col - 1]) & COLUMN_MASKS[col - 1]
+        stone = (self._mask + board.bottom_cells[col - 1]) & board.column_masks[col - 1]
         mover = self._current | stone
         return Position._raw(self._current ^ self._mask, self._mask | stone, self._moves + str(col),
-                             has_four(mover))
+                             board.has_four(mover), board)
 
     def move_scores(self, child_score: Callable[[Position], int]) -> list[int | None]:
         """Each column's score (``None`` if full) by one ply of negamax.
@@ -127,11 +125,11 @@ class Position:
         child is scored by ``child_score`` (from its own player's side) and negated.
         """
         scores: list[int | None] = []
-        for col in range(1, WIDTH + 1):
+        for col in range(1, self._board.width + 1):
             if not self.can_play(col):
                 scores.append(None)
             elif self.is_winning_move(col):
-                scores.append(win_score(self.ply))
+                scores.append(self._board.win_score(self.ply))
             else:
                 child = self.play(col)
                 scores.append(0 if child.is_full else -child_score(child))
@@ -141,17 +139,24 @@ class Position:
         """True when playing ``col`` now makes four in a row for the player to move."""
         if self.is_game_over or not self.can_play(col):
             return False
-        stone = (self._mask + BOTTOM_CELLS[col - 1]) & COLUMN_MASKS[col - 1]
-        return has_four(self._current | stone)
+        board = self._board
+        stone = (self._mask + board.bottom_cells[col - 1]) & board.column_masks[col - 1]
+        return board.has_four(self._current | stone)
 
     def is_opponent_winning_move(self, col: int) -> bool:
         """True when the opponent would make four by playing ``col``, were it their turn."""
         if self.is_game_over or not self.can_play(col):
             return False
-        stone = (self._mask + BOTTOM_CELLS[col - 1]) & COLUMN_MASKS[col - 1]
-        return has_four((self._current ^ self._mask) | stone)
+        board = self._board
+        stone = (self._mask + board.bottom_cells[col - 1]) & board.column_masks[col - 1]
+        return board.has_four((self._current ^ self._mask) | stone)
 
     # -- state -------------------------------------------------------------
+    @property
+    def board(self) -> Board:
+        """The board this position is played on."""
+        return self._board
+
     @property
     def moves(self) -> str:
         return self._moves
@@ -178,7 +183,7 @@ class Position:
 
     @property
     def is_full(self) -> bool:
-        return self.ply == CELLS
+        return self.ply == self._board.cells
 
     @property
     def is_game_over(self) -> bool:
@@ -192,12 +197,13 @@ class Position:
 
     def mirror(self) -> Position:
         """The position with columns reversed; its moves are mirrored too."""
-        return Position._raw(mirror_bits(self._current), mirror_bits(self._mask),
-                             mirror_moves(self._moves), self._won)
+        board = self._board
+        return Position._raw(board.mirror_bits(self._current), board.mirror_bits(self._mask),
+                             board.mirror_moves(self._moves), self._won, board)
 
     @property
     def mirror_key(self) -> int:
-        return mirror_bits(self.key)
+        return self._board.mirror_bits(self.key)
 
     @property
     def canonical_key(self) -> int:
@@ -211,23 +217,36 @@ class Position:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
             return NotImplemented
-        return self._current == other._current and self._mask == other._mask
+        return self._current == other._current and self._mask == other._mask \
+            and self._board is other._board
 
     def __hash__(self) -> int:
         return hash(self.key)
 
     def __repr__(self) -> str:
-        return f"Position.from_moves({self._moves!r})"
+        if self._board is STANDARD:
+            return f"Position.from_moves({self._moves!r})"
+        return f"Position.from_moves({self._moves!r}, board={str(self._board)!r})"
 
     def __str__(self) -> str:
-        """The board in ASCII: ``x`` moved first, ``o`` second; columns 1-7 below."""
+        """The board in ASCII: ``x`` moved first, ``o`` second; column numbers below."""
+        board = self._board
         first = self._current if self.ply % 2 == 0 else self._current ^ self._mask
         rows = []
-        for row in reversed(range(HEIGHT)):
+        for row in reversed(range(board.height)):
             cells = []
-            for col in range(WIDTH):
-                bit = 1 << (row + col * (HEIGHT + 1))
+            for col in range(board.width):
+                bit = 1 << (row + col * board.h1)
                 cells.append("." if not self._mask & bit else "x" if first & bit else "o")
             rows.append(" ".join(cells))
-        rows.append(" ".join(str(col) for col in range(1, WIDTH + 1)))
+        rows.append(" ".join(board.digits))
         return "\n".join(rows)
+
+
+# Every digit, so that a digit past the board's width takes the slow path to be named.
+_COLUMN_INDEX = {str(col + 1): col for col in range(9)}
+
+
+def _columns(board: Board) -> str:
+    """How an error names the board's columns: ``1-7``."""
+    return f"1-{board.width}"

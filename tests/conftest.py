@@ -342,9 +342,10 @@ def random_position(rng: random.Random, ply: int) -> Position:
             return position
 
 
-def win_now(ply):
-    """Score of a player who wins with the stone they are about to play."""
-    return (43 - ply) // 2
+def win_now(ply, cells=42):
+    """Score of a player who wins with the stone they are about to play (written out, not
+    taken from ``Board.win_score``)."""
+    return (cells + 1 - ply) // 2
 
 
 _MINIMAX = {}
@@ -356,11 +357,11 @@ def minimax(p):
     Results are remembered per position key: that only saves repeating the
     same subtree reached by another move order, it prunes nothing.
     """
-    key = p.key
+    key = (str(p.board), p.key)
     if key not in _MINIMAX:
         moves = p.legal_moves()
         if any(p.is_winning_move(c) for c in moves):
-            score = win_now(p.ply)
+            score = win_now(p.ply, p.board.width * p.board.height)
         elif p.is_full:
             score = 0
         else:
@@ -369,13 +370,13 @@ def minimax(p):
     return _MINIMAX[key]
 
 
-def random_endgames(count, seed, min_empty=4, max_empty=12):
+def random_endgames(count, seed, min_empty=4, max_empty=12, board=None):
     """Unfinished positions from random play, stopped 4-12 cells before the end."""
     rng = random.Random(seed)
     found = []
     while len(found) < count:
-        stop = 42 - rng.randint(min_empty, max_empty)
-        p = Position()
+        p = Position(board)
+        stop = p.board.cells - rng.randint(min_empty, max_empty)
         while p.ply < stop and not p.is_game_over:
             p = p.play(rng.choice(p.legal_moves()))
         if not p.is_game_over:

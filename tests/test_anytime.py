@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from solver import STANDARD as B
 from solver._search import table_bounds
 from solver import GameOverError, Position, Solver, win_score
 from solver import _evaluate as ev
@@ -63,11 +64,11 @@ def loses_at_once(position: Position, col: int) -> bool:
 def test_evaluation_is_the_same_for_the_mirror_image():
     for position in random_positions(200, 1):
         mirror = position.mirror()
-        assert ev.evaluate(*args(position)) == ev.evaluate(*args(mirror)), position.moves
+        assert ev.evaluate(B, *args(position)) == ev.evaluate(B, *args(mirror)), position.moves
 
 
 def test_evaluation_stays_heuristic():
-    values = [ev.evaluate(*args(p)) for p in random_positions(300, 2)]
+    values = [ev.evaluate(B, *args(p)) for p in random_positions(300, 2)]
     assert all(abs(v) <= ev.HEURISTIC_MAX for v in values)
     assert len(set(values)) > 50  # it tells positions apart
 
@@ -77,11 +78,12 @@ def test_threats_count_more_on_their_owners_rows():
     # row), then on row 2 (even).  With the first player's rows, the odd one is good.
     odd, even = np.uint64(1 << 0), np.uint64(1 << 1)
     none = np.uint64(0)
-    assert ev._threats(odd, none, ev.ODD_ROWS) == ev.GOOD_THREAT
-    assert ev._threats(even, none, ev.ODD_ROWS) == ev.OTHER_THREAT
-    assert ev._threats(even, none, ev.EVEN_ROWS) == ev.GOOD_THREAT
+    first_rows, second_rows = np.uint64(B.under_top_rows), np.uint64(B.top_rows)
+    assert ev._threats(B, odd, none, first_rows) == ev.GOOD_THREAT
+    assert ev._threats(B, even, none, first_rows) == ev.OTHER_THREAT
+    assert ev._threats(B, even, none, second_rows) == ev.GOOD_THREAT
     # A threat above the opponent's threat in its column counts for little.
-    assert ev._threats(even, odd, ev.EVEN_ROWS) == ev.SHADOWED
+    assert ev._threats(B, even, odd, second_rows) == ev.SHADOWED
 
 
 def test_full_depth_search_is_exact(solver):
@@ -103,7 +105,8 @@ def test_solver_table_bounds_are_read_right(solver):
     for moves, score in MIDDLE_MEDIUM[:8]:
         position = Position.from_moves(moves)
         solver.solve(position)
-        low, high = table_bounds(*args(position)[:2], search._table, search._near, search._shift)
+        low, high = table_bounds(B, *args(position)[:2], search._table, search._near,
+                                 search._shift)
         assert (low, high) != (-42, 42), moves  # the root's bound was stored
         assert low <= score <= high, moves
 
@@ -129,12 +132,12 @@ def test_static_bounds_clamp_the_leaves():
         current, mask, ply = args(position)
         if any(position.is_winning_move(c) for c in position.legal_moves()):
             continue
-        moves = non_losing_moves(current, mask)
+        moves = non_losing_moves(B, current, mask)
         if moves & (moves - 1) == 0:
             continue  # a forced move is searched on, not guessed
-        low, high = lower_bound(current, mask, moves, -42), upper_bound(current, mask, 42)
-        guess = ev.evaluate(current, mask, ply)
-        value = ev.search(current, mask, ply, 0, -ev.INFINITY, ev.INFINITY,
+        low, high = lower_bound(B, current, mask, moves, -42), upper_bound(B, current, mask, 42)
+        guess = ev.evaluate(B, current, mask, ply)
+        value = ev.search(B, current, mask, ply, 0, -ev.INFINITY, ev.INFINITY,
                           empty_table._tt_keys, empty_table._tt_data, empty_table._table,
                           empty_table._near, empty_table._shift, *NO_KNOWN, empty_table._scratch)
         if low >= 0:

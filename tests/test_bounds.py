@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from solver import STANDARD as B
 from solver import Position
 from solver._bits import has_four
 from solver._bounds import lower_bound, upper_bound
@@ -13,7 +14,7 @@ LOOSE = 42  # looser than any score: what the rules return is then theirs alone
 
 
 def args(p: Position) -> tuple:
-    return np.uint64(p.current), np.uint64(p.mask)
+    return p.board, np.uint64(p.current), np.uint64(p.mask)
 
 
 def non_losing(p: Position) -> np.uint64:
@@ -29,13 +30,13 @@ def cells(*col_rows: tuple[int, int]) -> np.uint64:
 
 
 def test_has_four_in_each_direction():
-    assert has_four(cells((0, 0), (0, 1), (0, 2), (0, 3)))      # vertical
-    assert has_four(cells((2, 5), (3, 5), (4, 5), (5, 5)))      # horizontal
-    assert has_four(cells((0, 0), (1, 1), (2, 2), (3, 3)))      # diagonal /
-    assert has_four(cells((3, 0), (2, 1), (1, 2), (0, 3)))      # diagonal \\
-    assert not has_four(cells((0, 0), (1, 1), (2, 2), (4, 4)))  # a gap
-    assert not has_four(cells((0, 3), (0, 4), (0, 5), (1, 0)))  # no wrap across columns
-    assert not has_four(np.uint64(0))
+    assert has_four(B, cells((0, 0), (0, 1), (0, 2), (0, 3)))      # vertical
+    assert has_four(B, cells((2, 5), (3, 5), (4, 5), (5, 5)))      # horizontal
+    assert has_four(B, cells((0, 0), (1, 1), (2, 2), (3, 3)))      # diagonal /
+    assert has_four(B, cells((3, 0), (2, 1), (1, 2), (0, 3)))      # diagonal \\
+    assert not has_four(B, cells((0, 0), (1, 1), (2, 2), (4, 4)))  # a gap
+    assert not has_four(B, cells((0, 3), (0, 4), (0, 5), (1, 0)))  # no wrap across columns
+    assert not has_four(B, np.uint64(0))
 
 
 @pytest.fixture(scope="module")

@@ -429,6 +429,7 @@ def test_threads_give_the_same_exact_scores():
 def test_a_child_another_thread_searches_is_put_off_not_skipped(begin_easy):
     import numpy as np
 
+    from solver import STANDARD as B
     from solver import _search
     from solver._bits import winning_cells
     from solver._key import table_key
@@ -443,9 +444,9 @@ def test_a_child_another_thread_searches_is_put_off_not_skipped(begin_easy):
         if any(position.is_winning_move(col) for col in range(1, 8)):
             continue
         current, mask = np.uint64(position.current), np.uint64(position.mask)
-        args = (current, mask, position.ply, score - 1, score + 1,
-                np.uint64(winning_cells(current ^ mask, mask)))
-        alone_scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
+        args = (B, current, mask, position.ply, score - 1, score + 1,
+                np.uint64(winning_cells(B, current ^ mask, mask)))
+        alone_scratch = np.zeros(_search.scratch_size(B), dtype=np.uint64)
         alone = _search.negamax(*args, new_table(16), alone_scratch, np.uint64(48), None)
         assert alone == score
         for col in position.legal_moves():
@@ -453,10 +454,10 @@ def test_a_child_another_thread_searches_is_put_off_not_skipped(begin_easy):
             if child.is_game_over:
                 continue
             busy = np.zeros(1 << _search.BUSY_LOG2, dtype=np.uint64)
-            key, _ = table_key(np.uint64(child.current), np.uint64(child.mask))
+            key, _ = table_key(B, np.uint64(child.current), np.uint64(child.mask))
             slot = _search.busy_slot(key)
             busy[slot] = key
-            scratch = np.zeros(_search.SCRATCH_SIZE, dtype=np.uint64)
+            scratch = np.zeros(_search.scratch_size(B), dtype=np.uint64)
             assert _search.negamax(*args, new_table(16), scratch, np.uint64(48), busy) == score
             deferred_somewhere |= scratch[_search.NODES] != alone_scratch[_search.NODES]
             # Each node searched unmarked itself on leaving; the other thread's mark may stay.

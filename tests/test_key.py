@@ -5,10 +5,14 @@ import random
 import numpy as np
 import pytest
 
-from solver import Position, Solver
-from solver.bitboard import BOARD, COLUMN_MASKS, H1, HEIGHT, WIDTH, mirror_bits
+from solver import STANDARD as B
+from solver import Board, Position, Solver
 from solver._bits import mirror
 from solver._key import dead_stones, table_key
+
+WIDTH, HEIGHT, H1, BOARD, COLUMN_MASKS = B.width, B.height, B.h1, B.all_cells, B.column_masks
+mirror_bits = B.mirror_bits
+OTHER_BOARDS = [Board(4, 4), Board(6, 5), Board(8, 7), Board(9, 6), Board(4, 15)]
 
 
 def lines_of_four():
@@ -61,9 +65,24 @@ def test_lines_of_four_count():
 
 def test_mirror_matches_python_helper():
     for p in random_positions(200, seed=1, low=0, high=40):
-        assert int(mirror(np.uint64(p.key))) == mirror_bits(p.key) == p.mirror().key
-    assert int(mirror(np.uint64(BOARD))) == BOARD
-    assert int(mirror(np.uint64(COLUMN_MASKS[0]))) == COLUMN_MASKS[6]
+        assert int(mirror(B, np.uint64(p.key))) == mirror_bits(p.key) == p.mirror().key
+    assert int(mirror(B, np.uint64(BOARD))) == BOARD
+    assert int(mirror(B, np.uint64(COLUMN_MASKS[0]))) == COLUMN_MASKS[6]
+
+
+@pytest.mark.parametrize("board", OTHER_BOARDS, ids=str)
+def test_mirror_on_other_boards(board):
+    rng = random.Random(5)
+    for _ in range(200):
+        p = Position(board)
+        while not p.is_game_over and rng.random() < 0.95:
+            p = p.play(rng.choice(p.legal_moves()))
+        by_column = sum(((p.key >> (col * board.h1)) & ((1 << board.h1) - 1))
+                        << ((board.width - 1 - col) * board.h1) for col in range(board.width))
+        assert board.mirror_bits(p.key) == by_column == p.mirror().key
+        assert int(mirror(board, np.uint64(p.key))) == by_column
+    assert int(mirror(board, np.uint64(board.all_cells))) == board.all_cells
+    assert int(mirror(board, np.uint64(board.column_masks[0]))) == board.column_masks[-1]
 
 
 def test_python_mirror_reverses_columns_of_ints_and_uint64_arrays():
@@ -80,8 +99,8 @@ def test_python_mirror_reverses_columns_of_ints_and_uint64_arrays():
 
 def test_table_key_is_the_smaller_of_position_and_mirror():
     for p in random_positions(200, seed=2, low=1, high=30):
-        key, mirrored = table_key(np.uint64(p.current), np.uint64(p.mask))
-        twin, twin_mirrored = table_key(np.uint64(p.mirror().current), np.uint64(p.mirror().mask))
+        key, mirrored = table_key(B, np.uint64(p.current), np.uint64(p.mask))
+        twin, twin_mirrored = table_key(B, np.uint64(p.mirror().current), np.uint64(p.mirror().mask))
         assert int(key) == int(twin) == p.canonical_key
         assert mirrored == (p.mirror_key < p.key)
         if p.key != p.mirror_key:
@@ -92,7 +111,7 @@ def test_dead_stones_match_the_definition():
     positions = random_positions(300, seed=3, low=20, high=41)
     seen = 0
     for p in positions:
-        got = int(dead_stones(np.uint64(p.current), np.uint64(p.mask)))
+        got = int(dead_stones(B, np.uint64(p.current), np.uint64(p.mask)))
         assert got == dead_by_definition(p.current, p.mask), p.moves
         seen += got != 0
     assert seen > 50  # late positions often have dead stones
@@ -115,7 +134,7 @@ def test_flipping_dead_stones_keeps_every_open_line():
     for p in random_positions(300, seed=5, low=20, high=41):
         mover, other = p.current, p.current ^ p.mask
         before = (open_lines(mover, other), open_lines(other, mover))
-        dead = int(dead_stones(np.uint64(mover), np.uint64(p.mask)))
+        dead = int(dead_stones(B, np.uint64(mover), np.uint64(p.mask)))
         after = (open_lines(mover | dead, other & ~dead), open_lines(other & ~dead, mover | dead))
         assert after == before, p.moves
         # The first pass alone would not be safe to flip all at once.
@@ -131,7 +150,7 @@ def positions_with_dead_stones():
     """Positions from random games (plies 24-34) that have dead stones, each with the stones flipped."""
     found = []
     for p in random_positions(400, seed=4, low=24, high=34):
-        dead = int(dead_stones(np.uint64(p.current), np.uint64(p.mask)))
+        dead = int(dead_stones(B, np.uint64(p.current), np.uint64(p.mask)))
         flipped_current = p.current | dead  # keyed as if the player to move owned them
         if dead and flipped_current != p.current:
             found.append((p, flipped_current))

@@ -5,8 +5,8 @@ import random
 import numpy as np
 import pytest
 
-from solver import Position
-from solver.bitboard import mirror_bits
+from solver import STANDARD as B
+from solver import Board, Position
 from solver.packed import (
     canonical_keys,
     moves_of_key,
@@ -76,14 +76,14 @@ def test_a_key_that_no_game_reaches_is_refused():
 
 def test_plies_and_canonical_keys(positions):
     k = keys(positions)
-    assert plies_of(k).tolist() == [p.ply for p in positions]
-    assert canonical_keys(k).tolist() == [p.canonical_key for p in positions]
-    assert canonical_keys(k).tolist() == [min(x, mirror_bits(x)) for x in k.tolist()]
+    assert plies_of(B, k).tolist() == [p.ply for p in positions]
+    assert canonical_keys(B, k).tolist() == [p.canonical_key for p in positions]
+    assert canonical_keys(B, k).tolist() == [min(x, B.mirror_bits(x)) for x in k.tolist()]
 
 
 def test_children_are_the_unfinished_plays(positions):
     for position in positions[:100]:
-        children = unfinished_children(keys([position]), np.uint64(0), np.uint64(1 << 63))
+        children = unfinished_children(B, keys([position]), np.uint64(0), np.uint64(1 << 63))
         expected = []
         for col in position.legal_moves():
             child = position.play(col)
@@ -93,5 +93,22 @@ def test_children_are_the_unfinished_plays(positions):
 
 
 def test_replays_back_up_only_a_little(positions):
-    steps = replay_steps(keys(positions))
+    steps = replay_steps(B, keys(positions))
     assert (steps >= 0).all() and steps.max() < 5000
+
+
+@pytest.mark.parametrize("board", [Board(4, 4), Board(6, 5), Board(8, 7), Board(9, 6)], ids=str)
+def test_keys_of_other_boards_replay_and_list_children(board):
+    positions = random_endgames(60, seed=11, min_empty=4, max_empty=board.cells - 2, board=board)
+    found = keys(positions)
+    assert plies_of(board, found).tolist() == [p.ply for p in positions]
+    assert canonical_keys(board, found).tolist() == [p.canonical_key for p in positions]
+    for position, replayed in zip(positions, moves_of_keys(found, board=board)):
+        assert Position.from_moves(replayed, board) == position
+    assert positions_of_keys(found, board=board) == positions
+    for position in positions[:20]:
+        children = unfinished_children(board, keys([position]), np.uint64(0),
+                                       np.uint64((1 << 64) - 1))
+        expected = [position.play(c).canonical_key for c in position.legal_moves()
+                    if not position.play(c).is_game_over]
+        assert sorted(children.tolist()) == sorted(expected)

@@ -4,10 +4,12 @@ from pathlib import Path
 
 import numpy as np
 
-from solver._table import EXACT, LOWER, NO_MOVE, UPPER, bucket, entry_move, entry_score, \
-    entry_type, probe, store, work_of
+from solver import STANDARD as B
+from solver._table import EXACT, LOWER, UPPER, bucket, entry_move, entry_score, entry_type, \
+    no_move, probe, store, work_of
 
 SHIFT = np.uint64(64 - 10)
+NO_MOVE = no_move(B)
 
 
 def fresh():
@@ -33,43 +35,43 @@ def test_entry_round_trip():
     slot = bucket(key, SHIFT)
     for kind, score, move in ((UPPER, -21, 0), (LOWER, 21, 6), (EXACT, 0, NO_MOVE)):
         table[:] = 0
-        store(table, slot, key, kind, score, move, 9)
-        entry = probe(table, slot, key)
-        assert (entry_type(entry), entry_score(entry), entry_move(entry)) == (kind, score, move)
-        assert probe(table, slot, key - np.uint64(1)) == 0
+        store(B, table, slot, key, kind, score, move, 9)
+        entry = probe(B, table, slot, key)
+        assert (entry_type(entry), entry_score(B, entry), entry_move(B, entry)) == (kind, score, move)
+        assert probe(B, table, slot, key - np.uint64(1)) == 0
 
 
 def test_key_zero_is_not_an_empty_slot():
     # The empty board's key is 0, the same as the key bits of an unused slot.
     table = fresh()
     slot = bucket(np.uint64(0), SHIFT)
-    assert probe(table, slot, np.uint64(0)) == 0
-    store(table, slot, np.uint64(0), UPPER, -3, NO_MOVE, 0)
-    assert entry_score(probe(table, slot, np.uint64(0))) == -3
+    assert probe(B, table, slot, np.uint64(0)) == 0
+    store(B, table, slot, np.uint64(0), UPPER, -3, NO_MOVE, 0)
+    assert entry_score(B, probe(B, table, slot, np.uint64(0))) == -3
 
 
 def test_bounds_that_meet_become_exact():
     table = fresh()
     slot, (key,) = keys_in_one_bucket(1)
-    store(table, slot, key, LOWER, 3, 2, 1)
-    store(table, slot, key, UPPER, 3, 2, 1)
-    assert entry_type(probe(table, slot, key)) == EXACT
-    store(table, slot, key, UPPER, 1, 2, 1)  # nothing overwrites an exact score
-    assert (entry_type(probe(table, slot, key)), entry_score(probe(table, slot, key))) == (EXACT, 3)
+    store(B, table, slot, key, LOWER, 3, 2, 1)
+    store(B, table, slot, key, UPPER, 3, 2, 1)
+    assert entry_type(probe(B, table, slot, key)) == EXACT
+    store(B, table, slot, key, UPPER, 1, 2, 1)  # nothing overwrites an exact score
+    assert (entry_type(probe(B, table, slot, key)), entry_score(B, probe(B, table, slot, key))) == (EXACT, 3)
 
 
 def test_bucket_keeps_the_costlier_entry():
     table = fresh()
     slot, (deep, shallow, newer) = keys_in_one_bucket(3)
-    store(table, slot, deep, LOWER, 5, 3, 12)
-    store(table, slot, shallow, UPPER, -2, 1, 1)
-    assert probe(table, slot, deep) and probe(table, slot, shallow)  # both slots in use
-    store(table, slot, newer, UPPER, 0, 1, 3)
-    assert probe(table, slot, deep) and probe(table, slot, newer)
-    assert probe(table, slot, shallow) == 0  # the cheaper one made room
-    store(table, slot, newer, LOWER, 1, 4, 2)  # the same key is updated in place
-    assert entry_type(probe(table, slot, newer)) == LOWER
-    assert probe(table, slot, deep)
+    store(B, table, slot, deep, LOWER, 5, 3, 12)
+    store(B, table, slot, shallow, UPPER, -2, 1, 1)
+    assert probe(B, table, slot, deep) and probe(B, table, slot, shallow)  # both slots in use
+    store(B, table, slot, newer, UPPER, 0, 1, 3)
+    assert probe(B, table, slot, deep) and probe(B, table, slot, newer)
+    assert probe(B, table, slot, shallow) == 0  # the cheaper one made room
+    store(B, table, slot, newer, LOWER, 1, 4, 2)  # the same key is updated in place
+    assert entry_type(probe(B, table, slot, newer)) == LOWER
+    assert probe(B, table, slot, deep)
 
 
 def test_work_is_about_log4_of_nodes():
@@ -84,22 +86,23 @@ def test_solver_table_bounds_hold():
     solver = Solver(table_log2=16)
     # A Middle-Medium position (Test_L2_R2 line 1): searched, so its root is stored.
     p = Position.from_moves((Path(__file__).parent / "data" / "Test_L2_R2").read_text().split()[0])
-    assert table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift) == (-42, 42)
+    assert table_bounds(B, np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift) == (-42, 42)
     score = solver.solve(p)
-    low, high = table_bounds(np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift)
+    low, high = table_bounds(B, np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift)
     assert low <= score <= high and (low, high) != (-42, 42)
     m = p.mirror()  # the mirror image shares the entry
-    assert table_bounds(np.uint64(m.current), np.uint64(m.mask), solver._table, solver._scratch, solver._shift) == (low, high)
+    assert table_bounds(B, np.uint64(m.current), np.uint64(m.mask), solver._table, solver._scratch, solver._shift) == (low, high)
 
 
 def test_deep_positions_use_the_threads_own_near_table():
     from solver import Position, Solver
-    from solver._search import NEAR_BASE, SCRATCH_SIZE
+    from solver._search import near_base, scratch_size
     from solver._table import NEAR_PLY, NEAR_SLOTS
 
     solver = Solver(table_log2=16)
     twin = solver.fork()
-    assert len(solver._table) == 1 << 16 and SCRATCH_SIZE == NEAR_BASE + NEAR_SLOTS
+    NEAR_BASE = near_base(B)
+    assert len(solver._table) == 1 << 16 and scratch_size(B) == NEAR_BASE + NEAR_SLOTS
     # Middle-Medium positions from before NEAR_PLY, whose searches go past it.
     lines = (Path(__file__).parent / "data" / "Test_L2_R2").read_text().splitlines()
     shallow = [line.split() for line in lines if len(line.split()[0]) < NEAR_PLY - 4][:5]
