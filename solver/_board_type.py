@@ -12,6 +12,7 @@ Attributes, as kernels read them (uint64 for bit masks and shift counts,
 int64 for counts), all taken from ``bitboard.Board``::
 
     width height cells key_bits column_bits max_score min_score   int64
+    width_literal                   the width as a literal (a tuple's length)
     h h1 h2 bottom all_cells column column_cells top_rows
     under_top_rows centre near_centre                             uint64
     column_order                    int64 array: centre first
@@ -45,6 +46,7 @@ def _constants(board: Board) -> dict[str, tuple[types.Type, object]]:
     """Each attribute's numba type and value."""
     return {
         "width": (_INT, board.width),
+        "width_literal": (types.literal(board.width), board.width),   # for static tuple sizes
         "height": (_INT, board.height),
         "cells": (_INT, board.cells),
         "key_bits": (_INT, board.key_bits),
@@ -122,6 +124,8 @@ def _lower(name: str) -> None:
         kind, value = typ.constants[name]
         if isinstance(kind, types.Array):
             return context.make_constant_array(builder, kind, value)
+        if isinstance(kind, types.Literal):
+            return context.get_constant(kind.literal_type, value)
         return context.get_constant(kind, value)
 
 

@@ -124,6 +124,20 @@ class Board:
         """Score of the player to move at ``ply`` who loses to the opponent's next move."""
         return -((self.cells - ply) // 2)
 
+    def last_move(self, score: int, ply: int) -> int:
+        """The stone, counted from 1, that ends the game with perfect play from a position
+        at ``ply`` that scores ``score`` for its player to move: the board's last for a draw."""
+        if score == 0:
+            return self.cells
+        winner = ply % 2 if score > 0 else (ply + 1) % 2   # whose plies: even for the first
+        won_at = self.cells + 1 - 2 * abs(score)   # the ply of the winning stone, or one more
+        return (won_at if won_at % 2 == winner else won_at - 1) + 1
+
+    def winner_stones(self, score: int, ply: int) -> int:
+        """How many stones the winner has played when a game scoring ``score`` (not 0) for the
+        player to move at ``ply`` ends: on 7x6, 22 minus the winner's score."""
+        return (self.last_move(score, ply) + 1) // 2
+
     # -- lines and mirrors ---------------------------------------------------
     def fours(self, stones):
         """The cells where a four of ``stones`` starts, in any direction: nonzero when there
@@ -205,3 +219,15 @@ STANDARD = Board(7, 6)
 def win_score(ply: int, board: Board = STANDARD) -> int:
     """Score of the player to move at ``ply`` who wins with this very move."""
     return board.win_score(ply)
+
+
+# The standard board's facts by name, for scripts and tests that play only 7x6.  The
+# package itself reads every fact from a position's or a book's board
+# (tests/test_bitboard.py keeps it so).
+WIDTH, HEIGHT, H1, CELLS = STANDARD.width, STANDARD.height, STANDARD.h1, STANDARD.cells
+BOTTOM, BOARD = STANDARD.bottom, STANDARD.all_cells
+COLUMN_MASKS, TOP_CELLS, BOTTOM_CELLS = (STANDARD.column_masks, STANDARD.top_cells,
+                                         STANDARD.bottom_cells)
+COLUMN_ORDER = STANDARD.column_order
+mirror_bits, mirror_moves = STANDARD.mirror_bits, STANDARD.mirror_moves
+fours, has_four = STANDARD.fours, STANDARD.has_four

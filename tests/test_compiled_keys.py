@@ -9,6 +9,7 @@ from test_keys import random_strings
 
 from bookgen.book.compiled_keys import floors_many, keys_of_many, locate, locate_parent
 from bookgen.book.keys import ABSENT, NOT_A_GAME, key_of
+from solver import STANDARD as B
 from solver.bitboard import mirror_bits, mirror_moves
 
 BAD = ["8", "0", "4a", "44444444", "1111111", "4é", " 4", "12\x00", "44x53"]
@@ -18,11 +19,12 @@ def test_keys_of_many_equal_key_of():
     strings = random_strings(3000, seed=5) + BAD
     random.Random(6).shuffle(strings)
     text = "".join(strings).encode("ascii", "replace")
-    keys = keys_of_many(text, np.cumsum([len(s) for s in strings]))
-    assert [None if k < 0 else int(k) for k in keys.tolist()] == [key_of(s) for s in strings]
-    assert sum(k < 0 for k in keys.tolist()) == len(BAD)
-    assert keys_of_many(b"", np.zeros(0, np.int64)).tolist() == []
-    assert keys_of_many(b"", np.zeros(2, np.int64)).tolist() == [0, 0]   # two empty boards
+    keys, usable = keys_of_many(B, text, np.cumsum([len(s) for s in strings]))
+    assert [int(k) if ok else None for k, ok in zip(keys.tolist(), usable.tolist())] == \
+        [key_of(s) for s in strings]
+    assert sum(not ok for ok in usable.tolist()) == len(BAD)
+    assert keys_of_many(B, b"", np.zeros(0, np.int64))[0].tolist() == []
+    assert keys_of_many(B, b"", np.zeros(2, np.int64))[0].tolist() == [0, 0]   # two empty boards
 
 
 @pytest.mark.parametrize("size", [1, 2, 7, 1000])
@@ -44,7 +46,7 @@ def test_locate_finds_each_key_and_says_which_orientation_is_stored():
     keys = np.array(stored, np.uint64)
     for moves in strings:
         for asked in (moves, mirror_moves(moves)):
-            where = locate(asked.encode(), keys)
+            where = locate(B, asked.encode(), keys)
             key = key_of(asked)
             assert where >= 0 and stored[where >> 1] == min(key, mirror_bits(key))
             assert where & 1 == (mirror_bits(key) < key), asked
@@ -54,8 +56,8 @@ def test_locate_finds_each_key_and_says_which_orientation_is_stored():
                          + [(bad, NOT_A_GAME) for bad in BAD])
 def test_locate_misses(moves, expected):
     keys = np.array([key_of("444"), key_of("4444")], np.uint64)
-    assert locate(moves.encode("ascii", "replace"), keys) == expected
-    assert locate(moves.encode("ascii", "replace"), keys[:0]) == expected
+    assert locate(B, moves.encode("ascii", "replace"), keys) == expected
+    assert locate(B, moves.encode("ascii", "replace"), keys[:0]) == expected
 
 
 # -- a parent's move scores, read from its children ---------------------------------------
@@ -65,7 +67,9 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
     from test_plies import read_plies
 
     from bookgen.book.plies import NO_MOVE, SCORE_OFFSET
-    from bookgen.book.reader import _HEADS
+    from bookgen.book.reader import codes
+
+    _HEADS = codes(B).heads
 
     plies = read_plies(small_book_path)
     full_columns = 0
@@ -73,7 +77,8 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
         family = plies.families[ply]
         for moves in book_moves(small_book_path, ply):
             for asked in (moves, mirror_moves(moves)):
-                where, code, *scores = locate_parent(asked.encode(), *family)
+                where, code, scores = locate_parent(B, asked.encode(), *family)
+                scores = list(scores)
                 canonical_code, canonical_packed = plies.at(ply, where >> 1)
                 flipped = where & 1 == 1
                 packed = canonical_packed[::-1] if flipped else canonical_packed
@@ -85,8 +90,8 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
                 full_columns += NO_MOVE in scores
     assert full_columns > 0   # the small book's root has a full column
     family = plies.families[8]
-    assert locate_parent(b"4453", *family)[0] == ABSENT
-    assert locate_parent(b"44444444", *family)[0] == NOT_A_GAME
+    assert locate_parent(B, b"4453", *family)[0] == ABSENT
+    assert locate_parent(B, b"44444444", *family)[0] == NOT_A_GAME
 
 
 def test_locate_parent_reports_a_missing_child_and_the_reader_a_damaged_book(small_book_path):
@@ -101,7 +106,7 @@ def test_locate_parent_reports_a_missing_child_and_the_reader_a_damaged_book(sma
     gone = int(np.flatnonzero(keys == canonical("444444331112"))[0])
     sealed[12] = Segment(np.delete(keys, gone), np.delete(scores, gone), np.delete(best, gone))
     damaged = Plies(sealed, {}, COMPLETE, "some.db")
-    assert locate_parent(b"44444433111", *damaged.families[11])[1] == -1
+    assert locate_parent(B, b"44444433111", *damaged.families[11])[1] == -1
     with Book.open(small_book_path) as book:
         book._plies = damaged   # the same book, one position of its last ply gone
         with pytest.raises(CorruptBookError, match="ply 12 lacks a child of a ply-11 position"):
@@ -122,7 +127,7 @@ def test_a_parent_score_no_move_gives_is_a_damaged_book_not_an_answer(small_book
     changed[at] = 21   # no child of this position scores -21
     sealed[11] = Segment(keys, changed, best)
     damaged = Plies(sealed, {}, COMPLETE, "some.db")
-    where, code, *_ = locate_parent(b"44444433111", *damaged.families[11])
+    where, code, _ = locate_parent(B, b"44444433111", *damaged.families[11])
     assert where >= 0 and code & 127 == 0
     with Book.open(small_book_path) as book:
         book._plies = damaged
@@ -144,8 +149,8 @@ def test_the_last_cell_is_read_without_a_child(small_book_path):
     assert Position.from_moves(moves).legal_moves() == [4]
     empty = Segment(np.empty(0, np.uint64), np.empty(0, np.int8), np.empty(0, np.uint8))
     plies = Plies({41: segment([(moves, 0, None)]), 42: empty}, {}, (41, 42))
-    where, code, *scores = locate_parent(moves.encode(), *plies.families[41])
-    assert where >= 0 and scores == [NO_MOVE] * 3 + [0] + [NO_MOVE] * 3
+    where, code, scores = locate_parent(B, moves.encode(), *plies.families[41])
+    assert where >= 0 and list(scores) == [NO_MOVE] * 3 + [0] + [NO_MOVE] * 3
     assert code == plies.at(41, where >> 1)[0]
     with Book.open(small_book_path) as book:
         book._plies = plies   # the same reader, over these two plies

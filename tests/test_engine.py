@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import GameOverError, IllegalMoveError, Position, Solver
+from solver import Board, BoardSizeError, GameOverError, IllegalMoveError, Position, Solver
 
 from conftest import minimax, random_endgames, win_now
 
@@ -564,3 +564,88 @@ def test_the_driver_bisects_a_wide_window_then_steps_from_a_draw():
     assert probes_until_exact(1, 1, 21) == [11, 1]                 # a win's strong solve
     for score in range(-21, 22):                                   # always exact, never long
         assert len(probes_until_exact(score, -21, 21)) <= 12
+
+
+# -- other boards: every size exact ------------------------------------------------
+
+def every_position(board):
+    """Every unfinished position of ``board`` reachable by play, one per key: for small boards."""
+    found, stack = {}, [Position(board)]
+    while stack:
+        p = stack.pop()
+        if p.key in found:
+            continue
+        found[p.key] = p
+        stack.extend(child for child in (p.play(c) for c in p.legal_moves())
+                     if not child.is_game_over)
+    return list(found.values())
+
+
+@pytest.fixture(scope="module")
+def four_by_four():
+    return every_position(Board(4, 4))
+
+
+def test_every_4x4_position_is_exact(four_by_four):
+    """Every position of the 4x4 board, strong and weak, against plain minimax."""
+    assert len(four_by_four) == 134_289
+    solver = Solver(board="4x4", table_log2=16)
+    expected = {p.key: minimax(p) for p in four_by_four}
+    assert minimax(Position("4x4")) == 0   # a draw: 4x4 ends full
+    for p in four_by_four:
+        assert solver.solve(p) == expected[p.key], p.moves
+    for p in four_by_four[::7]:
+        assert solver.solve(p, weak=True) == sign(expected[p.key]), p.moves
+    assert {sign(s) for s in expected.values()} == {-1, 0, 1}
+
+
+@pytest.mark.parametrize("size", ["5x4", "4x5", "6x4", "5x5", "9x4", "4x9", "8x5", "6x7", "7x7",
+                                  "9x6", "8x7", "4x15"])
+def test_other_boards_match_minimax_past_the_middle(size):
+    """Random positions of every kind of board (keys stored whole, and too wide for the table's
+    word: 7x7 and wider), at depths where plain minimax still finishes."""
+    board = Board.parse(size)
+    solver = Solver(board=board, table_log2=18)
+    positions = random_endgames(40, seed=board.cells, min_empty=4, max_empty=11, board=board)
+    expected = [minimax(p) for p in positions]
+    assert [solver.solve(p) for p in positions] == expected
+    assert [solver.solve(p, weak=True) for p in positions] == [sign(s) for s in expected]
+    for p in positions[:8]:
+        assert solver.analyze(p) == [None if not p.can_play(c) else
+                                     win_now(p.ply, board.cells) if p.is_winning_move(c) else
+                                     0 if p.play(c).is_full else -minimax(p.play(c))
+                                     for c in range(1, board.width + 1)], p.moves
+
+
+@pytest.mark.parametrize("size, score", [("4x4", 0), ("5x4", 0), ("4x5", 0), ("6x4", -1),
+                                         ("5x5", 0), ("4x6", 0), ("7x4", 0), ("6x5", 0)])
+def test_empty_boards_score_as_published(size, score):
+    """The published outcomes (Steininger's and Tromp's tables): see scripts/solve_boards.py."""
+    solver = Solver(board=size, table_log2=20)
+    assert solver.solve(Position(size)) == score
+
+
+def test_threads_and_a_fresh_solver_agree_on_another_board():
+    board = Board(6, 5)
+    one, two = Solver(board=board, table_log2=18), Solver(board=board, table_log2=18, threads=2)
+    for moves in ("", "3", "34", "3443", "1122", "615243"):
+        p = Position.from_moves(moves, board)
+        assert one.solve(p) == two.solve(p) == Solver(board=board, table_log2=16).solve(p), moves
+
+
+def test_a_solver_refuses_a_position_of_another_board():
+    with pytest.raises(BoardSizeError, match="6x5 board; this solver plays 7x6"):
+        Solver(table_log2=10).solve(Position.from_moves("4", "6x5"))
+    # A move string is read on the solver's own board.
+    assert Solver(board="4x4", table_log2=10).solve("1234") == minimax(Position.from_moves("1234", "4x4"))
+    assert repr(Solver(board="6x5", table_log2=12)) == "Solver(table_log2=12, board='6x5')"
+
+
+def test_wide_keys_need_a_table_whose_index_names_them():
+    """On 7x7 and wider an entry keeps 48-49 bits of a 56-64-bit key: the bucket's index
+    must give the rest, so tables smaller than that are refused."""
+    with pytest.raises(ValueError, match=r"table_log2 must be in 16\.\.32 on 7x7"):
+        Solver(board="7x7", table_log2=15)
+    with pytest.raises(ValueError, match=r"in 17\.\.32 on 8x7"):
+        Solver(board="8x7", table_log2=16)
+    Solver(board="6x7", table_log2=10)   # 48-bit keys fit the entry whole

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bookgen.book.keys import (
-    Board,
+    Oriented,
     board_of,
     board_of_position,
     boards_of_keys,
@@ -102,7 +102,7 @@ def test_child_boards_are_the_moves_children():
             elif position.ply + 1 == 42:
                 assert child == 0
             else:
-                assert type(child) is Board and child == board_of(moves + str(col)), (moves, col)
+                assert type(child) is Oriented and child == board_of(moves + str(col)), (moves, col)
 
 
 def test_the_last_cell_without_a_four_is_a_draw():

@@ -305,9 +305,15 @@ def test_garbage_in_the_middle_is_corrupt(small_book_copy):
 def test_a_book_for_another_board_size(small_book_copy):
     run_sql(small_book_copy, "UPDATE meta SET value = '8' WHERE name = 'width'")
     with pytest.raises(IncompatibleBookError, match=r"8x6 board, not 7x6") as info:
-        Book.open(small_book_copy)
+        Book.open(small_book_copy, board="7x6")
     assert repr(small_book_copy) in str(info.value)
     assert isinstance(info.value, BoardSizeError)
+    # A height changed in the file changes its root's key, or makes it no position at all.
+    run_sql(small_book_copy, "UPDATE meta SET value = '7' WHERE name = 'width'",
+            "UPDATE meta SET value = '5' WHERE name = 'height'")
+    with pytest.raises(CorruptBookError, match=r"root '44444433' and root key '\d+' do not agree "
+                                               r"on its 7x5 board"):
+        Book.open(small_book_copy)
 
 
 def test_an_unknown_schema_version(small_book_copy):

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from conftest import (
     SMALL_PLY,
+    random_endgames,
     SMALL_ROOT,
     book_moves,
     damage_middle_page,
@@ -57,12 +58,13 @@ from bookgen.book.store import (
     BookStore,
     check_sqlite_file,
     is_url,
+    key_offset,
     make_engine,
     read_meta,
     sqlite_path,
 )
 from bookgen.builder.solve_position import solve_position
-from solver import BoardSizeError, Position, Solver
+from solver import Board, BoardSizeError, Position, Solver
 
 ROOT_KEY = Position.from_moves(SMALL_ROOT).canonical_key
 FRONTIER = ["444444331112", "444444331222", "444444331233"]  # canonical, ply 12
@@ -614,3 +616,84 @@ def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_bo
     assert table(path) == [] and [e[:3] for e in entries(path)] == [e[:3] for e in before]
     with Book.open(path) as book:
         assert book.get_many(asked) == answers
+
+
+# -- other boards ----------------------------------------------------------------
+
+def test_keys_above_2_63_store_and_read_back(tmp_path):
+    """8x7 keys take all 64 bits; SQL integers are signed 64-bit, so the store shifts them
+    into SQL's range in order (``key_offset``), and every read gives the key back."""
+    board = Board(8, 7)
+    # Late positions (cheap to solve) whose columns 1 and 8 are full with stones of the
+    # player to move: both orientations' keys are then at least 2**63.
+    positions = [p for p in random_endgames(400, seed=8, min_empty=7, max_empty=7, board=board)
+                 if p.canonical_key >= 1 << 63][:3]
+    keys = sorted({p.canonical_key for p in positions})
+    ply = 49
+    assert len(keys) == 3 and {p.ply for p in positions} == {ply}
+    assert all(k >= 1 << 63 for k in keys) and key_offset(board) == 1 << 63
+    solver = Solver(board=board, table_log2=18)
+    solved = {p.canonical_key: solve_position(solver, p) for p in positions}
+    db = str(tmp_path / "wide.db")
+    store = BookStore(db, "", 0, board=board)
+    try:
+        rows = Rows(ply, np.array(keys, np.uint64),
+                    np.array([solved[k].score for k in keys], np.int8),
+                    np.array([solved[k].best for k in keys], np.uint8),
+                    nodes=np.array([solved[k].nodes for k in keys], np.int64))
+        assert store.insert_new(rows) == len(keys)
+        assert store.insert_new(rows) == len(keys)   # idempotent: the keys are found again
+        assert store.row_counts() == {ply: len(keys)}
+        assert store.keys_at(ply).tolist() == keys
+        assert store.keys_at(ply, keys[0] + 1).tolist() == keys[1:]
+        entries = store.entries_at(ply)
+        assert entries.keys.tolist() == keys
+        assert entries.scores.tolist() == [solved[k].score for k in keys]
+        assert entries.best.tolist() == [solved[k].best for k in keys]
+        with closing(sqlite3.connect(db)) as conn:   # as SQL holds them: signed, in order
+            stored = [k for (k,) in conn.execute("SELECT key FROM positions ORDER BY key")]
+        assert stored == [k - (1 << 63) for k in keys]
+        store.set_meta(ply=str(ply))
+    finally:
+        store.close()
+    with Book.open(db) as book:   # rows of a ply being built: asked through SQL
+        assert book.board is board and book.info.width == 8
+        for p in positions:
+            entry = book.get(p)
+            assert entry.score == solved[p.canonical_key].score, p.moves
+    store = BookStore(db, "", 0, board=board)
+    try:
+        assert store.pack_rows(ply) == len(keys)
+        assert store.entries_at(ply).keys.tolist() == keys
+    finally:
+        store.close()
+    with Book.open(db) as book:   # and packed into a segment
+        assert [book.get(p).score for p in positions] == \
+            [solved[p.canonical_key].score for p in positions]
+
+
+def test_a_book_keeps_its_board_and_refuses_another(tmp_path):
+    db = str(tmp_path / "six.db")
+    BookStore(db, "", 0, board=Board(6, 5)).close()
+    assert read_meta(make_engine(db, readonly=True), db)["width"] == "6"
+    with pytest.raises(BookSizeError, match=r"6x5 board, not 7x6"):
+        BookStore(db, "", 0)
+    with pytest.raises(BookSizeError, match=r"6x5 board, not 8x7"):
+        Book.open(db, board="8x7")
+    assert Book.open(db, board="6x5").board is Board(6, 5)
+    run_sql(db, "UPDATE meta SET value = 'x' WHERE name = 'width'")
+    with pytest.raises(CorruptBookError, match="records no usable board size"):
+        Book.open(db)
+    run_sql(db, "UPDATE meta SET value = '10' WHERE name = 'width'")
+    with pytest.raises(CorruptBookError, match="records no usable board size"):
+        Book.open(db)
+
+
+def test_best_moves_of_width_9_take_two_bytes():
+    segment = Segment(np.array([1, 5, 9], np.uint64), np.array([3, 0, -2], np.int8),
+                      np.array([0b100000001, 0b10, 0b111111111], np.uint16))
+    back = unpack(pack(segment), 12, Board(9, 4))
+    assert back.best.dtype == np.uint16 and back.best.tolist() == segment.best.tolist()
+    narrow = segment._replace(best=np.array([1, 2, 4], np.uint8))
+    assert pack(narrow)[5] == 1   # one byte a position, as every 7x6 book has it
+    assert unpack(pack(narrow), 12).best.dtype == np.uint8

@@ -4,8 +4,8 @@ A lookup in Python spends most of its time walking the move string and
 mirroring the key (``keys``).  These kernels do both, and the binary search,
 in a fraction of that.  They take the moves as ASCII bytes: numba types a
 ``bytes`` argument in a few hundred nanoseconds, a ``str`` in microseconds.
-At a parent ply, ``locate_parent`` also reads the position's seven move
-scores from its children's scores: seven more searches, about a microsecond,
+At a parent ply, ``locate_parent`` also reads the position's move scores
+from its children's scores: seven more searches on 7x6, about a microsecond,
 where deriving them with numpy for a chunk of the ply takes 30 ms on the
 chunk's first lookup (the AI's answer from the book must stay under 0.1 ms).
 
@@ -20,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from numba.np.unsafe.ndarray import to_fixed_tuple
+
 from solver._bits import has_four, mirror
-from solver.bitboard import CELLS
 
 from .keys import ABSENT, NOT_A_GAME
 from .plies import NO_MOVE, entry_code   # baked into the cached kernels (see plies)
@@ -30,21 +31,20 @@ _READ = 127                    # a column whose score a child gives: it is read 
 _entry_code = njit(inline="always")(entry_code)
 
 _ONE = np.uint64(1)
-_SIX_CELLS = np.uint64(0x3F)   # a column's playable cells, below its sentinel bit
 _FIRST_COLUMN = 49             # b"1"
 
 
 @njit(cache=True, inline="always")
-def _board(moves, start, end):
-    """``(current, mask, playable)`` after ``moves[start:end]`` (ASCII digits 1-7)."""
+def _stones(board, moves, start, end):
+    """``(current, mask, playable)`` after ``moves[start:end]`` (ASCII column digits)."""
     current = np.uint64(0)
     mask = np.uint64(0)
     for i in range(start, end):
         col = np.int64(moves[i]) - _FIRST_COLUMN
-        if col < 0 or col > 6:
+        if col < 0 or col >= board.width:
             return current, mask, False
-        shift = np.uint64(7 * col)
-        stone = (mask + (_ONE << shift)) & (_SIX_CELLS << shift)   # 0 when the column is full
+        shift = np.uint64(col) * board.h1
+        stone = (mask + (_ONE << shift)) & (board.column_cells << shift)   # 0 when full
         if stone == 0:
             return current, mask, False
         current ^= mask
@@ -53,10 +53,10 @@ def _board(moves, start, end):
 
 
 @njit(cache=True, inline="always")
-def _place(keys, key):
+def _place(board, keys, key):
     """Where ``key``'s canonical form is in sorted ``keys``: ``2 * index + 1`` when that
     is its mirror image, ``2 * index`` when it is itself; ``ABSENT`` if it is not there."""
-    other = mirror(key)
+    other = mirror(board, key)
     flipped = 0
     if other < key:
         key, flipped = other, 1
@@ -67,47 +67,44 @@ def _place(keys, key):
 
 
 @njit(cache=True)
-def locate(moves, keys):
+def locate(board, moves, keys):
     """Where the position after ``moves`` (bytes) is in a ply's sorted canonical ``keys``,
     as ``_place`` says, or ``NOT_A_GAME``."""
-    current, mask, playable = _board(moves, 0, len(moves))
+    current, mask, playable = _stones(board, moves, 0, len(moves))
     if not playable:
         return NOT_A_GAME
-    return _place(keys, current + mask)
+    return _place(board, keys, current + mask)
 
 
 @njit(cache=True)
-def keys_of_many(text, ends):
+def keys_of_many(board, text, ends):
     """The key after each string of ``text`` (ASCII bytes, the strings joined; string i
-    ends at ``ends[i]``), -1 where one is not playable."""
-    keys = np.empty(len(ends), dtype=np.int64)
+    ends at ``ends[i]``), and whether it is playable (else its key means nothing)."""
+    keys = np.empty(len(ends), dtype=np.uint64)
+    usable = np.empty(len(ends), dtype=np.bool_)
     start = 0
     for i in range(len(ends)):
-        current, mask, playable = _board(text, start, ends[i])
-        keys[i] = np.int64(current + mask) if playable else -1
+        current, mask, playable = _stones(board, text, start, ends[i])
+        keys[i] = current + mask
+        usable[i] = playable
         start = ends[i]
-    return keys
+    return keys, usable
 
 
 @njit(cache=True, inline="always")
-def _seven_floors(keys, q0, q1, q2, q3, q4, q5, q6):
+def _lockstep_floors(keys, queries, found):
     """For each query, the last index of sorted ``keys`` (non-empty) whose key is at most
-    it (0 if none is).  The seven binary searches run in lockstep: each step's seven
-    loads are independent, so their cache misses overlap, where seven searches one
-    after another wait for each miss in turn (2.7 against 1.0 us on a ply of 2 million)."""
-    b0 = b1 = b2 = b3 = b4 = b5 = b6 = 0
+    it (0 if none is), into ``found``.  The binary searches run in lockstep: each step's
+    loads are independent, so their cache misses overlap, where searches one after
+    another wait for each miss in turn (2.7 against 1.0 us for seven on a ply of 2 million)."""
+    found[:] = 0
     n = len(keys)
     while n > 1:
         half = n >> 1
-        b0 = b0 + half if keys[b0 + half] <= q0 else b0
-        b1 = b1 + half if keys[b1 + half] <= q1 else b1
-        b2 = b2 + half if keys[b2 + half] <= q2 else b2
-        b3 = b3 + half if keys[b3 + half] <= q3 else b3
-        b4 = b4 + half if keys[b4 + half] <= q4 else b4
-        b5 = b5 + half if keys[b5 + half] <= q5 else b5
-        b6 = b6 + half if keys[b6 + half] <= q6 else b6
+        for j in range(len(queries)):
+            if keys[found[j] + half] <= queries[j]:
+                found[j] += half
         n -= half
-    return b0, b1, b2, b3, b4, b5, b6
 
 
 _LANES = 32   # searches in lockstep in floors_many: 2x numpy's searchsorted at 8 to 32, best at 32
@@ -134,54 +131,53 @@ def floors_many(keys, queries):
 
 
 @njit(cache=True)
-def locate_parent(moves, keys, scores, child_keys, child_scores):
+def locate_parent(board, moves, keys, scores, child_keys, child_scores):
     """``locate`` at a ply whose children the book holds, with the position's entry read
-    from them: ``(where, code, score of column 1, ..., score of column 7)``.  ``code`` is
-    the ``entry_code`` of its score and best moves, and the scores are its move scores
+    from them: ``(where, code, (score of column 1, ..., of the last column))``.  ``code``
+    is the ``entry_code`` of its score and best moves, and the scores are its move scores
     (``NO_MOVE`` for a full column), both in the asker's orientation; ``code`` is -1 if
     a child the book must hold is missing, and has no best move if none scores the
-    position's score: a damaged book.  One tuple of small integers, so that the
-    reader builds its answer with nothing decoded."""
-    current, mask, playable = _board(moves, 0, len(moves))
+    position's score: a damaged book.  Small integers only, so that the reader builds
+    its answer with nothing decoded."""
+    fixed = np.full(board.width, NO_MOVE, dtype=np.int64)
+    current, mask, playable = _stones(board, moves, 0, len(moves))
     if not playable:
-        return NOT_A_GAME, 0, 0, 0, 0, 0, 0, 0, 0
-    where = _place(keys, current + mask)
+        return NOT_A_GAME, 0, to_fixed_tuple(fixed, board.width_literal)
+    where = _place(board, keys, current + mask)
     if where < 0:
-        return where, -1, 0, 0, 0, 0, 0, 0, 0
+        return where, -1, to_fixed_tuple(fixed, board.width_literal)
     ply = len(moves)
     own = np.int64(scores[where >> 1])
     opponent = current ^ mask
     # Each column's move score where no child is read, else the child's canonical key.
-    fixed = np.full(7, NO_MOVE, dtype=np.int64)
-    wanted = np.zeros(7, dtype=np.uint64)
-    reads = False   # at ply 41 no child is read: each move wins or fills the board
-    for col in range(7):
-        shift = np.uint64(7 * col)
-        stone = (mask + (_ONE << shift)) & (_SIX_CELLS << shift)
+    wanted = np.zeros(board.width, dtype=np.uint64)
+    reads = False   # at the last ply but one no child is read: each move wins or fills
+    for col in range(board.width):
+        shift = np.uint64(col) * board.h1
+        stone = (mask + (_ONE << shift)) & (board.column_cells << shift)
         if stone == 0:
             continue   # a full column
-        if has_four(current | stone):
-            fixed[col] = (CELLS + 1 - ply) // 2   # a win with this stone
-        elif ply + 1 == CELLS:
+        if has_four(board, current | stone):
+            fixed[col] = (board.cells + 1 - ply) // 2   # a win with this stone
+        elif ply + 1 == board.cells:
             fixed[col] = 0   # the last cell, and no four: a draw
         else:
             child = opponent + (mask | stone)
-            wanted[col] = min(child, mirror(child))
+            wanted[col] = min(child, mirror(board, child))
             fixed[col] = _READ
             reads = True
     if reads and len(child_keys) == 0:
-        return where, -1, 0, 0, 0, 0, 0, 0, 0
-    found = (_seven_floors(child_keys, wanted[0], wanted[1], wanted[2], wanted[3],
-                           wanted[4], wanted[5], wanted[6])
-             if reads else (0, 0, 0, 0, 0, 0, 0))
+        return where, -1, to_fixed_tuple(fixed, board.width_literal)
+    found = np.zeros(board.width, dtype=np.int64)
+    if reads:
+        _lockstep_floors(child_keys, wanted, found)
     best = 0
-    for col in range(7):
+    for col in range(board.width):
         if fixed[col] == _READ:
             at = found[col]
             if child_keys[at] != wanted[col]:
-                return where, -1, 0, 0, 0, 0, 0, 0, 0
+                return where, -1, to_fixed_tuple(fixed, board.width_literal)
             fixed[col] = -np.int64(child_scores[at])
         if fixed[col] == own:
             best |= 1 << col
-    return (where, _entry_code(own, best), fixed[0], fixed[1], fixed[2], fixed[3],
-            fixed[4], fixed[5], fixed[6])
+    return where, _entry_code(own, best, board.width), to_fixed_tuple(fixed, board.width_literal)

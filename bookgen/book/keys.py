@@ -2,7 +2,7 @@
 
 A lookup needs the position's key and its mirror image's key (the book
 stores the smaller), and, for its move scores, its children's.  So the walk
-plays each string twice at once, as given and mirrored: ``Board`` holds both
+plays each string twice at once, as given and mirrored: ``Oriented`` holds both
 boards, and a child's two keys then cost a few integer operations, with no
 mirroring per child.
 
@@ -12,7 +12,8 @@ ends on a board with a four, and no book holds one.  A key found in the
 book therefore proves its string legal; only a miss needs the full check,
 which names a bad input.
 
-Same bit layout as ``solver.bitboard``: ``key = current + mask``.
+Same bit layout as ``solver.bitboard``: ``key = current + mask``.  Each board has its
+``Walker`` (``walker(board)``); the standard board's walks are also module functions.
 """
 
 from __future__ import annotations
@@ -22,27 +23,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.bitboard import (BOTTOM_CELLS, CELLS, COLUMN_MASKS, H1, WIDTH, has_four, mirror_bits,
-                             win_score)
+from solver.bitboard import STANDARD, Board
 
 # What a compiled lookup (``compiled_keys.locate``) gives when it finds no position.
-NOT_A_GAME = -2   # a character other than 1-7, or a move into a full column: ask Position
+NOT_A_GAME = -2   # a character other than a column, or a move into a full column: ask Position
 ABSENT = -1       # a playable string whose canonical key the ply lacks
 
-_STEP = {str(col + 1): (BOTTOM_CELLS[col], COLUMN_MASKS[col],
-                        BOTTOM_CELLS[WIDTH - 1 - col], COLUMN_MASKS[WIDTH - 1 - col])
-         for col in range(WIDTH)}
-_COLUMNS = tuple(zip(BOTTOM_CELLS, COLUMN_MASKS, reversed(BOTTOM_CELLS), reversed(COLUMN_MASKS)))
-_ONE_WAY = {char: step[:2] for char, step in _STEP.items()}   # key_of's: half the unpacking
-# boards_of_many's: a character code -> that column's bottom cell and cells (0, 0: no column).
-_BOTTOMS = np.zeros(128, dtype=np.uint64)
-_CELLS = np.zeros(128, dtype=np.uint64)
-for _char, (_bottom, _column, _, _) in _STEP.items():
-    _BOTTOMS[ord(_char)], _CELLS[ord(_char)] = _bottom, _column
-del _char, _bottom, _column
 
-
-class Board(NamedTuple):
+class Oriented(NamedTuple):
     """A position's stones (the mover's, and all) as asked and mirrored."""
 
     current: int
@@ -56,111 +44,153 @@ class Board(NamedTuple):
         key, other = self.current + self.mask, self.mirror_current + self.mirror_mask
         return key if key < other else other
 
-def key_of(moves: str) -> int | None:
-    """The key after ``moves`` (one orientation: a third of ``board_of``'s time); None
-    for a character other than 1-7 or a move into a full column, as ``board_of``."""
-    current = mask = 0
-    try:
-        for char in moves:
-            bottom, column = _ONE_WAY[char]
-            stone = (mask + bottom) & column   # 0 when the column is full
+
+class Walker:
+    """The walks from move strings to keys on one board; ``walker(board)`` makes each once."""
+
+    def __init__(self, board: Board):
+        self.board = board
+        bottoms, cells = board.bottom_cells, board.column_masks
+        self._step = {str(col + 1): (bottoms[col], cells[col], bottoms[board.width - 1 - col],
+                                     cells[board.width - 1 - col])
+                      for col in range(board.width)}
+        self._columns = tuple(zip(bottoms, cells, reversed(bottoms), reversed(cells)))
+        self._one_way = {char: step[:2] for char, step in self._step.items()}
+        # boards_of_many's: a character code -> that column's bottom cell and cells (0, 0: none).
+        self._bottoms = np.zeros(128, dtype=np.uint64)
+        self._cells = np.zeros(128, dtype=np.uint64)
+        for char, (bottom, column, _, _) in self._step.items():
+            self._bottoms[ord(char)], self._cells[ord(char)] = bottom, column
+
+    def key_of(self, moves: str) -> int | None:
+        """The key after ``moves`` (one orientation: a third of ``board_of``'s time); None
+        for a character other than a column or a move into a full column, as ``board_of``."""
+        current = mask = 0
+        one_way = self._one_way
+        try:
+            for char in moves:
+                bottom, column = one_way[char]
+                stone = (mask + bottom) & column   # 0 when the column is full
+                if not stone:
+                    return None
+                current ^= mask
+                mask |= stone
+        except KeyError:
+            return None
+        return current + mask
+
+    def board_of(self, moves: str) -> Oriented | None:
+        """The stones after ``moves``, both ways; None for a character other than a column
+        or a move into a full column (the caller then asks ``Position``, which names it)."""
+        current = mask = other_current = other_mask = 0
+        step = self._step
+        try:
+            for char in moves:
+                bottom, column, other_bottom, other_column = step[char]
+                stone = (mask + bottom) & column   # 0 when the column is full
+                if not stone:
+                    return None
+                current ^= mask
+                mask |= stone
+                other_current ^= other_mask
+                other_mask |= (other_mask + other_bottom) & other_column
+        except KeyError:
+            return None
+        return Oriented(current, mask, other_current, other_mask)
+
+    def board_of_position(self, position) -> Oriented:
+        mirror = self.board.mirror_bits
+        return Oriented(position.current, position.mask, mirror(position.current),
+                        mirror(position.mask))
+
+    def child_boards(self, board: Oriented, ply: int) -> list[Oriented | int | None]:
+        """Per column: ``None`` if full, the score if the move ends the game, else the child."""
+        current, mask, other_current, other_mask = board
+        has_four, cells = self.board.has_four, self.board.cells
+        children: list[Oriented | int | None] = []
+        for bottom, column, other_bottom, other_column in self._columns:
+            stone = (mask + bottom) & column
             if not stone:
-                return None
-            current ^= mask
+                children.append(None)
+            elif has_four(current | stone):
+                children.append(self.board.win_score(ply))
+            elif ply + 1 == cells:
+                children.append(0)   # the last cell, and no four: a draw
+            else:
+                children.append(Oriented(current ^ mask, mask | stone, other_current ^ other_mask,
+                                         other_mask | ((other_mask + other_bottom) & other_column)))
+        return children
+
+    def boards_of_many(self, moves_list: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``board_of`` for many strings at once, one numpy step per ply across all of them:
+        ``(current, mask, usable)``; where ``usable`` is False, ask ``Position``."""
+        count = len(moves_list)
+        lengths = np.fromiter(map(len, moves_list), dtype=np.int64, count=count)
+        width = int(lengths.max()) if count else 0
+        # One character code a cell, 0 past a string's end; numpy drops trailing NULs,
+        # so a string ending in one is padded back to its length (and then unusable).
+        grid = np.zeros((count, width), dtype=np.uint32)
+        if width:
+            codes = np.array(moves_list, dtype=f"<U{width}").view(np.uint32).reshape(count, width)
+            grid[:, :codes.shape[1]] = codes
+        current = np.zeros(count, dtype=np.uint64)
+        mask = np.zeros(count, dtype=np.uint64)
+        usable = np.ones(count, dtype=bool)
+        bottoms, cells = self._bottoms, self._cells
+        for ply in range(width):
+            playing = lengths > ply
+            chars = np.minimum(grid[:, ply], len(bottoms) - 1)   # anything else gets 0, 0
+            stone = (mask + bottoms[chars]) & cells[chars]
+            usable &= ~(playing & (stone == 0))  # a bad character or a full column
+            current = np.where(playing, current ^ mask, current)
             mask |= stone
-    except KeyError:
-        return None
-    return current + mask
+        return current, mask, usable
+
+    def child_keys_many(self, current: np.ndarray, mask: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """Each position's children: ``(keys, stones)``, both ``(n, width)``; a full column
+        has stone 0.  The mover's stones after the move are ``current | stone``."""
+        board = self.board
+        keys = np.zeros((len(mask), board.width), dtype=np.uint64)
+        stones = np.zeros((len(mask), board.width), dtype=np.uint64)
+        others = current ^ mask
+        for col in range(board.width):
+            stone = (mask + np.uint64(board.bottom_cells[col])) & np.uint64(board.column_masks[col])
+            stones[:, col] = stone
+            keys[:, col] = others + (mask | stone)
+        return keys, stones
+
+    def boards_of_keys(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(current, mask)`` of each key: a column of ``h`` stones is ``2**h - 1 + stones``."""
+        board = self.board
+        mask = np.zeros(len(keys), dtype=np.uint64)
+        for col in range(board.width):
+            shift = np.uint64(col * board.h1)
+            group = ((keys >> shift) & np.uint64((1 << board.h1) - 1)) + np.uint64(1)
+            height = np.zeros(len(keys), dtype=np.uint64)
+            for h in range(1, board.h1):
+                height += group >= np.uint64(1 << h)
+            mask |= ((np.uint64(1) << height) - np.uint64(1)) << shift
+        return keys - mask, mask
 
 
-def board_of(moves: str) -> Board | None:
-    """The board after ``moves``; None for a character other than 1-7 or a move
-    into a full column (the caller then asks ``Position``, which names it)."""
-    current = mask = other_current = other_mask = 0
-    try:
-        for char in moves:
-            bottom, column, other_bottom, other_column = _STEP[char]
-            stone = (mask + bottom) & column   # 0 when the column is full
-            if not stone:
-                return None
-            current ^= mask
-            mask |= stone
-            other_current ^= other_mask
-            other_mask |= (other_mask + other_bottom) & other_column
-    except KeyError:
-        return None
-    return Board(current, mask, other_current, other_mask)
+_WALKERS: dict[Board, Walker] = {}
 
 
-def board_of_position(position) -> Board:
-    return Board(position.current, position.mask, mirror_bits(position.current),
-                 mirror_bits(position.mask))
+def walker(board: Board) -> Walker:
+    """The board's walks, made once."""
+    found = _WALKERS.get(board)
+    if found is None:
+        found = _WALKERS[board] = Walker(board)
+    return found
 
 
-def child_boards(board: Board, ply: int) -> list[Board | int | None]:
-    """Per column: ``None`` if full, the score if the move ends the game, else the child."""
-    current, mask, other_current, other_mask = board
-    children: list[Board | int | None] = []
-    for bottom, column, other_bottom, other_column in _COLUMNS:
-        stone = (mask + bottom) & column
-        if not stone:
-            children.append(None)
-        elif has_four(current | stone):
-            children.append(win_score(ply))
-        elif ply + 1 == CELLS:
-            children.append(0)   # the last cell, and no four: a draw
-        else:
-            children.append(Board(current ^ mask, mask | stone, other_current ^ other_mask,
-                                  other_mask | ((other_mask + other_bottom) & other_column)))
-    return children
-
-
-def boards_of_many(moves_list: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``board_of`` for many strings at once, one numpy step per ply across all of them:
-    ``(current, mask, usable)``; where ``usable`` is False, ask ``Position``."""
-    count = len(moves_list)
-    lengths = np.fromiter(map(len, moves_list), dtype=np.int64, count=count)
-    width = int(lengths.max()) if count else 0
-    # One character code a cell, 0 past a string's end; numpy drops trailing NULs,
-    # so a string ending in one is padded back to its length (and then unusable).
-    grid = np.zeros((count, width), dtype=np.uint32)
-    if width:
-        codes = np.array(moves_list, dtype=f"<U{width}").view(np.uint32).reshape(count, width)
-        grid[:, :codes.shape[1]] = codes
-    current = np.zeros(count, dtype=np.uint64)
-    mask = np.zeros(count, dtype=np.uint64)
-    usable = np.ones(count, dtype=bool)
-    for ply in range(width):
-        playing = lengths > ply
-        chars = np.minimum(grid[:, ply], len(_BOTTOMS) - 1)   # anything but 1-7 gets 0, 0
-        stone = (mask + _BOTTOMS[chars]) & _CELLS[chars]
-        usable &= ~(playing & (stone == 0))  # a bad character or a full column
-        current = np.where(playing, current ^ mask, current)
-        mask |= stone
-    return current, mask, usable
-
-
-def child_keys_many(current: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each position's children: ``(keys, stones)``, both ``(n, 7)``; a full column has
-    stone 0.  The mover's stones after the move are ``current | stone``."""
-    keys = np.zeros((len(mask), WIDTH), dtype=np.uint64)
-    stones = np.zeros((len(mask), WIDTH), dtype=np.uint64)
-    others = current ^ mask
-    for col in range(WIDTH):
-        stone = (mask + np.uint64(BOTTOM_CELLS[col])) & np.uint64(COLUMN_MASKS[col])
-        stones[:, col] = stone
-        keys[:, col] = others + (mask | stone)
-    return keys, stones
-
-
-def boards_of_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(current, mask)`` of each key: a column of ``h`` stones is ``2**h - 1 + stones``."""
-    mask = np.zeros(len(keys), dtype=np.uint64)
-    for col in range(WIDTH):
-        shift = np.uint64(col * H1)
-        group = ((keys >> shift) & np.uint64(127)) + np.uint64(1)   # 2**h + stones
-        height = np.zeros(len(keys), dtype=np.uint64)
-        for h in range(1, 7):
-            height += group >= np.uint64(1 << h)
-        mask |= ((np.uint64(1) << height) - np.uint64(1)) << shift
-    return keys - mask, mask
+# The standard board's walks, by name.
+_STANDARD = walker(STANDARD)
+key_of = _STANDARD.key_of
+board_of = _STANDARD.board_of
+board_of_position = _STANDARD.board_of_position
+child_boards = _STANDARD.child_boards
+boards_of_many = _STANDARD.boards_of_many
+child_keys_many = _STANDARD.child_keys_many
+boards_of_keys = _STANDARD.boards_of_keys

@@ -18,9 +18,9 @@ from bisect import bisect_left
 import numpy as np
 from sqlalchemy import func, select
 
-from solver.bitboard import CELLS, WIDTH, fours, mirror_bits, win_score
+from solver.bitboard import STANDARD, Board
 
-from .keys import boards_of_keys, child_keys_many
+from .keys import walker
 from .schema import CorruptBookError, Entry, SegmentRow
 from .segment import Segment, merge, unpack
 
@@ -59,7 +59,9 @@ class Plies:
     """
 
     def __init__(self, segments: dict[int, Segment], row_counts: dict[int, int],
-                 complete: tuple[int, ...] = (), db: str = ""):
+                 complete: tuple[int, ...] = (), db: str = "", board: Board = STANDARD):
+        self.board = board
+        self._width = board.width
         self._plies = {ply: _Ply(s) for ply, s in segments.items()}
         self.keys = {ply: p.view.keys for ply, p in self._plies.items()}   # for compiled searches
         self.row_counts = row_counts
@@ -74,13 +76,14 @@ class Plies:
                          for ply in self.parents}
 
     @classmethod
-    def read(cls, conn, complete: tuple[int, ...] = (), db: str = "") -> Plies:
+    def read(cls, conn, complete: tuple[int, ...] = (), db: str = "",
+             board: Board = STANDARD) -> Plies:
         parts: dict[int, list[Segment]] = {}
         for ply, data in conn.execute(select(SegmentRow.ply, SegmentRow.data)
                                       .order_by(SegmentRow.ply, SegmentRow.id)):
-            parts.setdefault(ply, []).append(unpack(data, ply))
+            parts.setdefault(ply, []).append(unpack(data, ply, board))
         rows = conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all()
-        plies = cls({ply: merge(p) for ply, p in parts.items()}, dict(rows), complete, db)
+        plies = cls({ply: merge(p) for ply, p in parts.items()}, dict(rows), complete, db, board)
         del parts
         _return_freed_memory()
         return plies
@@ -91,8 +94,8 @@ class Plies:
 
     def find(self, canonical: int, ply: int) -> int | tuple[int, bytes] | None:
         """What the book holds of a canonical key at ``ply``, in the canonical orientation:
-        ``entry_code(score, best)``, and at a parent ply its packed move scores too
-        (``(code, 7 bytes)``); ``None`` if the ply lacks the key."""
+        ``entry_code(score, best, width)``, and at a parent ply its packed move scores too
+        (``(code, a byte a column)``); ``None`` if the ply lacks the key."""
         at_ply = self._plies.get(ply)
         if at_ply is None:
             return None
@@ -114,16 +117,20 @@ class Plies:
                 chunk = at >> CHUNK_BITS
                 moves, best = at_ply.parts.get(chunk) or self._derive_part(ply, chunk)
                 part_at = at - (chunk << CHUNK_BITS)
-            return (entry_code(at_ply.scores[at], best[part_at]),
-                    moves[WIDTH * part_at:WIDTH * part_at + WIDTH])
-        return entry_code(at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at])
+            width = self._width
+            if width > 8:   # two bytes of best-move bits a position
+                best = memoryview(best).cast("H")
+            return (entry_code(at_ply.scores[at], best[part_at], width),
+                    moves[width * part_at:width * part_at + width])
+        return entry_code(at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at],
+                          self._width)
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray, floors=None):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,
         flipped)``; ``index`` is the position's place in its ply, ``best`` the canonical
         orientation's best-move bits (stored, or derived at a parent ply).  ``floors``,
         if given, is ``compiled_keys.floors_many``: faster than ``searchsorted``."""
-        canonical = np.minimum(keys, mirror_bits(keys))
+        canonical = np.minimum(keys, self.board.mirror_bits(keys))
         # Searched in key order, each search starts where the last ended: a quarter of the
         # time of random order, sorting included.
         order = np.argsort(canonical)
@@ -131,7 +138,7 @@ class Plies:
         found = np.zeros(len(keys), dtype=bool)
         index = np.zeros(len(keys), dtype=np.int64)
         scores = np.zeros(len(keys), dtype=np.int8)
-        best = np.zeros(len(keys), dtype=np.uint8)
+        best = np.zeros(len(keys), dtype=_best_type(self.board))
         for ply, at_ply in self._plies.items():
             at = order[ordered_plies == ply]
             if not len(at) or not len(at_ply):
@@ -144,17 +151,17 @@ class Plies:
             at, where = at[hit], where[hit]
             found[at], index[at], scores[at] = True, where, view.scores[where]
             if ply in self.parents:
-                best[at] = np.frombuffer(self.best_of(ply), np.uint8)[where]
+                best[at] = np.frombuffer(self.best_of(ply), best.dtype)[where]
             elif view.best is not None:
                 best[at] = view.best[where]
         return found, index, scores, best, canonical != keys
 
     def moves_of(self, ply: int) -> bytes:
-        """The packed move scores of a parent ply, 7 bytes a position in key order."""
+        """The packed move scores of a parent ply, a byte a column a position in key order."""
         return self._plies[ply].moves or self._derive(ply)
 
     def best_of(self, ply: int) -> bytes:
-        """The best-move bits of a parent ply, a byte a position in key order."""
+        """The best-move bits of a parent ply, in key order (``_best_type``)."""
         if self._plies[ply].moves is None:
             self._derive(ply)
         return self._plies[ply].best_derived
@@ -180,28 +187,31 @@ class Plies:
 
     def _derive_chunk(self, keys: np.ndarray, own: np.ndarray, ply: int) -> tuple[bytes, bytes]:
         below = self._plies[ply + 1].view
-        current, mask = boards_of_keys(keys)
-        children, stones = child_keys_many(current, mask)
-        children = np.minimum(children, mirror_bits(children))
+        board = self.board
+        walk = walker(board)
+        current, mask = walk.boards_of_keys(keys)
+        children, stones = walk.child_keys_many(current, mask)
+        children = np.minimum(children, board.mirror_bits(children))
         where = np.minimum(below.keys.searchsorted(children), max(len(below.keys) - 1, 0))
         hit = below.keys[where] == children if len(below.keys) else np.zeros_like(children, bool)
-        # An empty ply below (ply 42: every game there is over) has no score to index.
+        # An empty ply below (the last: every game there is over) has no score to index.
         scores = below.scores[where] if len(below.keys) else np.zeros(children.shape, np.int8)
         packed = (SCORE_OFFSET - scores.astype(np.int64)).astype(np.uint8)
         playable = stones != 0
         ended = playable & ~hit   # not in the book: the move must end the game
         if ended.any():
-            wins = fours((current[:, None] | stones)[ended]) != 0
-            last = ply + 1 == CELLS
+            wins = board.fours((current[:, None] | stones)[ended]) != 0
+            last = ply + 1 == board.cells
             if not (wins | last).all():
                 raise CorruptBookError(f"{self._db!r}: ply {ply + 1} lacks a child of a "
                                        f"ply-{ply} position, though both are complete")
-            packed[ended] = np.where(wins, SCORE_OFFSET + win_score(ply), SCORE_OFFSET)
+            packed[ended] = np.where(wins, SCORE_OFFSET + board.win_score(ply), SCORE_OFFSET)
         packed[~playable] = FULL_COLUMN
         # A best move scores the position's own score (no full column's 0 ever does),
         # and some move must: else the ply's scores and its children's disagree.
-        best = ((packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None])
-                << np.arange(WIDTH, dtype=np.uint8)).sum(axis=1).astype(np.uint8)
+        kind = _best_type(board)
+        best = ((packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None]).astype(kind)
+                << np.arange(board.width, dtype=kind)).sum(axis=1).astype(kind)
         if not best.all():
             raise CorruptBookError(f"{self._db!r}: a ply-{ply} position's score is no move's "
                                    f"score from the ply-{ply + 1} scores")
@@ -239,7 +249,12 @@ def _return_freed_memory() -> None:
     trim(0)
 
 
-def entry_code(score: int, best: int) -> int:
-    """A score and its best-move bits in one small integer (0 to 13,695): the index of
-    its decoded form in the reader's table."""
-    return (score + SCORE_OFFSET) << WIDTH | best
+def entry_code(score: int, best: int, width: int = STANDARD.width) -> int:
+    """A score and its best-move bits in one small integer (0 to 13,695 on 7x6): the index
+    of its decoded form in the reader's table."""
+    return (score + SCORE_OFFSET) << width | best
+
+
+def _best_type(board: Board) -> type:
+    """The integer type that holds a board's best-move bits: a byte, or two for width 9."""
+    return np.uint8 if board.width <= 8 else np.uint16

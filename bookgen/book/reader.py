@@ -37,15 +37,15 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.exc import ResourceClosedError
 
 from solver import Position
-from solver.bitboard import CELLS, WIDTH, mirror_bits
-from solver.errors import IllegalMoveError
+from solver.bitboard import STANDARD, Board
+from solver.errors import BoardSizeError, IllegalMoveError
 
-from .keys import (Board, board_of, board_of_position, boards_of_keys, boards_of_many,
-                   child_boards, key_of)
+from .keys import Oriented, walker
 from .location import find_book
 from .plies import FULL_COLUMN, NO_MOVE, SCORE_OFFSET, Plies, entry_code
-from .schema import SCHEMA_VERSION, CorruptBookError, Entry
-from .store import SEARCH_SECONDS, check_sqlite_file, make_engine, read_meta, sqlite_path
+from .schema import SCHEMA_VERSION, CorruptBookError, Entry, board_of_meta
+from .store import (SEARCH_SECONDS, check_sqlite_file, key_offset, make_engine, read_meta,
+                    sqlite_path)
 
 _LARGE = 64   # from this many strings on, get_many works on numpy arrays
 
@@ -67,7 +67,7 @@ class BookEntry(NamedTuple):
 
 @dataclass(frozen=True)
 class BookInfo:
-    width: int
+    width: int    # the book's board: ``Book.board``
     height: int
     root: str
     plies_complete: tuple[int, ...]
@@ -80,45 +80,66 @@ class BookInfo:
 _new_entry = tuple.__new__  # BookEntry(...) without a Python-level __new__ per entry
 
 
-def as_position(moves: str | Position) -> Position:
+def as_position(moves: str | Position, board: Board = STANDARD) -> Position:
+    """``moves`` as a Position of ``board``; an error naming it if it is not one."""
     if isinstance(moves, Position):
+        if moves.board is not board:
+            raise BoardSizeError(f"position {moves.moves!r} is on a {moves.board} board; "
+                                 f"this book is of {board}")
         return moves
     if isinstance(moves, str):
-        return Position.from_moves(moves)
+        return Position.from_moves(moves, board)
     raise IllegalMoveError(f"expected a move string or a Position, got {moves!r}")
 
 
-def _miss(moves: str | Position) -> None:
-    """A key the book lacks: ``None`` if ``moves`` is a legal game, else its error."""
-    as_position(moves)  # raises, naming the input, if the string is not a legal game
-    return None
-
-
-# Best-move bits -> columns, as stored and mirrored; a packed move score -> the score.
-_COLUMNS = tuple(tuple(c + 1 for c in range(WIDTH) if bits >> c & 1) for bits in range(128))
-_MIRRORED = tuple(tuple(sorted(WIDTH - c + 1 for c in cols)) for cols in _COLUMNS)
-_BEST_BITS = {text: sum(1 << (int(c) - 1) for c in text) for text in
-              ("".join(str(c) for c in cols) for cols in _COLUMNS)}
+# A packed move score -> the score (board-free).
 _SCORE_OF_BYTE = tuple(None if b == FULL_COLUMN else b - SCORE_OFFSET for b in range(256))
 _SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)   # the same, for numpy to index
 _SIGNED = bytes((b - SCORE_OFFSET) & 255 for b in range(256))   # and as a signed byte
-_SEVEN_SCORES = struct.Struct(f"{WIDTH}b").unpack
-_ALL_BEST = (1 << WIDTH) - 1   # an entry code's best-move bits
-_BEST_OF = _COLUMNS + _MIRRORED   # best-move bits + 128 if mirrored -> the asker's columns
-# An entry code -> (score, wdl, best moves) in the asker's orientation, by orientation: every
-# code made at import (about 10 ms), so that a lookup never decodes one.  (Segments refuse
-# a score outside -21..21: no code indexes outside the table.)
-_HEADS = tuple(tuple((score, (score > 0) - (score < 0), columns[code & 127])
-                     for code in range(entry_code(CELLS, 127) + 1)
-                     for score in ((code >> WIDTH) - SCORE_OFFSET,))
-               for columns in (_COLUMNS, _MIRRORED))
 
 
-def _code_of(packed: bytes) -> int:
-    """The entry code of seven packed move scores: the best is the position's score."""
-    top = max(packed)   # a full column's 0 never is: some move is playable
-    return entry_code(top - SCORE_OFFSET,
-                      sum(1 << col for col, byte in enumerate(packed) if byte == top))
+class _Codes:
+    """One board's entry codes decoded: every code made once (about 10 ms on 7x6), in
+    either orientation, so that a lookup never decodes one; ``codes(board)`` makes it."""
+
+    def __init__(self, board: Board):
+        width = self.width = board.width
+        self.all_best = (1 << width) - 1   # an entry code's best-move bits
+        # Best-move bits -> columns, as stored and mirrored.
+        columns = tuple(tuple(c + 1 for c in range(width) if bits >> c & 1)
+                        for bits in range(1 << width))
+        mirrored = tuple(tuple(sorted(width - c + 1 for c in cols)) for cols in columns)
+        self.best_bits = {"".join(str(c) for c in cols): bits for bits, cols in enumerate(columns)}
+        self.best_of = columns + mirrored   # bits + (1 << width) if mirrored -> asker's columns
+        self.unpack_scores = struct.Struct(f"{width}b").unpack
+        # An entry code -> (score, wdl, best moves) in the asker's orientation, by
+        # orientation.  (Segments refuse a score outside the board's: no code indexes
+        # outside the table.)
+        self.heads = tuple(tuple((score, (score > 0) - (score < 0), cols[code & self.all_best])
+                                 for code in range(entry_code(board.cells, self.all_best,
+                                                              width) + 1)
+                                 for score in ((code >> width) - SCORE_OFFSET,))
+                           for cols in (columns, mirrored))
+
+    def code_of(self, packed: bytes) -> int:
+        """The entry code of packed move scores: the best is the position's score."""
+        top = max(packed)   # a full column's 0 never is: some move is playable
+        return entry_code(top - SCORE_OFFSET,
+                          sum(1 << col for col, byte in enumerate(packed) if byte == top),
+                          self.width)
+
+
+_CODES: dict[Board, _Codes] = {}
+
+
+def codes(board: Board) -> _Codes:
+    found = _CODES.get(board)
+    if found is None:
+        found = _CODES[board] = _Codes(board)
+    return found
+
+
+codes(STANDARD)   # made at import, as before: a first lookup never waits for them
 
 
 _pauses = [0]   # get_many calls in their collector pause, over every thread
@@ -167,7 +188,7 @@ def _kernels():
 
 
 class _Stones(NamedTuple):
-    """A position as ``board_of_position`` reads one: its stones, and its ply."""
+    """A position as ``Walker.board_of_position`` reads one: its stones, and its ply."""
 
     current: int
     mask: int
@@ -184,21 +205,27 @@ class _Closed:
 class Book:
     """Read-only access to a book; use ``Book.open``."""
 
-    def __init__(self, db: str | None = None, in_memory: bool = False):
+    def __init__(self, db: str | None = None, in_memory: bool = False,
+                 board: Board | str | None = None):
         db = find_book(db)
         path = sqlite_path(db)
         if path is not None:
             check_sqlite_file(path, must_exist=True)
         self.db = db
         self._engine = make_engine(db, readonly=True)
-        meta = read_meta(self._engine, db)
+        meta = read_meta(self._engine, db, board=None if board is None else Board.parse(board))
+        self.board = board_of_meta(meta, db)
+        self._walk = walker(self.board)
+        self._codes = codes(self.board)
+        self._heads = self._codes.heads
+        self._key_offset = key_offset(self.board)
         self._conn = self._engine.connect()
         complete = tuple(json.loads(meta.get("complete_plies", "[]")))
-        self.info = BookInfo(width=int(meta["width"]), height=int(meta["height"]),
+        self.info = BookInfo(width=self.board.width, height=self.board.height,
                              root=meta["root"], plies_complete=complete,
                              schema_version=SCHEMA_VERSION, max_ply=int(meta.get("ply", 0)),
                              search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)))
-        self._plies = Plies.read(self._conn, complete, db)
+        self._plies = Plies.read(self._conn, complete, db, self.board)
         self._row_plies = self._plies.row_counts
         # Plies with all their children in the book but not all in memory: each
         # child is looked up on its own (a book whose last ply is not yet packed).
@@ -207,14 +234,16 @@ class Book:
         self._lookup = select(Entry.score, Entry.best_moves).where(Entry.key == bindparam("key"))
 
     @classmethod
-    def open(cls, db: str | None = None, in_memory: bool = False) -> Book:
+    def open(cls, db: str | None = None, in_memory: bool = False,
+             board: Board | str | None = None) -> Book:
         """Open and check a book; raises a ``BookError`` naming what is wrong.
 
         With no ``db``: ``./book.db`` if there is one, else the book installed
-        with c4book.  ``in_memory`` is accepted and changes nothing: every
-        sealed ply is read into memory at open.
+        with c4book.  The book says its board (``book.board``); a ``board`` given
+        here must be that one.  ``in_memory`` is accepted and changes nothing:
+        every sealed ply is read into memory at open.
         """
-        return cls(db, in_memory)
+        return cls(db, in_memory, board)
 
     @property
     def in_memory(self) -> bool:
@@ -237,43 +266,46 @@ class Book:
     # -- one position ------------------------------------------------------
     def get(self, moves: str | Position) -> BookEntry | None:
         """The entry for a position, or ``None`` when the book does not hold it."""
-        text = moves if type(moves) is str else moves.moves if type(moves) is Position else None
+        text = moves if type(moves) is str else moves.moves \
+            if type(moves) is Position and moves.board is self.board else None
         if text is not None and (kernels := _kernels()) is not None \
                 and (keys := self._plies.keys.get(ply := len(text))) is not None \
                 and not (self._slow_parents and ply in self._slow_parents):
             family = self._plies.families.get(ply)
             if family is not None:   # a parent: its move scores read from its children
-                found = kernels.locate_parent(text.encode("ascii", "replace"), *family)
+                found = kernels.locate_parent(self.board, text.encode("ascii", "replace"),
+                                              *family)
                 if found[0] >= 0:
                     code = found[1]
-                    if code < 0 or not code & _ALL_BEST:   # a damaged book: this raises,
-                        # saying what is damaged (or, should the kernel be wrong, answers)
+                    if code < 0 or not code & self._codes.all_best:   # a damaged book: this
+                        # raises, saying what is damaged (or, should the kernel be wrong, answers)
                         return self._entry(text, ply, self._plies.at(ply, found[0] >> 1),
                                            found[0] & 1 == 1)
-                    scores = found[2:]   # already the asker's way
+                    scores = found[2]   # already the asker's way
                     if NO_MOVE in scores:
                         scores = tuple(None if s == NO_MOVE else s for s in scores)
-                    return _new_entry(BookEntry, (text, ply, *_HEADS[False][code], scores))
+                    return _new_entry(BookEntry, (text, ply, *self._heads[False][code], scores))
             else:
-                where = kernels.locate(text.encode("ascii", "replace"), keys)
+                where = kernels.locate(self.board, text.encode("ascii", "replace"), keys)
                 if where >= 0:
                     return self._entry(text, ply, self._plies.at(ply, where >> 1),
                                        where & 1 == 1)
             # Else the walk below: the rows of a ply being built, or a miss to explain.
         if type(moves) is str:
-            key, asked = key_of(moves), moves
-        elif isinstance(moves, Position):
+            key, asked = self._walk.key_of(moves), moves
+        elif isinstance(moves, Position) and moves.board is self.board:
             key, asked = moves.key, moves.moves
         else:
             key = None
         if key is None:  # not a plain move string: let Position name what is wrong
-            return self.get(as_position(moves))
+            return self.get(as_position(moves, self.board))
         ply = len(asked)
-        mirror = mirror_bits(key)
+        mirror = self.board.mirror_bits(key)
         flip = mirror < key
         found = self._find(mirror if flip else key, ply)
         if found is None:
-            return _miss(moves)
+            as_position(moves, self.board)   # raises, naming the input, if not a legal game
+            return None
         if self._slow_parents and ply in self._slow_parents:
             found = self._with_children(moves, ply, flip)
         return self._entry(asked, ply, found, flip)
@@ -282,14 +314,14 @@ class Book:
                flip: bool) -> BookEntry:
         """The entry of what ``Plies.find`` found, in the asker's orientation."""
         if type(found) is int:
-            head = _HEADS[flip][found]
+            head = self._heads[flip][found]
             return _new_entry(BookEntry, (asked, ply, *head, None))
         code, packed = found
-        head = _HEADS[flip][code]
+        head = self._heads[flip][code]
         if flip:
             packed = packed[::-1]
-        # Seven signed bytes unpacked in C: a quarter of the time of a byte at a time.
-        scores = _SEVEN_SCORES(packed.translate(_SIGNED))
+        # The signed bytes unpacked in C: a quarter of the time of a byte at a time.
+        scores = self._codes.unpack_scores(packed.translate(_SIGNED))
         if FULL_COLUMN in packed:
             scores = tuple(map(_SCORE_OF_BYTE.__getitem__, packed))
         return _new_entry(BookEntry, (asked, ply, *head, scores))
@@ -298,18 +330,19 @@ class Book:
         """``Plies.find``, and then the rows of a ply still being built."""
         found = self._plies.find(canonical, ply)
         if found is None and ply in self._row_plies:
-            row = self._conn.execute(self._lookup, {"key": canonical}).first()
+            row = self._conn.execute(self._lookup, {"key": canonical - self._key_offset}).first()
             if row is not None:
-                found = entry_code(row[0], _BEST_BITS[row[1]])
+                found = entry_code(row[0], self._codes.best_bits[row[1]], self.board.width)
         return found
 
     def _with_children(self, moves, ply: int, flip: bool) -> tuple[int, bytes]:
         """``Plies.find``'s answer at a parent ply, ``(code, packed move scores)``, each
         child looked up on its own, in the canonical orientation as the other paths give."""
-        board = board_of(moves) if type(moves) is str else board_of_position(moves)
+        walk = self._walk
+        stones = walk.board_of(moves) if type(moves) is str else walk.board_of_position(moves)
         scores = []
-        for child in child_boards(board, ply):
-            if type(child) is not Board:   # a full column (None) or a finished game's score
+        for child in walk.child_boards(stones, ply):
+            if type(child) is not Oriented:   # a full column (None) or a finished game's score
                 scores.append(child)
                 continue
             found = self._find(child.canonical, ply + 1)
@@ -317,11 +350,11 @@ class Book:
                 raise CorruptBookError(f"{self.db!r}: ply {ply + 1} lacks a child of a ply-{ply} "
                                        "position, though both are complete")
             code = found if type(found) is int else found[0]
-            scores.append(SCORE_OFFSET - (code >> WIDTH))
+            scores.append(SCORE_OFFSET - (code >> self.board.width))
         if flip:   # the canonical orientation's, as the other paths give them
             scores.reverse()
         packed = bytes(FULL_COLUMN if s is None else s + SCORE_OFFSET for s in scores)
-        return _code_of(packed), packed
+        return self._codes.code_of(packed), packed
 
     # -- many positions ----------------------------------------------------
     def get_many(self, moves_list: Sequence[str | Position]) -> list[BookEntry | None]:
@@ -335,12 +368,11 @@ class Book:
         kernels = _kernels()
         if kernels is not None:
             # One byte a character ("replace" keeps it so): the strings' ends are the plies'.
-            keys = kernels.keys_of_many("".join(moves_list).encode("ascii", "replace"),
-                                        np.cumsum(plies))
-            usable = keys >= 0
-            keys = keys.view(np.uint64)
+            keys, usable = kernels.keys_of_many(self.board,
+                                                "".join(moves_list).encode("ascii", "replace"),
+                                                np.cumsum(plies))
         else:
-            current, mask, usable = boards_of_many(moves_list)
+            current, mask, usable = self._walk.boards_of_many(moves_list)
             keys = current + mask
         found, index, scores, best, flips = self._plies.find_many(
             keys, plies, None if kernels is None else kernels.floors_many)
@@ -348,8 +380,9 @@ class Book:
         plies, index, flips = plies[hits], index[hits], flips[hits]
         scores = scores[hits].astype(np.int64)
         # Best moves in the asker's orientation: the table of either orientation.
-        best_moves = list(map(_BEST_OF.__getitem__,
-                              (best[hits] + flips.astype(np.int64) * 128).tolist()))
+        best_moves = list(map(self._codes.best_of.__getitem__,
+                              (best[hits] + flips.astype(np.int64)
+                               * (1 << self.board.width)).tolist()))
         with _collector_paused():
             got = list(map(_new_entry, repeat(BookEntry), zip(
                 [moves_list[i] for i in hits.tolist()] if len(hits) < len(moves_list)
@@ -368,13 +401,14 @@ class Book:
         """Each found position's move scores (a tuple, ``None`` at a ply without them), in
         the asker's orientation, from its ply and its place in that ply."""
         move_scores = np.full(len(plies), None, dtype=object)
+        width = self.board.width
         for ply in self._plies.parents.intersection(np.unique(plies).tolist()):
             at = np.flatnonzero(plies == ply)
-            packed = np.frombuffer(self._plies.moves_of(ply), np.uint8).reshape(-1, WIDTH)
+            packed = np.frombuffer(self._plies.moves_of(ply), np.uint8).reshape(-1, width)
             packed = packed[index[at]]
             packed = np.where(flips[at, None], packed[:, ::-1], packed)
-            # Seven columns of scores zipped into rows: the tuples are made in C.
-            rows = zip(*(_SCORE_OBJECTS[packed[:, col]].tolist() for col in range(WIDTH)))
+            # The columns of scores zipped into rows: the tuples are made in C.
+            rows = zip(*(_SCORE_OBJECTS[packed[:, col]].tolist() for col in range(width)))
             move_scores[at] = np.fromiter(rows, dtype=object, count=len(at))
         return move_scores.tolist()
 
@@ -384,7 +418,7 @@ class Book:
         in the canonical orientation (bit c: column c + 1), sorted by key."""
         found: tuple[list[int], list[int], list[int]] = ([], [], [])
         keys = sorted(set(map(int, keys)))
-        boards = boards_of_keys(np.array(keys, dtype=np.uint64))
+        boards = self._walk.boards_of_keys(np.array(keys, dtype=np.uint64))
         for key, current, mask in zip(keys, *(b.tolist() for b in boards)):
             stones = _Stones(current, mask, mask.bit_count())
             code = self._find(key, stones.ply)
@@ -395,8 +429,8 @@ class Book:
             if type(code) is tuple:
                 code = code[0]
             found[0].append(key)
-            found[1].append((code >> WIDTH) - SCORE_OFFSET)
-            found[2].append(code & 127)
+            found[1].append((code >> self.board.width) - SCORE_OFFSET)
+            found[2].append(code & self._codes.all_best)
         return found
 
     # -- the whole book ----------------------------------------------------

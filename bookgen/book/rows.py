@@ -10,11 +10,9 @@ sliced into a plain tuple of parameters per statement of many rows.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-
-from solver.bitboard import WIDTH
 
 from .schema import BEST_TEXT, COLUMNS
 
@@ -25,7 +23,7 @@ _BEST_TEXT = np.array(BEST_TEXT, dtype=object)  # index by bit set: the stored t
 class Rows:
     """Entries of one ply: keys with their scores and best columns (as bit sets).
 
-    ``move_scores`` is ``(n, 7)`` packed bytes (``schema.pack_scores``), or
+    ``move_scores`` is ``(n, width)`` packed bytes (``schema.pack_scores``), or
     ``None`` on the frontier, where only the position itself was searched;
     ``nodes`` is ``None`` for derived entries (stored as 0).
     """
@@ -45,6 +43,14 @@ class Rows:
                     None if self.move_scores is None else self.move_scores[part],
                     None if self.nodes is None else self.nodes[part])
 
+    @property
+    def width(self) -> int:
+        """Bytes of move scores a row: the board's width."""
+        return 0 if self.move_scores is None else self.move_scores.shape[1]
+
+    def with_keys(self, keys: np.ndarray) -> Rows:
+        return replace(self, keys=keys)
+
     def insert(self, count: int) -> str:
         """An ``INSERT`` of ``count`` rows with ``?`` placeholders, before its conflict clause.
 
@@ -60,11 +66,12 @@ class Rows:
         if self.move_scores is None:
             row = f"(?, {ply}, ?, ?, ?, NULL, {'?' if bound_nodes else '0'})"
             return head + "VALUES " + ", ".join([row] * count)
-        rows = ", ".join(f"(?, ?, ?, ?, {1 + WIDTH * i}{', ?' if bound_nodes else ''})"
+        width = self.width
+        rows = ", ".join(f"(?, ?, ?, ?, {1 + width * i}{', ?' if bound_nodes else ''})"
                          for i in range(count))
         # WHERE true: SQLite's parser needs it before ON CONFLICT after a SELECT.
         return (head + f"SELECT column1, {ply}, column2, column3, column4, "
-                f"substr(?, column5, {WIDTH}), {'column6' if bound_nodes else '0'} "
+                f"substr(?, column5, {width}), {'column6' if bound_nodes else '0'} "
                 f"FROM (VALUES {rows}) AS v WHERE true")
 
     def values(self) -> list:
@@ -94,5 +101,6 @@ class Rows:
             if packed is None:
                 yield count, [tuple(flat[width * s:width * (s + count)]) for s in starts]
             else:   # the statement's blob first: its placeholder comes first in the SQL
-                yield count, [(packed[WIDTH * s:WIDTH * (s + count)],
+                size = self.width   # move-score bytes a row
+                yield count, [(packed[size * s:size * (s + count)],
                                *flat[width * s:width * (s + count)]) for s in starts]

@@ -18,6 +18,7 @@ from __future__ import annotations
 from sqlalchemy import BigInteger, Integer, LargeBinary, SmallInteger, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from solver.bitboard import MAX_WIDTH, Board
 from solver.errors import C4Error
 
 FORMAT = "c4book"
@@ -40,10 +41,10 @@ class Entry(Base):
     ply: Mapped[int] = mapped_column(SmallInteger)
     score: Mapped[int] = mapped_column(SmallInteger)
     wdl: Mapped[int] = mapped_column(SmallInteger)
-    best_moves: Mapped[str] = mapped_column(String(7))
+    best_moves: Mapped[str] = mapped_column(String(MAX_WIDTH))
     # One byte per column, score + 64; 0 for a full column.  NULL on the
     # frontier, where only the position itself was searched.
-    move_scores: Mapped[bytes | None] = mapped_column(LargeBinary(7), nullable=True)
+    move_scores: Mapped[bytes | None] = mapped_column(LargeBinary(MAX_WIDTH), nullable=True)
     nodes: Mapped[int] = mapped_column(BigInteger, default=0)
 
     def __repr__(self) -> str:
@@ -75,10 +76,10 @@ class Meta(Base):
     value: Mapped[str] = mapped_column(String(4096))
 
 
-# Best columns as stored, "1" .. "1234567", for each set of columns as bits
-# (bit c set when column c + 1 is best).
-BEST_TEXT = tuple("".join(str(col + 1) for col in range(7) if bits >> col & 1)
-                  for bits in range(1 << 7))
+# Best columns as stored, "1" .. "123456789", for each set of columns as bits
+# (bit c set when column c + 1 is best), on a board of any width.
+BEST_TEXT = tuple("".join(str(col + 1) for col in range(MAX_WIDTH) if bits >> col & 1)
+                  for bits in range(1 << MAX_WIDTH))
 
 
 def best_text(bits: int) -> str:
@@ -117,3 +118,12 @@ class SchemaMismatchError(BookError, ValueError):
 
 class IncompatibleBookError(BookError, ValueError):
     """A book for another board size or another root than asked."""
+
+
+def board_of_meta(meta: dict[str, str], db: str) -> Board:
+    """The board a book records; ``CorruptBookError`` if its record is not a board."""
+    try:
+        return Board(int(meta["width"]), int(meta["height"]))
+    except (KeyError, ValueError) as error:
+        raise CorruptBookError(f"{db!r} records no usable board size "
+                               f"({meta.get('width')!r} x {meta.get('height')!r}): {error}") from None

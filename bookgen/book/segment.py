@@ -6,12 +6,14 @@ plane j holds byte j of every gap, and planes above the widest gap are all
 zero and not stored.  Low planes look like noise, high planes are mostly
 zero: zstd squeezes them to about half a byte a position.  Then one byte a
 position of score, and one of best-move bits (bit c: column c + 1 is best)
-when the segment keeps them.  ``docs/book-format.md`` has a worked example.
+when the segment keeps them; two bytes, little-endian, on a board of width 9.
+``docs/book-format.md`` has a worked example.
 
     offset  size  field
     0       4     magic b"C4SG"
     4       1     format version (1)
-    5       1     flags: bit 0 set when best-move bits follow the scores
+    5       1     flags: bit 0 set when best-move bits follow the scores,
+                  bit 1 when they take two bytes a position
     6       1     key planes stored (0-8)
     7       1     reserved (0)
     8       4     positions (uint32, little-endian)
@@ -31,16 +33,16 @@ from typing import NamedTuple
 import numpy as np
 import zstandard
 
-from solver.bitboard import win_score
+from solver.bitboard import STANDARD, Board
 
 from .schema import CorruptBookError
 
 MAGIC = b"C4SG"
 VERSION = 1
 HAS_BEST = 1
+WIDE_BEST = 2
 HEADER = struct.Struct("<4sBBBBII")
 LEVEL = 19  # zstd: slow to pack (a ply of 5.8M positions in a few seconds), fast to read
-MOST = win_score(0)   # no position scores more than a win with the first stone
 
 
 class Segment(NamedTuple):
@@ -48,7 +50,7 @@ class Segment(NamedTuple):
 
     keys: np.ndarray           # uint64, strictly increasing
     scores: np.ndarray         # int8
-    best: np.ndarray | None    # uint8, bit c set when column c + 1 is best
+    best: np.ndarray | None    # uint8 (uint16 on width 9), bit c set when column c + 1 is best
 
 
 def pack(segment: Segment) -> bytes:
@@ -61,16 +63,22 @@ def pack(segment: Segment) -> bytes:
     planes = (int(gaps.max()).bit_length() + 7) // 8 if count else 0
     parts = [gaps.view(np.uint8).reshape(count, 8).T[:planes].tobytes(),
              np.ascontiguousarray(segment.scores, dtype=np.int8).tobytes()]
+    flags = 0
     if segment.best is not None:
-        parts.append(np.ascontiguousarray(segment.best, dtype=np.uint8).tobytes())
+        # Two bytes a position only where a bit past the eighth column is set (width 9).
+        wide = segment.best.dtype.itemsize > 1 and len(segment.best) \
+            and int(segment.best.max()) > 255
+        parts.append(np.ascontiguousarray(segment.best, dtype="<u2" if wide else np.uint8)
+                     .tobytes())
+        flags = HAS_BEST | (WIDE_BEST if wide else 0)
     payload = b"".join(parts)
-    flags = HAS_BEST if segment.best is not None else 0
     header = HEADER.pack(MAGIC, VERSION, flags, planes, 0, count, zlib.crc32(payload))
     return header + zstandard.ZstdCompressor(level=LEVEL).compress(payload)
 
 
-def unpack(blob: bytes, ply: int) -> Segment:
-    """The segment in ``blob``; ``CorruptBookError`` naming ``ply`` if it is damaged."""
+def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
+    """The segment in ``blob``, of a book of ``board``; ``CorruptBookError`` naming ``ply``
+    if it is damaged."""
     def damaged(why: str) -> CorruptBookError:
         return CorruptBookError(f"the book's ply {ply} is damaged: {why}; "
                                 "rebuild it or take book.db from a good copy")
@@ -80,7 +88,8 @@ def unpack(blob: bytes, ply: int) -> Segment:
     magic, version, flags, planes, _, count, crc = HEADER.unpack_from(blob)
     if magic != MAGIC or version != VERSION or planes > 8:
         raise damaged("its segment has an unknown header")
-    width = planes + 1 + (1 if flags & HAS_BEST else 0)
+    best_bytes = (2 if flags & WIDE_BEST else 1) if flags & HAS_BEST else 0
+    width = planes + 1 + best_bytes
     try:
         payload = zstandard.ZstdDecompressor().decompress(
             blob[HEADER.size:], max_output_size=width * count)
@@ -98,9 +107,13 @@ def unpack(blob: bytes, ply: int) -> Segment:
     np.cumsum(keys, out=keys)
     # Copies, so that the key planes are freed once the keys are summed.
     scores = data[planes * count:(planes + 1) * count].view(np.int8).copy()
-    if count and int(np.abs(scores.astype(np.int16)).max()) > MOST:
-        raise damaged(f"a score in its segment is outside -{MOST}..{MOST}")
-    best = data[(planes + 1) * count:].copy() if flags & HAS_BEST else None
+    most = board.max_score   # no position scores more than a win with the first stone
+    if count and int(np.abs(scores.astype(np.int16)).max()) > most:
+        raise damaged(f"a score in its segment is outside -{most}..{most}")
+    best = None
+    if best_bytes:
+        best = data[(planes + 1) * count:].view("<u2" if best_bytes == 2 else np.uint8)
+        best = best.astype(np.uint16) if best_bytes == 2 else best.copy()
     return Segment(keys, scores, best)
 
 

@@ -27,7 +27,7 @@ from sqlalchemy import Engine, Float, String, cast, create_engine, delete, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DatabaseError, OperationalError
 
-from solver.bitboard import HEIGHT, WIDTH
+from solver.bitboard import STANDARD, Board
 from solver.errors import BoardSizeError
 
 from .rows import Rows
@@ -46,6 +46,7 @@ from .schema import (
     NotABookError,
     SchemaMismatchError,
     SegmentRow,
+    board_of_meta,
 )
 
 if TYPE_CHECKING:
@@ -61,13 +62,19 @@ READ_CHUNK = 200_000       # rows per fetch when reading a ply into arrays
 # and one blob: 501 parameters, under the 999 that SQLite before 3.32 allows.
 ROWS_PER_STATEMENT = 100
 BIND_CHUNK = 50_000        # rows bound at a time within one write's transaction
-KEY_LIMIT = (1 << 63) - 1  # above every key; the largest integer SQL stores
+KEY_LIMIT = (1 << 64) - 1  # above every key of every board
 _REPLACE = "DO UPDATE SET " + ", ".join(
     f"{c} = excluded.{c}" for c in ("score", "wdl", "best_moves", "move_scores"))
 
 
 class BookSizeError(IncompatibleBookError, BoardSizeError):
-    """A book made for another board than 7x6."""
+    """A book made for another board than the one asked for."""
+
+
+def key_offset(board: Board) -> int:
+    """What a key loses on its way into SQL, whose integers are signed 64-bit: nothing for
+    keys of up to 63 bits, else 2**63, which keeps their order (8x7's keys reach 2**64)."""
+    return 1 << 63 if board.key_bits > 63 else 0
 
 
 def is_url(db: str) -> bool:
@@ -159,10 +166,12 @@ def reclaim_space(engine: Engine) -> int:
     return free
 
 
-def read_meta(engine: Engine, db: str, *, any_version: bool = False) -> dict[str, str]:
+def read_meta(engine: Engine, db: str, *, any_version: bool = False,
+              board: Board | None = None) -> dict[str, str]:
     """The checked metadata of an existing book; raises a BookError if unusable.
 
-    ``any_version`` skips the schema version check (for ``c4book upgrade``).
+    ``any_version`` skips the schema version check (for ``c4book upgrade``);
+    ``board``, if given, is the board the book must be of.
     """
     try:
         with engine.connect() as conn:
@@ -189,11 +198,27 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False) -> dict[str
         raise SchemaMismatchError(
             f"{db!r} has book schema version {meta.get('schema_version')!r}; "
             f"this c4book reads version {SCHEMA_VERSION}")
-    if (meta.get("width"), meta.get("height")) != (str(WIDTH), str(HEIGHT)):
-        raise BookSizeError(
-            f"{db!r} is a book for a {meta.get('width')}x{meta.get('height')} board, "
-            f"not {WIDTH}x{HEIGHT}")
+    found = board_of_meta(meta, db)
+    if board is not None and found is not board:
+        raise BookSizeError(f"{db!r} is a book of the {found} board, not {board}: "
+                            f"leave out --board, or give {found}")
+    _check_root(meta, db, found)
     return meta
+
+
+def _check_root(meta: dict[str, str], db: str, board: Board) -> None:
+    """The recorded root must be a position of the recorded board, with the recorded key:
+    a board size or root changed by damage would make every key mean another position."""
+    from solver import Position
+
+    try:
+        key = Position.from_moves(meta["root"], board).canonical_key
+        same = key == int(meta["root_key"])
+    except (KeyError, ValueError):
+        same = False
+    if not same:
+        raise CorruptBookError(f"{db!r} is damaged: its root {meta.get('root')!r} and root key "
+                               f"{meta.get('root_key')!r} do not agree on its {board} board")
 
 
 def _is_empty(engine: Engine) -> bool:
@@ -205,10 +230,13 @@ class BookStore:
     """The writer's view of a book: created if absent, checked if present.
 
     ``readonly`` opens an existing book to read only (``build --dry-run``);
-    ``exists`` then says whether there was one.
+    ``exists`` then says whether there was one.  ``board`` is the board of the
+    positions the caller writes (7x6 by default): an existing book of another is
+    refused, and a new book records it.
     """
 
-    def __init__(self, db: str, root_moves: str, root_key: int, *, readonly: bool = False):
+    def __init__(self, db: str, root_moves: str, root_key: int, *, readonly: bool = False,
+                 board: Board = STANDARD):
         self.db = db
         path = sqlite_path(db)
         exists = check_sqlite_file(path, must_exist=False) if path is not None else True
@@ -216,7 +244,7 @@ class BookStore:
         # it to WAL mode, which must not happen to a file we then refuse.
         probe = make_engine(db, readonly=path is not None)
         try:
-            meta = read_meta(probe, db) if exists else None
+            meta = read_meta(probe, db, board=board) if exists else None
         except NotABookError:
             if path is not None or not _is_empty(probe):
                 raise
@@ -230,6 +258,8 @@ class BookStore:
         self.exists = meta is not None
         self.created = meta is None and not readonly  # this store made the book (or its tables)
         self.readonly = readonly
+        self.board = board
+        self._offset = key_offset(self.board)
         self.engine = make_engine(db, readonly=readonly and path is not None)
         self._segments: dict[int, Segment | None] = {}   # merged segments by ply, as read
         if meta is None and not readonly:
@@ -244,7 +274,8 @@ class BookStore:
             Base.metadata.create_all(self.engine)
             with self.engine.begin() as conn:
                 for name, value in {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
-                                    "width": str(WIDTH), "height": str(HEIGHT),
+                                    "width": str(self.board.width),
+                                    "height": str(self.board.height),
                                     "root": root_moves, "root_key": str(root_key),
                                     "ply": str(len(root_moves)), "complete_plies": "[]"}.items():
                     conn.execute(self._insert(Meta).values(name=name, value=value)
@@ -307,7 +338,7 @@ class BookStore:
         """The packed part of ``ply`` (its segments merged), or ``None``; read once."""
         if ply not in self._segments:
             with self.engine.connect() as conn:
-                parts = [unpack(data, ply) for data in conn.execute(
+                parts = [unpack(data, ply, self.board) for data in conn.execute(
                     select(SegmentRow.data).where(SegmentRow.ply == ply)
                     .order_by(SegmentRow.id)).scalars()]
             self._segments[ply] = merge(parts) if parts else None
@@ -316,9 +347,13 @@ class BookStore:
     def keys_at(self, ply: int, low: int = 0, high: int = KEY_LIMIT) -> np.ndarray:
         """Sorted keys stored at ``ply`` within ``[low, high)``: packed, and rows by a
         range scan of the key."""
-        rows = self._read_column(
+        offset = self._offset
+        high = min(int(high), KEY_LIMIT)
+        if low >= high:
+            return np.empty(0, dtype=np.uint64)
+        rows = self._from_sql(self._read_column(
             "SELECT key FROM positions WHERE key >= ? AND key < ? AND ply = ? ORDER BY key",
-            (int(low), min(int(high), KEY_LIMIT), ply)).astype(np.uint64)
+            (int(low) - offset, min(high - offset, (1 << 63) - 1), ply)))
         segment = self.segment_at(ply)
         if segment is None:
             return rows
@@ -326,15 +361,33 @@ class BookStore:
                               segment.keys.searchsorted(np.uint64(min(int(high), KEY_LIMIT)))]
         return np.union1d(packed, rows) if len(rows) else packed
 
+    def _from_sql(self, keys: np.ndarray) -> np.ndarray:
+        """Keys as SQL gave them (int64), back to the board's keys (uint64)."""
+        keys = keys.view(np.uint64)
+        return keys ^ np.uint64(self._offset) if self._offset else keys
+
     def _row_entries(self, ply: int) -> Segment:
-        """The rows of ``ply`` with their best-move bits, in one pass: key, score and bits
-        in one integer a row (49 + 6 + 7 bits), the bits from the stored digits in SQL."""
+        """The rows of ``ply`` with their best-move bits, the bits from the stored digits in
+        SQL: key, score and bits in one integer a row (on 7x6, 49 + 6 + 7 bits) when they
+        fit, else in two passes."""
+        width = self.board.width
         bits = " + ".join(f"(CASE WHEN best_moves LIKE '%{col + 1}%' THEN {1 << col} ELSE 0 END)"
-                          for col in range(WIDTH))
-        packed = self._read_column(f"SELECT key * 8192 + (score + 32) * 128 + {bits} "
-                                   "FROM positions WHERE ply = ? ORDER BY key", (ply,))
-        return Segment((packed >> 13).astype(np.uint64),
-                       ((packed >> 7 & 63) - 32).astype(np.int8), (packed & 127).astype(np.uint8))
+                          for col in range(width))
+        kind = np.uint8 if width <= 8 else np.uint16
+        low = 6 + width   # score + 32 in 6 bits, then the best-move bits
+        if self.board.key_bits + low <= 62:
+            packed = self._read_column(f"SELECT key * {1 << low} + (score + 32) * {1 << width}"
+                                       f" + {bits} FROM positions WHERE ply = ? ORDER BY key",
+                                       (ply,))
+            return Segment((packed >> low).astype(np.uint64),
+                           ((packed >> width & 63) - 32).astype(np.int8),
+                           (packed & ((1 << width) - 1)).astype(kind))
+        keys = self._from_sql(self._read_column(
+            "SELECT key FROM positions WHERE ply = ? ORDER BY key", (ply,)))
+        rest = self._read_column(f"SELECT (score + 32) * {1 << width} + {bits} "
+                                 "FROM positions WHERE ply = ? ORDER BY key", (ply,))
+        return Segment(keys, ((rest >> width) - 32).astype(np.int8),
+                       (rest & ((1 << width) - 1)).astype(kind))
 
     def entries_at(self, ply: int) -> Segment:
         """Every entry at ``ply``, packed and rows together, in key order; best-move
@@ -362,7 +415,8 @@ class BookStore:
         if not len(keys):
             return None
         # Without best moves the bounds are only lower bounds, never exact: still true.
-        return Parents(keys, scores, np.zeros(len(keys), np.uint8) if best is None else best)
+        return Parents(keys, scores, np.zeros(len(keys), np.uint8) if best is None else best,
+                       self.board)
 
     def count_by_ply(self) -> dict[int, int]:
         return {ply: packed + rows for ply, (packed, _, rows) in self.storage_by_ply().items()}
@@ -460,6 +514,8 @@ class BookStore:
     def _write(self, rows: Rows, *, replace: bool, search_seconds: float = 0.0) -> int:
         if not len(rows):
             return 0
+        if self._offset:   # as SQL stores them (``key_offset``)
+            rows = rows.with_keys((rows.keys ^ np.uint64(self._offset)).view(np.int64))
         extra = []
         if search_seconds:
             add = self._insert(Meta).values(name=SEARCH_SECONDS, value=repr(float(search_seconds)))
@@ -505,3 +561,18 @@ class BookStore:
         if not self.readonly:
             fold_wal(self.engine)
         self.engine.dispose()
+
+
+def book_board_of(db: str) -> Board | None:
+    """The board the book at ``db`` records, or ``None`` where there is no readable book."""
+    try:
+        path = sqlite_path(db)
+        if path is not None and not check_sqlite_file(path, must_exist=False):
+            return None
+        engine = make_engine(db, readonly=path is not None)
+        try:
+            return board_of_meta(read_meta(engine, db), db)
+        finally:
+            engine.dispose()
+    except BookError:
+        return None

@@ -30,6 +30,7 @@ from .schema import (
     Base,
     CorruptBookError,
     SchemaMismatchError,
+    board_of_meta,
 )
 from .store import (BookStore, check_sqlite_file, fold_wal, free_bytes, make_engine,
                     read_meta, reclaim_space, sqlite_path)
@@ -88,7 +89,7 @@ def _write_lock(db: str, command: str):
 def _pack_rows(db: str, meta: dict[str, str]) -> int:
     """Pack every ply's rows, shallowest first (sealing a ply drops the best moves of
     the one above, which its own scores then give); the rows packed."""
-    store = BookStore(db, meta["root"], int(meta["root_key"]))
+    store = BookStore(db, meta["root"], int(meta["root_key"]), board=board_of_meta(meta, db))
     try:
         packed = sum(store.pack_rows(ply) for ply in store.row_counts())
         if packed:

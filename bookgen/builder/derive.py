@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.bitboard import CELLS, WIDTH
+from solver.bitboard import STANDARD, Board
 from solver.packed import canonical, child_key, decode, is_full_column
 
 from ..book.scoring import best_of, sign  # noqa: F401  (re-exported for callers of derive)
@@ -34,8 +34,8 @@ class Derived(NamedTuple):
 
     keys: np.ndarray         # uint64
     scores: np.ndarray       # int8
-    best: np.ndarray         # uint8: bit c set when column c + 1 is best
-    move_scores: np.ndarray  # (n, 7) uint8, packed as ``schema.pack_scores``
+    best: np.ndarray         # uint8 (uint16 on width 9): bit c set when column c + 1 is best
+    move_scores: np.ndarray  # (n, width) uint8, packed as ``schema.pack_scores``
     missing: np.ndarray      # uint64: a child not in the book, or 0 when none is missing
 
     @property
@@ -45,23 +45,23 @@ class Derived(NamedTuple):
 
 
 @njit(cache=True)
-def _derive(parents, child_keys, child_scores, scores, best, move_scores, missing):
+def _derive(board, parents, child_keys, child_scores, scores, best, move_scores, missing):
     for i in range(len(parents)):
-        current, mask, ply = decode(parents[i])
-        win = (CELLS + 1 - ply) // 2
-        top = -CELLS - 1
+        current, mask, ply = decode(board, parents[i])
+        win = (board.cells + 1 - ply) // 2
+        top = -board.cells - 1
         missing[i] = 0
-        for col in range(WIDTH):
-            if is_full_column(mask, col):
+        for col in range(board.width):
+            if is_full_column(board, mask, col):
                 move_scores[i, col] = NO_MOVE
                 continue
-            key, won = child_key(current, mask, col)
+            key, won = child_key(board, current, mask, col)
             if won:
                 value = win
-            elif ply + 1 == CELLS:
+            elif ply + 1 == board.cells:
                 value = 0   # the last stone fills the board: a draw
             else:
-                key = canonical(key)
+                key = canonical(board, key)
                 at = np.searchsorted(child_keys, key)
                 if at == len(child_keys) or child_keys[at] != key:
                     missing[i] = key   # keys are never 0 below the empty board's children
@@ -72,14 +72,14 @@ def _derive(parents, child_keys, child_scores, scores, best, move_scores, missin
             top = max(top, value)
         scores[i] = top
         bits = 0
-        for col in range(WIDTH):
+        for col in range(board.width):
             if move_scores[i, col] != NO_MOVE and move_scores[i, col] == top + SCORE_OFFSET:
                 bits |= 1 << col
         best[i] = bits
 
 
 def derive(parents: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray, *,
-           strict: bool = True) -> Derived:
+           strict: bool = True, board: Board = STANDARD) -> Derived:
     """Entries of ``parents`` (canonical keys) from their children's entries.
 
     ``child_keys`` must be sorted, ``child_scores`` in the same order.  A
@@ -88,15 +88,16 @@ def derive(parents: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray
     """
     n = len(parents)
     out = Derived(np.ascontiguousarray(parents, dtype=np.uint64), np.empty(n, dtype=np.int8),
-                  np.empty(n, dtype=np.uint8), np.empty((n, WIDTH), dtype=np.uint8),
-                  np.empty(n, dtype=np.uint64))
-    _derive(out.keys, np.ascontiguousarray(child_keys, dtype=np.uint64),
+                  np.empty(n, dtype=np.uint8 if board.width <= 8 else np.uint16),
+                  np.empty((n, board.width), dtype=np.uint8), np.empty(n, dtype=np.uint64))
+    _derive(board, out.keys, np.ascontiguousarray(child_keys, dtype=np.uint64),
             np.ascontiguousarray(child_scores, dtype=np.int8), out.scores, out.best,
             out.move_scores, out.missing)
     if strict and n and not out.complete.all():
         from solver.packed import moves_of_key
 
         at = int(np.argmin(out.complete))
-        raise MissingChildError(f"{moves_of_key(int(out.missing[at]))!r} (child of "
-                                f"{moves_of_key(int(parents[at]))!r}) is not in the book")
+        raise MissingChildError(f"{moves_of_key(int(out.missing[at]), board=board)!r} (child of "
+                                f"{moves_of_key(int(parents[at]), board=board)!r}) is not in "
+                                "the book")
     return out

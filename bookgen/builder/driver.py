@@ -26,8 +26,8 @@ from typing import IO
 import numpy as np
 from tqdm import tqdm
 
-from solver import Position
-from solver.bitboard import CELLS, TABLE_LOG2_MAX, TABLE_LOG2_MIN
+from solver import Board, Position
+from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
 from ..book.segment import Segment
@@ -49,25 +49,52 @@ class BuildArgumentError(C4Error, ValueError):
     """A ``--root`` or ``--ply`` that cannot be built."""
 
 
-def check_request(root: str, ply: int) -> Position:
-    position = Position.from_moves(root)
+def check_request(root: str, ply: int, board: Board | None = None) -> Position:
+    position = Position.from_moves(root, board)
     if position.is_game_over:
         raise BuildArgumentError(f"--root {root!r} is a finished game: nothing to build")
-    if not position.ply <= ply <= CELLS:
-        raise BuildArgumentError(
-            f"--ply {ply} must be between the root's ply ({position.ply}) and {CELLS}")
+    if not position.ply <= ply <= position.board.cells:
+        raise BuildArgumentError(f"--ply {ply} must be between the root's ply ({position.ply}) "
+                                 f"and {position.board.cells}")
     return position
+
+
+def book_board(db: str, board: Board | str | None) -> Board | None:
+    """The board to build: an existing book's (refused if ``board`` is another), else
+    ``board`` (``None``: the standard 7x6)."""
+    from ..book.schema import NotABookError, board_of_meta
+    from ..book.store import check_sqlite_file, make_engine, read_meta
+
+    board = None if board is None else Board.parse(board)
+    path = sqlite_path(db)
+    if path is not None and not check_sqlite_file(path, must_exist=False):
+        return board
+    engine = make_engine(db, readonly=path is not None)
+    try:
+        return board_of_meta(read_meta(engine, db, board=board), db)
+    except NotABookError:
+        if path is not None:
+            raise
+        return board   # an empty database: the build makes the book in it
+    finally:
+        engine.dispose()
 
 
 def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | None = None,
           workers: int | None = None, threads: int | None = None,
           table_log2: int = WORKER_TABLE_LOG2, progress: bool = True,
-          out: IO[str] | None = None, verbose: bool = False) -> BuildSummary:
-    """Build (or extend, or resume) the book in ``db``; see the module docstring."""
+          out: IO[str] | None = None, verbose: bool = False,
+          board: Board | str | None = None) -> BuildSummary:
+    """Build (or extend, or resume) the book in ``db``; see the module docstring.
+
+    ``board`` is the board of a new book (7x6 by default); an existing book
+    keeps its own, and a ``board`` that is not it is refused.
+    """
     from . import cluster
 
     out = out or sys.stderr
-    root_position = check_request(root, ply)
+    board = book_board(db, board)
+    root_position = check_request(root, ply, board)
     if address is not None:
         cluster.check_address(address)
     if workers is not None and workers < 1:
@@ -78,7 +105,7 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
         raise BuildArgumentError(f"--table-log2 must be between {TABLE_LOG2_MIN} and "
                                  f"{TABLE_LOG2_MAX}, got {table_log2}")
     started = time.perf_counter()
-    store = BookStore(db, root, root_position.canonical_key)
+    store = BookStore(db, root, root_position.canonical_key, board=root_position.board)
     summary = BuildSummary(root=root, ply=ply, db=db)
     discard = False
     try:
@@ -127,7 +154,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                     plan = cluster.plan_workers(workers, threads)
                     summary.layout = describe(plan, table_log2)
                     summary.solvers = plan.solvers
-                    warm_up_workers(plan, table_log2)
+                    warm_up_workers(plan, table_log2, store.board)
                 with timed(timings, "frontier"):
                     parents = store.entries_above(ply) if ply > root_position.ply else None
                     solve_missing(store, frontier, first, summary, plan, table_log2,
@@ -202,7 +229,8 @@ def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
             for start in range(0, len(parents), DERIVE_CHUNK):
                 if stop.is_set():
                     raise KeyboardInterrupt
-                entries = derive(parents[start:start + DERIVE_CHUNK], child_keys, child_scores)
+                entries = derive(parents[start:start + DERIVE_CHUNK], child_keys, child_scores,
+                                 board=store.board)
                 scores.append(entries.scores)
                 bar.update(len(entries.keys))
             del child_keys, child_scores

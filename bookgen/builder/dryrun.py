@@ -22,11 +22,11 @@ from typing import IO
 import numpy as np
 from tqdm import tqdm
 
-from solver.bitboard import DEFAULT_TABLE_LOG2
+from solver.bitboard import DEFAULT_TABLE_LOG2, Board
 from solver.packed import moves_of_keys
 
 from ..book.store import BookStore
-from .driver import check_request
+from .driver import book_board, check_request
 from .listing import keys_by_ply
 from .missing import MissingKeys
 from .solve_position import solve_position
@@ -100,14 +100,15 @@ def sample_missing(frontier: MissingKeys, size: int, seed: int) -> np.ndarray:
 
 def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = DEFAULT_SAMPLE,
             seed: int = 2026, table_log2: int = DEFAULT_TABLE_LOG2, progress: bool = True,
-            out: IO[str] | None = None) -> DryRunReport:
+            out: IO[str] | None = None, board: Board | str | None = None) -> DryRunReport:
     """Size a build of ``db`` up to ``ply`` below ``root``; write nothing."""
     from solver import Solver
 
     out = out or sys.stderr
-    root_position = check_request(root, ply)
+    root_position = check_request(root, ply, book_board(db, board))
     report = DryRunReport(root=root, ply=ply, db=db)
-    store = BookStore(db, root, root_position.canonical_key, readonly=True)
+    store = BookStore(db, root, root_position.canonical_key, readonly=True,
+                      board=root_position.board)
     try:
         started = time.perf_counter()
         levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
@@ -123,10 +124,10 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
     finally:
         store.close()
     if len(chosen):
-        solver = Solver(table_log2=table_log2)
+        solver = Solver(table_log2=table_log2, board=root_position.board)
         bounds = parents.bounds(chosen) if parents is not None else None
-        for i, moves in enumerate(tqdm(moves_of_keys(chosen), desc="sample solves", unit="pos",
-                                       disable=not progress)):
+        for i, moves in enumerate(tqdm(moves_of_keys(chosen, board=root_position.board),
+                                       desc="sample solves", unit="pos", disable=not progress)):
             known = bounds.known(i) if bounds is not None else ()
             start = time.perf_counter()
             solve_position(solver, moves, *known)

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from solver import Position
+from solver import STANDARD, Board, Position
 from solver.packed import unfinished_children, unique_sorted
 
-KEY_END = np.uint64(1 << 63)   # above every key (49 bits), and in numba's int range
+KEY_END = np.uint64((1 << 64) - 1)   # above every key of every board
 SPLIT_SAMPLE = 50_000          # parents whose children place the chunk boundaries
 SLICES = 1024                  # thin key ranges that passes are made of
 # Passes list at least this many keys, and about an eighth of the frontier
@@ -28,9 +28,10 @@ SLICES = 1024                  # thin key ranges that passes are made of
 MIN_CHUNK = 100_000
 
 
-def expand(keys: np.ndarray, low: int = 0, high: int = int(KEY_END)) -> np.ndarray:
+def expand(keys: np.ndarray, low: int = 0, high: int = int(KEY_END),
+           board: Board = STANDARD) -> np.ndarray:
     """Sorted canonical keys of the unfinished children of ``keys`` in ``[low, high)``."""
-    children = unfinished_children(keys, np.uint64(low), np.uint64(high))
+    children = unfinished_children(board, keys, np.uint64(low), np.uint64(high))
     children.sort()   # numpy's default sort works in place: no second buffer
     return unique_sorted(children).copy()   # copied, so the larger buffer is freed
 
@@ -52,12 +53,13 @@ def keys_by_ply(root: Position, max_ply: int) -> dict[int, np.ndarray]:
         return {}
     levels = {root.ply: level}
     for ply in range(root.ply, max_ply):
-        level = expand(level)
+        level = expand(level, board=root.board)
         levels[ply + 1] = level
     return levels
 
 
-def frontier_chunks(parents: np.ndarray, chunk: int = 4_000_000) -> Iterator[np.ndarray]:
+def frontier_chunks(parents: np.ndarray, chunk: int = 4_000_000,
+                    board: Board = STANDARD) -> Iterator[np.ndarray]:
     """The children of ``parents`` in key order, in sorted arrays of about ``chunk`` keys.
 
     Each array takes one pass over the parents, listing one range of keys:
@@ -69,10 +71,10 @@ def frontier_chunks(parents: np.ndarray, chunk: int = 4_000_000) -> Iterator[np.
     sampling step), starting from the sampling step, which errs small.
     """
     step = max(1, len(parents) // SPLIT_SAMPLE)
-    sample = expand(parents[::step])
+    sample = expand(parents[::step], board=board)
     slices = min(len(sample), SLICES)
     if slices < 2:
-        yield expand(parents)
+        yield expand(parents, board=board)
         return
     chunk = min(chunk, max(MIN_CHUNK, len(sample) * step // 8))
     cuts = sample[np.linspace(0, len(sample), slices, endpoint=False, dtype=np.int64)[1:]]
@@ -87,7 +89,7 @@ def frontier_chunks(parents: np.ndarray, chunk: int = 4_000_000) -> Iterator[np.
         while end < len(bounds) - 1 and estimate + sampled[end] * per_sample <= chunk:
             estimate += sampled[end] * per_sample
             end += 1
-        keys = expand(parents, bounds[at], bounds[end])
+        keys = expand(parents, bounds[at], bounds[end], board)
         listed += len(keys)
         seen += int(sampled[at:end].sum())
         per_sample = listed / max(1, seen)

@@ -43,7 +43,7 @@ class MissingKeys:
         root, levels, chunk = self._listing
         if self._ply == root.ply:
             return iter([root_keys(root)])
-        return frontier_chunks(levels[self._ply - 1], chunk)
+        return frontier_chunks(levels[self._ply - 1], chunk, root.board)
 
     def _missing_of(self, keys: np.ndarray) -> np.ndarray:
         if self._store is None:

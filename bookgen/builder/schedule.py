@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from tqdm import tqdm
 
+from solver.bitboard import STANDARD, Board
 from solver.parent_bounds import NO_BOUND, Parents
 
 from ..book.rows import Rows
@@ -43,7 +44,7 @@ def describe(plan: WorkerPlan, table_log2: int) -> str:
             f"table {size} {unit} per process")
 
 
-def warm_up_workers(plan: WorkerPlan, table_log2: int) -> None:
+def warm_up_workers(plan: WorkerPlan, table_log2: int, board: Board = STANDARD) -> None:
     """Start every worker and load its kernels, so the frontier phase is all solving."""
     import ray
 
@@ -51,7 +52,8 @@ def warm_up_workers(plan: WorkerPlan, table_log2: int) -> None:
 
     task = warm_up.options(num_cpus=plan.threads)
     hold = 0.5 if plan.processes > 1 else 0.0
-    ray.get([task.remote(table_log2, plan.threads, hold) for _ in range(plan.processes)])
+    ray.get([task.remote(table_log2, plan.threads, hold, board)
+             for _ in range(plan.processes)])
 
 
 def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
@@ -100,7 +102,8 @@ def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
                 if not len(batch):
                     break
                 bounds = parents.bounds(batch) if parents is not None else None
-                in_flight[task.remote(batch, table_log2, plan.threads, bounds)] = (batch, bounds)
+                in_flight[task.remote(batch, table_log2, plan.threads, bounds,
+                                      store.board)] = (batch, bounds)
                 if missing is None:
                     bar.total = frontier.total - frontier.stored
                     bar.refresh()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from solver import Position
-from solver.bitboard import CELLS
 
 from ..book.schema import best_text
 
@@ -34,17 +33,18 @@ def solve_position(solver: Solver, position: Position | str, low: int | None = N
     shrink to what is still unknown, and an exact score needs no search.
     """
     if isinstance(position, str):
-        position = Position.from_moves(position)
+        position = Position.from_moves(position, solver.board)
+    cells = solver.board.cells
     before = solver.nodes
-    floor = -CELLS if low is None else max(low, -CELLS)
+    floor = -cells if low is None else max(low, -cells)
     if exact:
         score = floor
     elif floor >= 1:  # a proven win: only its speed is unknown
-        score = solver.solve_window(position, floor, CELLS)
+        score = solver.solve_window(position, floor, cells)
     else:
         wdl = solver.solve_window(position, max(floor, -1), 1)
         if wdl > 0:
-            score = solver.solve_window(position, 1, CELLS)
+            score = solver.solve_window(position, 1, cells)
         elif wdl < 0:
             score = solver.solve_window(position, floor, -1)
         else:

@@ -24,10 +24,10 @@ from typing import IO
 import numpy as np
 from tqdm import tqdm
 
-from solver import Position
+from solver import Board, Position
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
-from ..book.schema import BEST_TEXT, CorruptBookError, unpack_scores
+from ..book.schema import BEST_TEXT, CorruptBookError, board_of_meta, unpack_scores
 from ..book.segment import Segment
 from ..book.store import BookStore, check_sqlite_file, make_engine, read_meta, sqlite_path
 from .derive import derive
@@ -35,6 +35,7 @@ from .listing import contains_sorted, keys_by_ply
 from .solve_position import solve_position
 
 SHOWN_PROBLEMS = 10
+NOT_KEPT = -1   # a frontier entry's best moves, where its ply keeps none
 READ_CHUNK = 200_000
 _BEST_BITS = {text: bits for bits, text in enumerate(BEST_TEXT)}
 
@@ -65,7 +66,8 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
     problems: list[tuple[int, str]] = []   # (key, text): shown in key order, as stored
     frontier: list[Segment] = []
     complete = json.loads(meta.get("complete_plies", "[]"))
-    store = BookStore(db, meta["root"], int(meta["root_key"]), readonly=True)
+    board = board_of_meta(meta, db)
+    store = BookStore(db, meta["root"], int(meta["root_key"]), readonly=True, board=board)
     try:
         plies = sorted(store.count_by_ply())
         above = None   # the ply below (deeper) this one: its children
@@ -77,9 +79,9 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
                 above = None
                 continue
             report.entries += len(entries.keys)
-            problems += _check_keys(entries, ply)
+            problems += _check_keys(entries, ply, board)
             if ply in complete and ply + 1 in complete and above is not None:
-                problems += _check_derived(entries, above, meta["root"], report)
+                problems += _check_derived(entries, above, meta["root"], report, board)
             else:
                 if entries.best is None and len(entries.keys) and ply + 1 not in complete:
                     # The reader would answer its positions with no best move.
@@ -91,53 +93,54 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
     finally:
         store.close()
     report.problems += [text for _, text in sorted(problems, key=lambda p: p[0])]
-    _check_frontier(frontier, sample, seed, meta["root"], report, progress)
+    _check_frontier(frontier, sample, seed, meta["root"], report, progress, board)
     report.problems += counts
     return report
 
 
-def _shown(key: int, root: str) -> str:
+def _shown(key: int, root: str, board: Board) -> str:
     try:
-        return repr(moves_of_key(key, root))
+        return repr(moves_of_key(key, root, board))
     except ValueError:
         return f"key {key}"
 
 
-def _check_keys(entries: Segment, ply: int) -> list[tuple[int, str]]:
+def _check_keys(entries: Segment, ply: int, board: Board) -> list[tuple[int, str]]:
     """Each key must be the canonical key of a position at its ply."""
-    bad = (canonical_keys(entries.keys) != entries.keys) | (plies_of(entries.keys) != ply)
+    bad = (canonical_keys(board, entries.keys) != entries.keys) \
+        | (plies_of(board, entries.keys) != ply)
     return [(key, f"key {key}: not the canonical key of a position at ply {ply}")
             for key in entries.keys[bad].tolist()]
 
 
-def _check_derived(entries: Segment, children, root: str,
-                   report: VerifyReport) -> list[tuple[int, str]]:
+def _check_derived(entries: Segment, children, root: str, report: VerifyReport,
+                   board: Board) -> list[tuple[int, str]]:
     """Every entry is one ply of negamax over its children's entries."""
     report.derived_checked += len(entries.keys)
     if not len(entries.keys):
         return []
     _, child_keys, child_scores = children
-    expected = derive(entries.keys, child_keys, child_scores, strict=False)
+    expected = derive(entries.keys, child_keys, child_scores, strict=False, board=board)
     same = expected.scores == entries.scores
     if entries.best is not None:
         same &= expected.best == entries.best
     problems = []
     for at in np.flatnonzero(~expected.complete).tolist():
         key = int(expected.keys[at])
-        parent, child = _shown(key, root), _shown(int(expected.missing[at]), root)
+        parent, child = _shown(key, root, board), _shown(int(expected.missing[at]), root, board)
         problems.append((key, f"{parent}: {child} (child of {parent}) is not in the book"))
     for at in np.flatnonzero(~same & expected.complete).tolist():
         key = int(expected.keys[at])
         best = "" if entries.best is None else f" best {BEST_TEXT[entries.best[at]]}"
         problems.append((key, (
-            f"{_shown(key, root)}: stored score {entries.scores[at]}{best}, but its children "
+            f"{_shown(key, root, board)}: stored score {entries.scores[at]}{best}, but its children "
             f"give score {expected.scores[at]} best {BEST_TEXT[expected.best[at]]} moves "
             f"{unpack_scores(expected.move_scores[at].tobytes())}")))
     return problems
 
 
 def _check_frontier(frontier: list[Segment], sample: int, seed: int, root: str,
-                    report: VerifyReport, progress: bool) -> None:
+                    report: VerifyReport, progress: bool, board: Board) -> None:
     """Re-solve a sample of the searched entries, drawn from all of them in key order."""
     frontier = [f for f in frontier if len(f.keys)]
     if not frontier or sample <= 0:
@@ -146,19 +149,19 @@ def _check_frontier(frontier: list[Segment], sample: int, seed: int, root: str,
 
     keys = np.concatenate([f.keys for f in frontier])
     scores = np.concatenate([f.scores for f in frontier])
-    best = np.concatenate([f.best if f.best is not None else np.full(len(f.keys), 255, np.uint8)
-                           for f in frontier])
+    best = np.concatenate([f.best.astype(np.int64) if f.best is not None
+                           else np.full(len(f.keys), NOT_KEPT, np.int64) for f in frontier])
     order = np.argsort(keys, kind="stable")
     chosen = order[random.Random(seed).sample(range(len(keys)), min(sample, len(keys)))]
-    solver = Solver()
-    moves = moves_of_keys(keys[chosen], root)
+    solver = Solver(board=board)
+    moves = moves_of_keys(keys[chosen], root, board)
     for i in tqdm(range(len(chosen)), desc="frontier re-solves", unit="pos",
                   disable=not progress):
         fresh = solve_position(solver, moves[i])
         report.frontier_sampled += 1
         score, bits = int(scores[chosen[i]]), int(best[chosen[i]])
-        stored_best = "" if bits == 255 else f" best {BEST_TEXT[bits]}"
-        if fresh.score != score or bits not in (255, fresh.best):
+        stored_best = "" if bits == NOT_KEPT else f" best {BEST_TEXT[bits]}"
+        if fresh.score != score or bits not in (NOT_KEPT, fresh.best):
             report.problems.append(
                 f"{moves[i]!r}: stored score {score}{stored_best}, but a fresh "
                 f"solve gives score {fresh.score} best {fresh.best_moves}")
@@ -169,7 +172,7 @@ def _check_counts(store: BookStore, root: str, complete: list[int],
     """Each complete ply must hold exactly the enumerated keys."""
     if not complete:
         return []
-    levels = keys_by_ply(Position.from_moves(root), max(complete))
+    levels = keys_by_ply(Position.from_moves(root, store.board), max(complete))
     problems = []
     for ply in sorted(complete):
         report.plies_counted.append(ply)

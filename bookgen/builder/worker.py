@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import ray
 
-from solver import Solver
+from solver import STANDARD, Board, Solver
 from solver.packed import positions_of_keys
 from solver.parent_bounds import Bounds
 
@@ -33,25 +33,28 @@ TASK_RETRIES = 20  # a batch whose worker dies (killed, node lost) is rerun
 _solvers: list[Solver] = []
 
 
-def worker_solvers(table_log2: int, threads: int) -> list[Solver]:
-    """This process's solvers, one per thread, all sharing one table."""
+def worker_solvers(table_log2: int, threads: int, board: Board = STANDARD) -> list[Solver]:
+    """This process's solvers, one per thread, all sharing one table; only the board's
+    kernels are loaded."""
     global _solvers
-    if not _solvers or _solvers[0].table_log2 != table_log2:
-        _solvers = [Solver(table_log2=table_log2)]
+    if not _solvers or _solvers[0].table_log2 != table_log2 or _solvers[0].board is not board:
+        _solvers = [Solver(table_log2=table_log2, board=board)]
     while len(_solvers) < threads:
         _solvers.append(_solvers[0].fork())
     return _solvers[:threads]
 
 
 @ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
-def warm_up(table_log2: int, threads: int, hold: float = 0.0) -> int:
-    """Start a worker process and load the compiled kernels, before any real batch.
+def warm_up(table_log2: int, threads: int, hold: float = 0.0, board: Board = STANDARD) -> int:
+    """Start a worker process and load the board's compiled kernels, before any real batch.
 
     Submit it with ``.options(num_cpus=threads)``, as ``solve_batch``.  With
     several processes, ``hold`` the cores that long after, so that the next
     warm-up task lands on another process.
     """
-    worker_solvers(table_log2, threads)[0].solve("4444443")
+    middle = str(board.column_order[0] + 1)
+    worker_solvers(table_log2, threads, board)[0].solve(
+        middle * board.height + str(board.column_order[1] + 1))
     time.sleep(hold)
     return os.getpid()
 
@@ -60,7 +63,7 @@ class BatchResult(NamedTuple):
     """What a batch sends back: arrays in the order of the keys it was given."""
 
     scores: np.ndarray   # int8
-    best: np.ndarray     # uint8, bit c set when column c + 1 is best
+    best: np.ndarray     # uint8 (uint16 on width 9), bit c set when column c + 1 is best
     nodes: np.ndarray    # int64
     seconds: float       # core-seconds spent solving
     pid: int
@@ -74,9 +77,10 @@ def solve_keys(solvers: list[Solver], keys: np.ndarray, bounds: Bounds | None = 
     The threads take positions in order from one counter, so they work on
     neighbours at the same time.
     """
-    positions = positions_of_keys(keys)
+    board = solvers[0].board
+    positions = positions_of_keys(keys, board=board)
     scores = np.zeros(len(keys), dtype=np.int8)
-    best = np.zeros(len(keys), dtype=np.uint8)
+    best = np.zeros(len(keys), dtype=np.uint8 if board.width <= 8 else np.uint16)
     nodes = np.zeros(len(keys), dtype=np.int64)
     counter = itertools.count()  # next() on it is atomic under the GIL
 
@@ -97,10 +101,10 @@ def solve_keys(solvers: list[Solver], keys: np.ndarray, bounds: Bounds | None = 
 
 @ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
 def solve_batch(keys: np.ndarray, table_log2: int, threads: int = 1,
-                bounds: Bounds | None = None) -> BatchResult:
+                bounds: Bounds | None = None, board: Board = STANDARD) -> BatchResult:
     """Scores, best moves and nodes for a batch of packed keys (``solver.packed``).
 
     Submit it with ``.options(num_cpus=threads)``.  Keys (and their bounds)
     go out and arrays come back: a batch of 20,000 positions is 160 kB each way.
     """
-    return solve_keys(worker_solvers(table_log2, threads), keys, bounds)
+    return solve_keys(worker_solvers(table_log2, threads, board), keys, bounds)

@@ -8,18 +8,21 @@ import math
 import os
 import sys
 
-from solver.bitboard import DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN
-from solver.errors import C4Error
+from solver.bitboard import ALLOWED, DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
+from solver.errors import BoardSizeError, C4Error
 
 from ..builder import WORKER_TABLE_LOG2
 from ..play.levels import LEVELS
 
 DESCRIPTION = """\
-Connect 4 (7x6) perfect play and opening books.
+Connect 4 perfect play and opening books, on the standard 7x6 board or any
+other (--board WxH: width 4-9, height from 4, e.g. 6x5 or 8x7).
 
 Moves are strings of column digits 1-7 played from the empty board, e.g. 4453.
 Scores follow Pascal Pons' convention: positive means the player to move wins,
-the value is 22 minus the winner's stone count; 0 is a draw."""
+the value is 22 minus the winner's stone count on 7x6 ((W*H + 2) / 2 minus it
+on a board of W*H cells); 0 is a draw.  A book records its board: commands
+that read a book play on it."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,6 +61,20 @@ def _table_log2(text: str) -> int:
                      "(2**N slots of 8 bytes)")
 
 
+def _board(text: str) -> Board:
+    """A board size, WxH."""
+    try:
+        return Board.parse(text)
+    except BoardSizeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a board c4book plays: {ALLOWED}") \
+            from None
+
+
+def _add_board(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--board", type=_board, default=None, metavar="WxH",
+                        help=f"board size, e.g. 6x5 ({what})")
+
+
 def _port(text: str) -> int:
     """A TCP port: 0 (any free one) to 65535."""
     return _argument(text, int, lambda v: 0 <= v <= 65535, "a port: give 0 to 65535")
@@ -92,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "number; the exit status is then 1.")
     p.add_argument("--weak", action="store_true", help="print only the sign: -1 loss, 0 draw, 1 win")
     p.add_argument("--analyze", action="store_true",
-                   help="print the score of each of the 7 moves ('x' for a full column)")
+                   help="print the score of each move, column by column ('x' for a full column)")
+    _add_board(p, "default: 7x6")
     p.add_argument("--table-log2", type=_table_log2, default=DEFAULT_TABLE_LOG2,
                    help="transposition table size as a power of two (default: %(default)s, 128 MiB)")
     p.add_argument("--threads", type=_search_threads, default=None,
@@ -112,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ply", type=int, required=True, help="last ply (stones on the board) to cover")
     p.add_argument("--root", default="", help="moves of the starting position (default: empty board)")
     _add_db(p, writes=True)
+    _add_board(p, "of a new book; default 7x6. A book keeps the board it was made with")
     p.add_argument("--address", default=None,
                    help="Ray cluster to join: 'auto', HOST:PORT or ray://HOST:PORT "
                         "(default: start a local Ray on this machine's cores)")
@@ -143,7 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
     _add_book_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
-    p.set_defaults(run=lambda a: _commands().run_query(a.moves, _db(a), a.json, sys.stdout))
+    p.set_defaults(run=lambda a: _commands().run_query(a.moves, _db(a), a.json, sys.stdout,
+                                                       a.board))
 
     p = commands.add_parser("move", help="the AI's move for a position",
                             description="Print the column (1-7) the AI plays, and how it "
@@ -153,7 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     p.add_argument("--time", type=_seconds, default=None, metavar="SECONDS",
                    help="answer within about this long, unproven if need be (default: no limit)")
-    p.set_defaults(run=lambda a: _commands().run_move(a.moves, _db(a), a.json, a.time, sys.stdout))
+    p.set_defaults(run=lambda a: _commands().run_move(a.moves, _db(a), a.json, a.time, sys.stdout,
+                                                      a.board))
 
     p = commands.add_parser(
         "play", help="play a game against the AI in the terminal",
@@ -249,10 +270,22 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_book_options(parser: argparse.ArgumentParser) -> None:
     _add_db(parser)
     parser.add_argument("--no-book", action="store_true", help="use no book: search everything")
+    _add_board(parser, "the book's by default; with no --db, a board no book found has is "
+                       "searched without a book")
 
 
 def _db(args: argparse.Namespace) -> str | None:
-    return None if args.no_book else _found(args.db)
+    """The book to read: none with --no-book, nor when --board asks for another board than
+    the book found by default (the shipped book is 7x6)."""
+    if args.no_book:
+        return None
+    db = _found(args.db)
+    if args.db is None and args.board is not None:
+        from ..book.store import book_board_of
+
+        if book_board_of(db) is not args.board:
+            return None
+    return db
 
 
 def _commands():
@@ -265,7 +298,7 @@ def _run_play(args: argparse.Namespace) -> int:
     from ..play.game import run_play
 
     return run_play(_db(args), args.first, sys.stdin, sys.stdout, args.time, level=args.level,
-                    seed=args.seed, hints=args.hints, start=args.start)
+                    seed=args.seed, hints=args.hints, start=args.start, board=args.board)
 
 
 def _run_verify(args: argparse.Namespace) -> int:
@@ -304,12 +337,12 @@ def _run_build(args: argparse.Namespace) -> int:
 
         dry_run(args.db, args.ply, args.root, sample=args.sample,
                 table_log2=min(args.table_log2, DEFAULT_TABLE_LOG2), progress=not args.no_progress,
-                out=sys.stdout)
+                out=sys.stdout, board=args.board)
         return 0
 
     summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
                     threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress,
-                    verbose=args.verbose)
+                    verbose=args.verbose, board=args.board)
     return summary.exit_status
 
 
@@ -317,7 +350,8 @@ def _run_solve(args: argparse.Namespace) -> int:
     from .solve_stdin import solve_lines
 
     return solve_lines(sys.stdin, sys.stdout, sys.stderr, weak=args.weak,
-                       analyze=args.analyze, table_log2=args.table_log2, threads=args.threads)
+                       analyze=args.analyze, table_log2=args.table_log2, threads=args.threads,
+                       board=args.board)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,7 @@ import json
 import os
 from typing import IO
 
-from solver import Position
+from solver import Board, Position
 
 from ..book.reader import Book, as_position
 from ..book.store import BookStore, sqlite_path
@@ -14,19 +14,23 @@ from ..play.analysis import analyze, describe_score
 from ..play.player import Player
 
 
-def open_book(db: str | None) -> Book | None:
-    """``None`` for no book (``--no-book``), else the checked book."""
-    return None if db is None else Book.open(db)
+def open_book(db: str | None, board: Board | None = None) -> Book | None:
+    """``None`` for no book (``--no-book``), else the checked book (of ``board``, if given)."""
+    return None if db is None else Book.open(db, board=board)
 
 
 def _signed(score: int | None) -> str:
     return "x" if score is None else f"{score:+d}" if score else "0"
 
 
-def run_query(moves: str, db: str | None, as_json: bool, out: IO[str]) -> int:
-    position = as_position(moves)
-    book = open_book(db)
+def run_query(moves: str, db: str | None, as_json: bool, out: IO[str],
+              board: Board | None = None) -> int:
+    if db is None:
+        as_position(moves, board or Board())   # a bad string is named before anything loads
+    book = open_book(db, board)
+    board = book.board if book is not None else board or Board()
     try:
+        position = as_position(moves, board)
         result = analyze(position, book)
     finally:
         if book is not None:
@@ -39,8 +43,8 @@ def run_query(moves: str, db: str | None, as_json: bool, out: IO[str]) -> int:
               "book+search": "partly from the book, the rest searched"}[result.source]
     out.write(f"{position}\n\n")
     out.write(f"moves  {position.moves or '(empty board)'}  (ply {position.ply}, {mover} to play)\n")
-    out.write(f"score  {_signed(result.score)}: {describe_score(result.score, position.ply)}"
-              f"  [{source}]\n")
+    out.write(f"score  {_signed(result.score)}: "
+              f"{describe_score(result.score, position.ply, board)}  [{source}]\n")
     out.write(f"best   {' '.join(map(str, result.best_moves))}\n")
     out.write("moves  " + "  ".join(f"{col}:{_signed(s)}"
                                    for col, s in enumerate(result.move_scores, start=1)) + "\n")
@@ -48,15 +52,16 @@ def run_query(moves: str, db: str | None, as_json: bool, out: IO[str]) -> int:
 
 
 def run_move(moves: str, db: str | None, as_json: bool, time_budget: float | None,
-             out: IO[str]) -> int:
-    book = open_book(db)
+             out: IO[str], board: Board | None = None) -> int:
+    book = open_book(db, board)
     try:
-        decision = Player(book, time_budget=time_budget).choose(moves)
+        player = Player(book, time_budget=time_budget, board=board)
+        decision = player.choose(moves)
     finally:
         if book is not None:
             book.close()
     if as_json:
-        out.write(json.dumps({"moves": Position.from_moves(moves).moves,
+        out.write(json.dumps({"moves": Position.from_moves(moves, player.board).moves,
                               **decision.to_json()}) + "\n")
     else:
         if decision.proven:
@@ -77,7 +82,9 @@ def book_stats(db: str) -> dict:
         counts = book.count_by_ply()
         outcomes = book.score_counts()
         info = book.info
-    store = BookStore(db, info.root, Position.from_moves(info.root).canonical_key, readonly=True)
+        board = book.board
+    store = BookStore(db, info.root, Position.from_moves(info.root, board).canonical_key,
+                      readonly=True, board=board)
     try:
         storage = store.storage_by_ply()
     finally:
@@ -95,8 +102,8 @@ def book_stats(db: str) -> dict:
                 "bytes_per_packed_position": round(nbytes / packed, 2) if packed else None}
 
     return {
-        "db": db, "root": info.root, "max_ply": info.max_ply,
-        "coverage_per_ply": _coverage(info.root, counts, complete),
+        "db": db, "board": str(board), "root": info.root, "max_ply": info.max_ply,
+        "coverage_per_ply": _coverage(info.root, counts, complete, board),
         "plies_complete": list(info.plies_complete), "positions": total,
         "positions_per_ply": {str(p): n for p, n in counts.items()},
         "outcomes_per_ply": {str(p): {"win": o.get(1, 0), "draw": o.get(0, 0), "loss": o.get(-1, 0)}
@@ -108,7 +115,8 @@ def book_stats(db: str) -> dict:
     }
 
 
-def _coverage(root: str, counts: dict[int, int], complete: set[int]) -> dict[str, float]:
+def _coverage(root: str, counts: dict[int, int], complete: set[int],
+              board: Board) -> dict[str, float]:
     """For each ply still being built, the share of its positions the book holds
     (listing the ply takes seconds: ply 12 is 5.8 million positions)."""
     building = [p for p in counts if p not in complete]
@@ -116,7 +124,7 @@ def _coverage(root: str, counts: dict[int, int], complete: set[int]) -> dict[str
         return {}
     from ..builder.listing import keys_by_ply
 
-    levels = keys_by_ply(Position.from_moves(root), max(building))
+    levels = keys_by_ply(Position.from_moves(root, board), max(building))
     return {str(p): counts[p] / len(levels[p]) for p in building if len(levels.get(p, ()))}
 
 
@@ -126,7 +134,8 @@ def run_stats(db: str, as_json: bool, out: IO[str]) -> int:
         out.write(json.dumps(stats) + "\n")
         return 0
     complete = set(stats["plies_complete"])
-    out.write(f"book {db}: root {stats['root'] or '(empty board)'}, "
+    board = "" if stats["board"] == str(Board()) else f"{stats['board']} board, "
+    out.write(f"book {db}: {board}root {stats['root'] or '(empty board)'}, "
               f"{stats['positions']:,} positions\n")
     out.write("  ply  positions  complete     win    draw    loss   stored    bytes/pos"
               "   (outcomes for the player to move)\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from solver import Position, Solver
+from solver import Board, Position, Solver
 from solver.bitboard import DEFAULT_TABLE_LOG2
 from solver.errors import C4Error
 
@@ -14,13 +14,15 @@ def format_scores(scores: list[int | None]) -> str:
 
 
 def solve_lines(lines: IO[str], out: IO[str], err: IO[str], *, weak: bool = False,
-                analyze: bool = False, table_log2: int = DEFAULT_TABLE_LOG2, threads: int | None = None) -> int:
-    """Solve each line's first token; report bad lines and carry on.
+                analyze: bool = False, table_log2: int = DEFAULT_TABLE_LOG2,
+                threads: int | None = None, board: Board | None = None) -> int:
+    """Solve each line's first token, a position of ``board`` (7x6 by default); report
+    bad lines and carry on.
 
     Returns the exit status: 0 when every line was solved, 1 otherwise.
     Blank lines are skipped.  ``threads``: search threads (``None``: one per core).
     """
-    solver = Solver(table_log2=table_log2, threads=threads)
+    solver = Solver(table_log2=table_log2, threads=threads, board=board)
     status = 0
     for number, line in enumerate(lines, start=1):
         fields = line.split()
@@ -28,7 +30,7 @@ def solve_lines(lines: IO[str], out: IO[str], err: IO[str], *, weak: bool = Fals
             continue
         moves = fields[0]
         try:
-            position = Position.from_moves(moves)
+            position = Position.from_moves(moves, solver.board)
             if analyze:
                 scores = solver.analyze(position)
                 if weak:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solver import Position
+from solver import STANDARD, Board, Position
 from solver.errors import GameOverError
 
 from ..book.reader import Book, as_position
@@ -33,15 +33,19 @@ class Analysis:
                 "source": self.source}
 
 
-def new_solver():
+def new_solver(board: Board = STANDARD):
     from solver import Solver  # numba loads only when a search is needed
 
-    return Solver()
+    return Solver(board=board)
 
 
 def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Analysis:
-    """Exact analysis of a position: from the book where it can, by search otherwise."""
-    position = as_position(moves)
+    """Exact analysis of a position: from the book where it can, by search otherwise.
+
+    A move string is read on the book's board, else the solver's, else 7x6."""
+    board = book.board if book is not None else solver.board if solver is not None \
+        else moves.board if isinstance(moves, Position) else STANDARD
+    position = as_position(moves, board)
     if position.is_game_over:
         raise GameOverError(f"the game is over after {position.moves!r}: nothing to analyze",
                             position.moves)
@@ -62,7 +66,7 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
             used_book = True
             return child_entry.score
         searched = True
-        solver = solver or new_solver()
+        solver = solver or new_solver(board)
         return solver.solve(child)
 
     scores = position.move_scores(child_score)
@@ -72,14 +76,14 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
                     tuple(int(c) for c in best), tuple(scores), source)
 
 
-def describe_score(score: int, ply: int) -> str:
+def describe_score(score: int, ply: int, board: Board = STANDARD) -> str:
     """A score in words, for the first or second player: "draw", "... wins with the 21st stone"."""
     if score == 0:
         return "draw"
     mover = "first" if ply % 2 == 0 else "second"
     other = "second" if mover == "first" else "first"
-    winner, stones = (mover, 22 - score) if score > 0 else (other, 22 + score)
-    return f"{winner} player wins with the {ordinal(stones)} stone"
+    winner = mover if score > 0 else other
+    return f"{winner} player wins with the {ordinal(board.winner_stones(score, ply))} stone"
 
 
 def ordinal(n: int) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 from typing import IO
 
-from solver import GameOverError, Position
-from solver.bitboard import HEIGHT, WIDTH
+from solver import STANDARD, Board, GameOverError, Position
 
 from ..book.reader import Book
 from .analysis import ordinal
@@ -32,15 +31,16 @@ def board_text(position: Position, colour: bool = False) -> str:
     With ``colour``, stones are coloured too, and the last one bold and underlined.
     """
     rows = str(position).split("\n")
+    board = position.board
     last = None
     if position.ply:
         col = int(position.moves[-1]) - 1
         height = position.moves.count(position.moves[-1])
-        last = (HEIGHT - height, col)
+        last = (board.height - height, col)
     lines = []
-    for r, row in enumerate(rows[:HEIGHT]):
+    for r, row in enumerate(rows[:board.height]):
         cells = row.split(" ")
-        for c in range(WIDTH):
+        for c in range(board.width):
             stone = cells[c]
             if (r, c) == last:
                 stone = stone.upper()
@@ -48,7 +48,7 @@ def board_text(position: Position, colour: bool = False) -> str:
                 stone = COLOURS[stone.lower()] + (LAST if (r, c) == last else "") + stone + RESET
             cells[c] = stone
         lines.append(" ".join(cells))
-    return "\n".join(lines + rows[HEIGHT:])
+    return "\n".join(lines + rows[board.height:])
 
 
 def describe_decision(decision: Decision) -> str:
@@ -63,15 +63,16 @@ def describe_decision(decision: Decision) -> str:
     return f"not proven: best found in time, {decision.depth} moves deep"
 
 
-def hint_words(score: int | None) -> str:
-    """A move's score for the player making it, in words."""
+def hint_words(score: int | None, ply: int = 0, board: Board = STANDARD) -> str:
+    """A move's score for the player making it at ``ply``, in words."""
     if score is None:
         return "full"
     if score == 0:
         return "draw"
+    stones = ordinal(board.winner_stones(score, ply))
     if score > 0:
-        return f"you win with your {ordinal(22 - score)} stone"
-    return f"you lose, to the AI's {ordinal(22 + score)} stone"
+        return f"you win with your {stones} stone"
+    return f"you lose, to the AI's {stones} stone"
 
 
 def write_hints(player: Player, position: Position, out: IO[str]) -> None:
@@ -79,7 +80,7 @@ def write_hints(player: Player, position: Position, out: IO[str]) -> None:
     out.write("hints:\n")
     for col, score in enumerate(scores, start=1):
         if score is not None:
-            out.write(f"  {col}: {hint_words(score)}\n")
+            out.write(f"  {col}: {hint_words(score, position.ply, position.board)}\n")
 
 
 def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str],
@@ -89,13 +90,13 @@ def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str],
     ``human_first``: the human makes the first move after ``start``.
     """
     colour = use_colour(out)
-    position = Position.from_moves(start)
+    position = Position.from_moves(start, player.board)
     if position.is_game_over:
         raise GameOverError(f"the game is over after {start!r}: nothing left to play", start)
     human = (position.ply + (not human_first)) % 2  # parity of the plies the human plays
     out.write(f"Level: {player.level.name}. ")
     out.write("You are x. " if human == 0 else "You are o. ")
-    out.write("Type a column 1-7 and press Enter; q quits.\n\n")
+    out.write(f"Type a column 1-{player.board.width} and press Enter; q quits.\n\n")
     out.write(f"{board_text(position, colour)}\n\n")
     while not position.is_game_over:
         if position.ply % 2 == human:
@@ -123,17 +124,18 @@ def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str],
 
 
 def _ask_column(position: Position, stdin: IO[str], out: IO[str]) -> int | None:
+    width = position.board.width
     while True:
-        out.write("your move (1-7): ")
+        out.write(f"your move (1-{width}): ")
         out.flush()
         line = stdin.readline()
         if not line or line.strip().lower() in ("q", "quit", "exit"):
             return None
         text = line.strip()
         if not (text.isascii() and text.isdigit()):
-            out.write(f"{text!r} is not a column: type a number from 1 to 7\n")
-        elif not 1 <= int(text) <= 7:
-            out.write(f"there is no column {int(text)}: columns are 1 to 7\n")
+            out.write(f"{text!r} is not a column: type a number from 1 to {width}\n")
+        elif not 1 <= int(text) <= width:
+            out.write(f"there is no column {int(text)}: columns are 1 to {width}\n")
         elif not position.can_play(int(text)):
             out.write(f"column {int(text)} is full: choose another\n")
         else:
@@ -145,11 +147,13 @@ DEFAULT_TIME = 10.0  # seconds per AI move outside the book
 
 def run_play(db: str | None, first: str, stdin: IO[str], out: IO[str],
              time_budget: float | None = DEFAULT_TIME, level: str = "perfect",
-             seed: int | None = None, hints: bool = False, start: str = "") -> int:
-    Position.from_moves(start)  # a bad start is reported before the book is opened
-    book = None if db is None else Book.open(db)
+             seed: int | None = None, hints: bool = False, start: str = "",
+             board: Board | None = None) -> int:
+    if db is None:
+        Position.from_moves(start, board)  # a bad start is reported before anything loads
+    book = None if db is None else Book.open(db, board=board)
     try:
-        player = Player(book, time_budget=time_budget, level=level, seed=seed)
+        player = Player(book, time_budget=time_budget, level=level, seed=seed, board=board)
         return play_game(player, first == "human", stdin, out, hints, start)
     finally:
         if book is not None:

@@ -40,11 +40,12 @@ def book_bound(book, position: Position) -> ParentBound | None:
         return None
     from solver.parent_bounds import Parents, parents_of
 
-    keys, scores, best = book.entries_of_keys(parents_of(position.key).tolist())
+    board = position.board
+    keys, scores, best = book.entries_of_keys(parents_of(position.key, board).tolist())
     if not keys:
         return None
     parents = Parents(np.array(keys, dtype=np.uint64), np.array(scores, dtype=np.int8),
-                      np.array(best, dtype=np.uint8))
+                      np.array(best, dtype=np.uint8 if board.width <= 8 else np.uint16), board)
     low, exact = parents.bounds(np.array([position.key], dtype=np.uint64)).known(0)
     return ParentBound(low, exact)
 

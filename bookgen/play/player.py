@@ -13,17 +13,14 @@ import random
 import time
 from dataclasses import dataclass
 
-from solver import Position, win_score
-from solver.bitboard import CELLS, COLUMN_ORDER, DEFAULT_TABLE_LOG2
-from solver.errors import GameOverError
+from solver import Board, Position
+from solver.bitboard import DEFAULT_TABLE_LOG2
+from solver.errors import BoardSizeError, GameOverError
 
 from ..book.reader import Book, as_position
 from .analysis import Analysis, analyze
 from .knowledge import Floors, book_bound, book_leaves
 from .levels import DEFAULT_LEVEL, get_level, level_move
-
-CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # 4 3 5 2 6 1 7
-
 
 @dataclass(frozen=True)
 class Decision:
@@ -63,12 +60,13 @@ class Player:
     any load.  ``level`` (see ``LEVELS``) plays weaker, like a person;
     ``seed`` makes its choices reproducible.  ``threads`` (default: one per
     core) search an exact solve together; a budgeted search keeps to one.
+    It plays the book's board, or without a book ``board`` (7x6 by default).
     """
 
     def __init__(self, book: Book | None = None, time_budget: float | None = None,
                  table_log2: int | None = None, node_budget: int | None = None,
                  level: str = DEFAULT_LEVEL, seed: int | None = None,
-                 threads: int | None = None):
+                 threads: int | None = None, board: Board | str | None = None):
         if time_budget is not None and not (math.isfinite(time_budget) and time_budget > 0):
             raise ValueError(f"time_budget must be a positive number of seconds, "
                              f"got {time_budget!r}")
@@ -85,6 +83,13 @@ class Player:
         self.level = get_level(level)
         self.threads = threads
         self.book = book
+        asked = None if board is None else Board.parse(board)
+        if book is not None and asked is not None and asked is not book.board:
+            raise BoardSizeError(f"board {asked} is not the book's: {book.db!r} is of "
+                                 f"{book.board}")
+        self.board = book.board if book is not None else asked or Board()
+        # Centre columns first (on 7x6: 4 3 5 2 6 1 7).
+        self._centre_first = tuple(col + 1 for col in self.board.column_order)
         self.time_budget = time_budget
         self.node_budget = node_budget if node_budget is not None else self.level.nodes
         self.table_log2 = table_log2 if table_log2 is not None else \
@@ -102,21 +107,24 @@ class Player:
             else f", node_budget={self.node_budget!r}"
         level = "" if self.level.name == DEFAULT_LEVEL else \
             f", level={self.level.name!r}, seed={self.seed!r}"
-        return f"Player(book={self.book!r}, time_budget={self.time_budget!r}{nodes}{level})"
+        board = "" if self.book is not None or self.board is Board() \
+            else f", board={str(self.board)!r}"
+        return (f"Player(book={self.book!r}, time_budget={self.time_budget!r}{nodes}{level}"
+                f"{board})")
 
     def best_move(self, moves: str | Position) -> int:
-        """The column (1-7) to play."""
+        """The column (from 1) to play."""
         return self.choose(moves).column
 
     def analyze(self, moves: str | Position) -> Analysis:
         """Every move's exact score: from the book where it can, by this player's solver otherwise."""
-        return analyze(as_position(moves), self.book, self._get_solver())
+        return analyze(as_position(moves, self.board), self.book, self._get_solver())
 
     def choose(self, moves: str | Position) -> Decision:
         if self._anytime is None and (self.time_budget or self.level.name != "perfect"):
             self._get_anytime()  # loads its kernels before the clock starts
         started = time.perf_counter()
-        position = as_position(moves)
+        position = as_position(moves, self.board)
         if position.is_game_over:
             raise GameOverError(f"the game is over after {position.moves!r}: no move to play",
                                 position.moves)
@@ -134,15 +142,15 @@ class Player:
             return column, None, "level", False, self.level.depth, None
         entry = self.book.get(position) if self.book is not None else None
         if entry is not None and entry.best_moves:
-            column = _centre_most(entry.best_moves)
+            column = min(entry.best_moves, key=self._centre_first.index)
             # The book ends: remember its proof for the budgeted searches past it
             # (only they read it: a player without a budget skips the grandchildren).
             if position.ply + 2 > self.book.info.max_ply and self._budgeted:
                 self._floors.after_move(position, column, entry.score)
             return column, entry.score, "book", True, None, None
-        for col in CENTRE_FIRST:
+        for col in self._centre_first:
             if position.is_winning_move(col):
-                return col, win_score(position.ply), "search", True, None, None
+                return col, self.board.win_score(position.ply), "search", True, None, None
         if self.time_budget is None and self.node_budget is None:
             return (*self._search(position), "search", True, None, None)
         return self._anytime_move(position, started)
@@ -150,7 +158,7 @@ class Player:
     def _search(self, position: Position) -> tuple[int, int]:
         solver = self._get_solver()
         score = solver.solve(position)
-        for col in CENTRE_FIRST:
+        for col in self._centre_first:
             if solver.is_best_move(position, col, score):
                 return col, score
         raise AssertionError(f"no move reaches the score {score} of {position!r}")
@@ -160,7 +168,7 @@ class Player:
         own = self._floors.get(position)  # from this player's proofs: a win is kept at any cost
         bound = book_bound(self.book, position)
         floors = [f for f in (own, None if bound is None else bound.low) if f is not None]
-        high = bound.low if bound is not None and bound.exact else CELLS
+        high = bound.low if bound is not None and bound.exact else self.board.cells
         answer = self._get_anytime().choose(position, seconds=self.time_budget,
                                             nodes=self.node_budget, low=max(floors, default=-99),
                                             high=high,
@@ -189,7 +197,7 @@ class Player:
             # Searches with no budget race one thread per core on the table;
             # budgeted ones are stopped from outside, so they keep to one thread.
             self._solver = Solver(table_log2=self.table_log2,
-                                  threads=1 if self._budgeted else self.threads)
+                                  threads=1 if self._budgeted else self.threads, board=self.board)
             # Touch every page of the table now (17 ms for 2**24 slots): the first
             # searches would otherwise fault them in one by one, up to 0.4 s more.
             self._solver.clear()
@@ -207,7 +215,3 @@ def _table_for(seconds: float | None, nodes: int | None) -> int:
         return DEFAULT_TABLE_LOG2
     most = min(n for n in (nodes, None if seconds is None else seconds * 5e6) if n is not None)
     return max(20, min(22, math.ceil(math.log2(most + 1))))
-
-
-def _centre_most(columns: tuple[int, ...]) -> int:
-    return min(columns, key=CENTRE_FIRST.index)

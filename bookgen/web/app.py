@@ -31,8 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from solver import Position
-from solver.bitboard import CELLS
+from solver import STANDARD, Board, Position
 from solver.errors import IllegalMoveError
 
 from ..play.levels import DEFAULT_LEVEL, LEVELS, LevelError, get_level
@@ -73,18 +72,18 @@ def _static_files() -> dict[str, bytes]:
     return {name: (folder / name).read_bytes() for name in STATIC}
 
 
-def _position(request: Request, param: str) -> Position:
+def _position(request: Request, param: str, board: Board = STANDARD) -> Position:
     text = request.query_params.get(param, "")
-    if len(text) > CELLS:  # before replaying it: a long string costs time to reject
-        raise BadInputError(param, f"{len(text)} moves: a game has at most {CELLS}")
+    if len(text) > board.cells:  # before replaying it: a long string costs time to reject
+        raise BadInputError(param, f"{len(text)} moves: a game has at most {board.cells}")
     try:
-        return Position.from_moves(text)
+        return Position.from_moves(text, board)
     except IllegalMoveError as error:
         raise BadInputError(param, str(error)) from None
 
 
-def _unfinished(request: Request, param: str) -> Position:
-    position = _position(request, param)
+def _unfinished(request: Request, param: str, board: Board = STANDARD) -> Position:
+    position = _position(request, param, board)
     if position.is_game_over:
         raise BadInputError(param, f"the game is over after {position.moves!r}: no move to play")
     return position
@@ -124,12 +123,13 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
     if not (math.isfinite(cap) and cap > 0):
         raise ValueError(f"cap must be a positive number of seconds, got {cap!r}")
     shared = LockedBook(book)
-    table = SharedTable()
+    table = SharedTable(book.board)
     pool = SolvePool(lambda: Explorer(shared, cap, table.solver()), workers,
                      workers if waiting is None else waiting)
     files = _static_files()
     info = {"levels": [{"name": level.name, "about": level.about} for level in LEVELS.values()],
             "default_level": DEFAULT_LEVEL, "time": cap,
+            "board": {"width": book.board.width, "height": book.board.height},
             "book": {"root": book.info.root, "max_ply": book.info.max_ply,
                      "plies_complete": list(book.info.plies_complete)}}
 
@@ -163,19 +163,22 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
         return JSON({**info, "workers": pool.workers, "busy": pool.busy})
 
     async def api_position(request: Request) -> Response:
-        position = _position(request, "moves")
+        position = _position(request, "moves", book.board)
         if position.is_game_over:
             return JSON(finished_json(position))
         return Response((await explored(position)).rendered(), media_type=JSON.media_type)
 
     async def api_move(request: Request) -> Response:
-        position = _unfinished(request, "moves")
+        position = _unfinished(request, "moves", book.board)
         level, seconds = _level(request), _seconds(request, cap)
         decision = await pool.run(Explorer.move, position, level, seconds)
         return JSON({"moves": position.moves, "level": level, "time": seconds,
                      **decision.to_json(), "after": position.moves + str(decision.column)})
 
     async def pons_solve(request: Request) -> Response:
+        if book.board is not STANDARD:
+            raise BadInputError("pos", f"Pons' /solve answers 7x6 positions, and this book is "
+                                       f"of {book.board}: ask /api/position?moves= instead")
         position = _unfinished(request, "pos")
         result = await explored(position)
         scores = pons_scores(result.columns, FULL_COLUMN)

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import orjson
 
-from solver import Position, win_score
+from solver import Board, Position
 from solver.alarm import Alarm
-from solver.bitboard import CELLS, COLUMN_ORDER
 from solver.errors import SearchLimitError
 
 from .. import Decision, Player
@@ -33,7 +32,6 @@ EXACT_SHARE = 0.6   # of the cap, for the moves' exact scores; the rest for the 
 LAST_SHARE = 0.95   # the same when the book gives the position's score: no best move to find
 PLAYERS_KEPT = 4    # players (level, time) a worker keeps: each holds 20-40 MiB of tables
 _UNKNOWN = 1000     # a child's score not found in time: outside every real score
-CENTRE_FIRST = tuple(col + 1 for col in COLUMN_ORDER)  # the likely best moves solved first
 # Loads the kernels before the first request: a winning move at once, after one short search.
 _WARM = "112233"
 
@@ -82,7 +80,8 @@ class Explored(NamedTuple):
 
     def to_json(self) -> dict:
         """The answer as plain data; the columns are copies, the caller's to change."""
-        return self._answer(lambda column, ply, best: dict(column_json(column, ply, best)))
+        return self._answer(lambda column, ply, best, board:
+                            dict(column_json(column, ply, best, board)))
 
     def rendered(self) -> bytes:
         """``to_json`` as the server sends it: compact JSON, each kind of column rendered
@@ -94,30 +93,34 @@ class Explored(NamedTuple):
         return {**_about(self.position), "game_over": False, "winner": None,
                 "in_book": self.in_book, "source": self.source, "proven": self.proven,
                 "complete": self.complete,
-                "score": self.score, "score_words": score_words(self.score, ply),
-                "score_detail": None if self.score is None else describe_score(self.score, ply),
+                "score": self.score,
+                "score_words": score_words(self.score, ply, self.position.board),
+                "score_detail": None if self.score is None
+                else describe_score(self.score, ply, self.position.board),
                 "best_moves": list(self.best_moves), "move_scores": self.move_scores,
-                "columns": [column(c, ply, c.column in self.best_moves) for c in self.columns],
+                "columns": [column(c, ply, c.column in self.best_moves, self.position.board)
+                            for c in self.columns],
                 "best_found": None if self.best_found is None else self.best_found.to_json(),
                 "seconds": round(self.seconds, 6)}
 
 
 @lru_cache(maxsize=1 << 14)
-def column_json(column: MoveScore, ply: int, best: bool) -> dict:
+def column_json(column: MoveScore, ply: int, best: bool, board: Board = Board()) -> dict:
     """A column as the answer shows it; built once per kind (a few thousand) and shared:
     copy it before handing it out."""
     score = column.score
     return {"column": column.column, "score": score,
-            "words": None if column.source is None else score_words(score, ply),
-            "detail": None if score is None else describe_score(score, ply),
+            "words": None if column.source is None else score_words(score, ply, board),
+            "detail": None if score is None else describe_score(score, ply, board),
             "source": column.source, "best": best, "full": column.full,
             "book_depth": column.book_depth}
 
 
 @lru_cache(maxsize=1 << 14)
-def column_fragment(column: MoveScore, ply: int, best: bool) -> orjson.Fragment:
+def column_fragment(column: MoveScore, ply: int, best: bool,
+                    board: Board = Board()) -> orjson.Fragment:
     """``column_json`` rendered, for ``dumps`` to put in an answer as it is."""
-    return orjson.Fragment(dumps(column_json(column, ply, best)))
+    return orjson.Fragment(dumps(column_json(column, ply, best, board)))
 
 
 def dumps(answer: dict) -> bytes:
@@ -127,8 +130,10 @@ def dumps(answer: dict) -> bytes:
 
 
 def _about(position: Position) -> dict:
+    board = position.board
     return {"moves": position.moves, "ply": position.ply,
-            "to_move": "first" if position.ply % 2 == 0 else "second"}
+            "to_move": "first" if position.ply % 2 == 0 else "second",
+            "board": {"width": board.width, "height": board.height}}
 
 
 def finished_json(position: Position) -> dict:
@@ -138,27 +143,28 @@ def finished_json(position: Position) -> dict:
         winner = "first" if position.ply % 2 == 1 else "second"
     return {**_about(position), "game_over": True, "winner": winner, "in_book": False,
             "source": None, "proven": True, "complete": True, "score": None, "score_words": None,
-            "score_detail": None, "best_moves": [], "move_scores": [None] * 7,
+            "score_detail": None, "best_moves": [], "move_scores": [None] * position.board.width,
             "columns": [{"column": col, "score": None, "words": None, "detail": None,
                          "source": None, "best": False, "full": True, "book_depth": None}
-                        for col in range(1, 8)],
+                        for col in range(1, position.board.width + 1)],
             "best_found": None, "seconds": 0.0}
 
 
-def score_words(score: int | None, ply: int) -> str | None:
+def score_words(score: int | None, ply: int, board: Board = Board()) -> str | None:
     """A score of the player to move at ``ply``, in their moves: "win in 5" (this move
     counted), "draw", "loss in 8" (the opponent's moves); ``None`` if unknown.
 
-    Pons' score is 22 minus the winner's stones at the end; each player has
-    ``ply // 2`` (to move) and ``(ply + 1) // 2`` (the other) on the board now.
+    The winner's stones at the end follow from the score (on 7x6, 22 minus it);
+    each player has ``ply // 2`` (to move) and ``(ply + 1) // 2`` (the other) on
+    the board now.
     """
     if score is None:
         return None
     if score == 0:
         return "draw"
     if score > 0:
-        return f"win in {22 - score - ply // 2}"
-    return f"loss in {22 + score - (ply + 1) // 2}"
+        return f"win in {board.winner_stones(score, ply) - ply // 2}"
+    return f"loss in {board.winner_stones(score, ply) - (ply + 1) // 2}"
 
 
 def book_reach(book, child: Position, found) -> int | None:
@@ -212,12 +218,13 @@ def _depths(book, position: Position, children: dict[int, Position],
 
 def from_book(book, position: Position, entry, started: float) -> Explored:
     """The answer for a book position that holds its moves' scores (``entry.move_scores``)."""
-    info, ply = book.info, position.ply
+    info, ply, board = book.info, position.ply, position.board
     if ply < info.max_ply and _complete_from(info, ply + 1):
         # Every child of a book position is in it then, and all below them: no lookups.
         # Only a winning move scores win_score(ply); a game that ends has nothing below.
         depths = {col: info.max_ply - ply for col, score in enumerate(entry.move_scores, 1)
-                  if score is not None and score != win_score(ply) and ply + 1 < CELLS}
+                  if score is not None and score != board.win_score(ply)
+                  and ply + 1 < board.cells}
     else:
         children = _children(position)
         depths = _depths(book, position, children, book.get_many(list(children.values())))
@@ -233,8 +240,9 @@ class SharedTable:
     """Solvers for the worker threads, one each, that share one transposition table
     (``Solver.fork``): what one worker proves, the others find."""
 
-    def __init__(self):
+    def __init__(self, board: Board = Board()):
         self._lock = threading.Lock()
+        self._board = board
         self._first: Solver | None = None
 
     def solver(self) -> Solver:
@@ -242,7 +250,7 @@ class SharedTable:
             if self._first is None:
                 from solver import Solver  # numba: loaded by the first worker, not at start
 
-                self._first = Solver()
+                self._first = Solver(board=self._board)
             return self._first.fork()
 
 
@@ -253,7 +261,7 @@ class Explorer:
         self.book, self.cap, self.solver = book, cap, solver
         self._alarm = Alarm()
         self._players: OrderedDict[tuple[str, float], Player] = OrderedDict()
-        warm = Position.from_moves(_WARM)
+        warm = Position.from_moves(_WARM, solver.board)
         self.solver.solve(warm)
         for seconds in (self.cap, self._rest):  # the players the page asks for
             self.player("perfect", seconds).choose(warm)
@@ -304,7 +312,7 @@ class Explorer:
         # Each child's own score (the mover's move scores minus it), by key.
         known = {child.key: found.score for child, found in zip(children.values(), entries)
                  if found is not None}
-        low = -CELLS
+        low = -position.board.cells
         if entry is not None:  # the book's last ply: its score, and which moves reach it
             for col in entry.best_moves:
                 if col in children:
@@ -313,7 +321,7 @@ class Explorer:
         sources = {child.key: "book" for child in children.values() if child.key in known}
         # With the position's score known there is no best move to look for after.
         deadline = started + self.cap * (LAST_SHARE if entry is not None else EXACT_SHARE)
-        for col in CENTRE_FIRST:
+        for col in (c + 1 for c in position.board.column_order):   # the likely best first
             child = children.get(col)
             if child is None or child.key in known:
                 continue
@@ -336,7 +344,7 @@ class Explorer:
         # The alarm's thread stops the kernel (it releases the GIL) at the deadline.
         self._alarm.set(deadline, lambda: self.solver.set_node_limit(1))
         try:
-            return self.solver.solve_window(child, low, CELLS)
+            return self.solver.solve_window(child, low, child.board.cells)
         except SearchLimitError:
             return None
         finally:

@@ -17,13 +17,14 @@ import re
 from collections.abc import Awaitable, Callable
 from time import perf_counter
 
-from solver import Position
+from solver import STANDARD, Position
 from solver.errors import IllegalMoveError
 
 from .explore import dumps, from_book
 
-# The one parameter each path takes, as a query string the hot path accepts.
-QUERIES = {"/api/position": re.compile(rb"moves=([1-7]{0,42})"),
+# The one parameter each path takes, as a query string the hot path accepts (Position
+# refuses a column or a length beyond the board's; the app then names it).
+QUERIES = {"/api/position": re.compile(rb"moves=([1-9]{0,60})"),
            "/solve": re.compile(rb"pos=([1-7]{0,42})")}
 _HEADERS = [(b"content-type", b"application/json")]
 
@@ -59,9 +60,12 @@ class BookFastPath:
         found = query.fullmatch(scope["query_string"])
         if found is None or any(name == b"origin" for name, _ in scope["headers"]):
             return None
+        board = self.book.board
+        if scope["path"] == "/solve" and board is not STANDARD:
+            return None   # the app refuses it: Pons' /solve is of 7x6
         started = perf_counter()
         try:
-            position = Position.from_moves(found.group(1).decode())
+            position = Position.from_moves(found.group(1).decode(), board)
         except IllegalMoveError:
             return None  # the app says what is wrong with it
         if position.is_game_over:
