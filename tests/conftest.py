@@ -27,7 +27,9 @@ def run_sql(path: str, *statements: str) -> None:
 
 
 def open_store(db: str):
-    """A read-only ``BookStore`` of an existing book (a path or a URL), whatever its root."""
+    """A read-only ``BookStore`` of an existing book (a path or a URL), whatever its root
+    and board."""
+    from bookgen.book.schema import board_of_meta
     from bookgen.book.store import BookStore, make_engine, read_meta, sqlite_path
 
     engine = make_engine(db, readonly=sqlite_path(db) is not None)
@@ -35,7 +37,8 @@ def open_store(db: str):
         meta = read_meta(engine, db)
     finally:
         engine.dispose()
-    return BookStore(db, meta["root"], int(meta["root_key"]), readonly=True)
+    return BookStore(db, meta["root"], int(meta["root_key"]), readonly=True,
+                     board=board_of_meta(meta, db))
 
 
 def stored_plies(db: str) -> dict:

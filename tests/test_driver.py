@@ -6,7 +6,7 @@ from conftest import (SMALL_PLY, SMALL_ROOT, book_keys, entries, free_pages, ope
 from bookgen.builder.cluster import AddressError
 from bookgen.builder.driver import BuildArgumentError, _sorted_scores, build
 from bookgen.builder.listing import keys_by_ply
-from solver import Position, Solver
+from solver import Board, BoardSizeError, IllegalMoveError, Position, Solver
 from solver.packed import moves_of_key
 
 
@@ -234,3 +234,70 @@ def test_solved_batches_join_in_key_order_whatever_order_they_came_back_in():
     # Batches whose ranges overlap (never cut so, but the join stays exact): sorted anyway.
     _, keys, scores = _sorted_scores(14, [batch(2, 8), batch(1, 5)])
     assert (keys.tolist(), scores.tolist()) == ([1, 2, 5, 8], [1, 2, 5, 1])
+
+
+# -- a book of another board ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def six_by_five(tmp_path_factory, ray_session) -> str:
+    """A 6x5 book of every position to ply 6, built by the real driver on local Ray."""
+    path = str(tmp_path_factory.mktemp("six") / "six.db")
+    summary = build(path, 6, "", board="6x5", progress=False, table_log2=20)
+    assert summary.searched == 3935 and summary.exit_status == 0
+    return path
+
+
+def test_a_6x5_book_holds_every_position_and_verifies(six_by_five):
+    from bookgen.builder.verify import verify
+
+    store = open_store(six_by_five)
+    try:
+        assert store.board is Board(6, 5)
+        assert store.count_by_ply() == {0: 1, 1: 3, 2: 18, 3: 78, 4: 330, 5: 1128, 6: 3935}
+    finally:
+        store.close()
+    report = verify(six_by_five, sample=100, progress=False)
+    assert report.ok and report.frontier_sampled == 100 and report.plies_counted == list(range(7))
+
+
+def test_a_6x5_book_answers_as_the_solver_does(six_by_five):
+    from bookgen import Book
+
+    board = Board(6, 5)
+    solver = Solver(board=board, table_log2=20)
+    with Book.open(six_by_five) as book:
+        assert book.board is board and (book.info.width, book.info.height) == (6, 5)
+        assert book.get("").score == 0 == solver.solve(Position(board))   # 6x5 is a draw
+        for moves in ("", "3", "34", "4334", "116655", "616161", "3456"):
+            position = Position.from_moves(moves, board)
+            entry = book.get(moves)
+            assert entry.score == solver.solve(position), moves
+            expected = solver.analyze(position)
+            best = tuple(c for c, s in enumerate(expected, 1) if s == entry.score)
+            assert entry.best_moves == best, moves
+            if position.ply < 6:
+                assert list(entry.move_scores) == expected, moves
+            assert book.get(position.mirror()).score == entry.score
+        with pytest.raises(IllegalMoveError, match="columns are digits 1-6"):
+            book.get("17")
+        with pytest.raises(BoardSizeError, match="this book is of 6x5"):
+            book.get(Position.from_moves("17"))
+
+
+def test_a_book_is_grown_on_its_own_board_and_refuses_another(six_by_five, tmp_path,
+                                                             ray_session):
+    import shutil
+
+    from bookgen.book.store import BookSizeError
+
+    path = str(tmp_path / "grown.db")
+    shutil.copy(six_by_five, path)
+    with pytest.raises(BookSizeError, match="6x5 board, not 7x6"):
+        build(path, 7, "", board="7x6", progress=False)
+    summary = build(path, 7, "", progress=False, table_log2=20)   # no board: the book's own
+    assert summary.searched == 11871 and summary.exact > 0   # bounded by the ply above
+    store = open_store(path)
+    try:
+        assert store.board is Board(6, 5) and store.count_by_ply()[7] == 11871
+    finally:
+        store.close()
