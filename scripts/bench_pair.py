@@ -10,8 +10,9 @@ slow minute slows both.  Two copies of one revision come out within about
 1% of each other, which is fine enough to judge a 2-3% change.
 
 One thread each, a fresh 1 GiB table per solver and round.  Prints, per set,
-Pons' columns for this revision, the baseline's mean time and the speed-up;
-every answer is checked against the file.
+Pons' columns for this revision, the baseline's mean time and the speed-up,
+and whether both explored the same nodes in all; every answer is checked
+against the file.
 
     python scripts/bench_pair.py --baseline HEAD~1 --sets ply8 --limit 30 --rounds 2
 """
@@ -97,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"strong solves, 1 thread each, table 2^{args.table_log2}, alternating "
               f"position by position with {args.baseline}, {args.rounds} round(s)")
         header = (f"{'Test set':<14} {'Pos':>5} {'Mean time':>10} {'Mean nb pos':>12} "
-                  f"{'K pos/s':>9} {'Bad':>4} {'baseline':>10} {'speed-up':>8}")
+                  f"{'K pos/s':>9} {'Bad':>4} {'baseline':>10} {'speed-up':>8} "
+                  f"{'nodes vs baseline':>17}")
         print(header)
         print("-" * len(header))
         failures = 0
@@ -108,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{entry[2]:<14} {count:>5} {format_time(seconds / count):>10} "
                   f"{new['nodes'] / count:>12,.1f} {new['nodes'] / seconds / 1e3:>9,.0f} "
                   f"{new['bad']:>4} {format_time(old['seconds'] / count):>10} "
-                  f"{old['seconds'] / seconds:>7.3f}x", flush=True)
+                  f"{old['seconds'] / seconds:>7.3f}x "
+                  f"{'the same' if new['nodes'] == old['nodes'] else old['nodes'] / new['nodes']:>17}",
+                  flush=True)
             failures += new["bad"] + old["bad"]
         if failures:
             print(f"{failures} mismatching answer(s)", file=sys.stderr)

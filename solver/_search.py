@@ -24,15 +24,17 @@ from ._bits import can_win_next, popcount, possible, safe_moves, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
 from ._table import EXACT, GOLDEN, LOWER, UPPER, entry_move, entry_score, entry_type, \
-    NEAR_PLY, NEAR_SHIFT, NEAR_SLOTS, bucket, no_move, prefetch, probe, store, work_of
+    NEAR_EMPTIES, NEAR_SHIFT, NEAR_SLOTS, bucket, no_move, prefetch, probe, store, work_of
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 
 NODES, LIMIT, STOPPED = 0, 1, 2
 # Threads searching together defer a child another thread is searching, at
-# nodes before this ply (deeper ones cost less than the bookkeeping).
-BUSY_PLY = 20
+# nodes with more than this many empty cells (deeper ones cost less than the
+# bookkeeping).  Depths here are counted in empty cells, so that every board
+# gets the same share of its tree as 7x6 (where this is before ply 20).
+BUSY_EMPTIES = 22
 BUSY_LOG2 = 14  # 16,384 keys, 128 KiB
 BUSY_SHIFT = np.uint64(64 - BUSY_LOG2)
 SORT_BASE = 8
@@ -60,9 +62,10 @@ def scratch_size(board):
 # solver, times ten: threats playable after one more stone in their column,
 # after two, any useful threat, and the table's move.
 W_NEXT, W_NEXT_NEXT, W_THREAT, W_TABLE = 12, 5, 3, 5
-# Nodes below this ply probe the table for each child (enhanced transposition
-# cutoff); deeper, the probes cost more than the cuts save.
-ETC_MAX_PLY = 30
+# Nodes with more empty cells than this probe the table for each child
+# (enhanced transposition cutoff; on 7x6 before ply 30); deeper, the probes
+# cost more than the cuts save.
+ETC_EMPTIES = 12
 # next_test bisects while the window is wider than this, then (next to a draw)
 # steps as MTD(f), which makes the fewest of the costly tests near the score.
 MTDF_WIDTH = 12
@@ -71,7 +74,7 @@ MTDF_WIDTH = 12
 @njit(cache=True, inline="always")
 def _bucket_of(board, key, ply, table, scratch, shift):
     """``(entries, slot)``: the key's bucket, in the big table or, deep, in the near one."""
-    if ply < NEAR_PLY:
+    if ply < board.cells - NEAR_EMPTIES:
         return table, bucket(key, shift)
     return scratch, np.uint64(near_base(board)) + bucket(key, NEAR_SHIFT)
 
@@ -229,7 +232,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
 
     # Enhanced transposition cutoff: if the table already bounds a child low
     # enough for the opponent, this node fails high without searching at all.
-    if ply < ETC_MAX_PLY:
+    if ply < board.cells - ETC_EMPTIES:
         for i in range(count):
             same = scratch[base + 3 * slots + i] & ONE
             c_key, _ = table_key(board, scratch[base + slots + i], scratch[base + 2 * slots + i])
@@ -277,7 +280,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
     sharing = False
     mark = ZERO
     if busy is not None:
-        sharing = ply < BUSY_PLY
+        sharing = ply < board.cells - BUSY_EMPTIES
         if sharing:
             mark = busy_slot(key)
             busy[mark] = key

@@ -29,7 +29,8 @@ Keys are canonical (see ``_key``): a position and its mirror image share one ent
 **A near table for deep positions.**  A probe of the big table is a trip to
 main memory (most of a node's cost), yet the deep positions that make most
 of the nodes are cheap to recompute and are met again soon if at all.  So
-positions from ``NEAR_PLY`` on use a small near table (``NEAR_SLOTS``, 1 MiB)
+positions with at most ``NEAR_EMPTIES`` empty cells (on 7x6: from ply 23 on)
+use a small near table (``NEAR_SLOTS``, 1 MiB)
 that stays in the CPU's cache, one per search thread (it lives in the
 thread's scratch array, see ``_search``): threads that shared it would only
 evict each other's entries.  Only the costly shallow positions go to the big
@@ -55,7 +56,7 @@ SCORE_BITS = np.uint64(63)
 WORK_WIDTH = 4
 WORK_BITS = np.uint64(15)
 EVEN = ~ONE
-NEAR_PLY = 23
+NEAR_EMPTIES = 19   # counted in empty cells, not plies: the subtree's depth on any board
 NEAR_LOG2 = 17
 NEAR_SLOTS = 1 << NEAR_LOG2
 NEAR_SHIFT = np.uint64(64 - NEAR_LOG2)

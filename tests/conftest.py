@@ -306,6 +306,18 @@ def small_book_path(tmp_path_factory, ray_session) -> str:
 
 
 @pytest.fixture(scope="session")
+def six_by_five(tmp_path_factory, ray_session) -> str:
+    """A 6x5 book of every position to ply 6 (3,935 searched), built by the real driver on
+    local Ray; treat as read-only."""
+    from bookgen.builder.driver import build
+
+    path = str(tmp_path_factory.mktemp("six") / "six.db")
+    summary = build(path, 6, "", board="6x5", progress=False, table_log2=20)
+    assert summary.searched == 3935 and summary.exit_status == 0
+    return path
+
+
+@pytest.fixture(scope="session")
 def small_rows_book_path(small_book_path, tmp_path_factory) -> str:
     """The small book with every ply kept as rows, one per position (``unseal``): the same
     book as an upgrade from version 2 leaves it before packing; treat as read-only."""

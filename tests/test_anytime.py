@@ -254,3 +254,31 @@ def test_needs_a_budget_and_a_game_to_play():
         search.choose(Position.from_moves("4"))
     with pytest.raises(GameOverError, match="'1212121'"):
         search.choose(Position.from_moves("1212121"), nodes=10)
+
+
+# -- other boards ------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", ["6x5", "8x5", "5x6", "9x4"])
+def test_anytime_search_on_other_boards_keeps_the_result(size):
+    """On any board the anytime move never throws away a proven result, and a search
+    with a budget past the end of the game gives an exactly optimal move."""
+    from solver import Board
+
+    from conftest import random_endgames
+
+    board = Board.parse(size)
+    exact = Solver(board=board, table_log2=20)
+    search = AnytimeSearch(Solver(board=board, table_log2=20), eval_table_log2=14)
+    assert search.board is board
+    for position in random_endgames(12, seed=board.cells, min_empty=6, max_empty=14, board=board):
+        score = exact.solve(position)
+        answer = search.choose(position, nodes=20_000)
+        assert position.can_play(answer.column), position.moves
+        child = position.play(answer.column)
+        got = board.win_score(position.ply) if child.is_won else \
+            0 if child.is_full else -exact.solve(child)
+        assert (got > 0) - (got < 0) == (score > 0) - (score < 0), position.moves
+        if answer.proven:
+            assert got == score, position.moves
+    with pytest.raises(Exception, match="this search plays"):
+        search.choose(Position.from_moves("4"), nodes=100)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import Position, Solver
+from solver import Board, Position, Solver
 
 from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, segment_rows
 
@@ -475,3 +475,85 @@ def test_a_reader_that_goes_away_is_not_an_error():
         _, err = proc.communicate(timeout=120)
     assert first == "2252576253462244111563365343671351441 -1\n"
     assert proc.returncode == 141 and err == ""
+
+
+# -- other boards ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["solve", "query", "move", "play", "build"])
+@pytest.mark.parametrize("board", ["3x3", "10x7", "8x8", "7x"])
+def test_a_bad_board_is_one_line_naming_what_is_allowed(command, board, tmp_path):
+    args = {"query": ["4453"], "move": ["4453"], "build": ["--ply", "3", "--db",
+                                                           str(tmp_path / "x.db")]}
+    result = c4book(command, *args.get(command, []), "--board", board)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{board!r} is not a board c4book plays" in lines[0], lines
+    assert "width 4-9" in lines[0] and "64 bits" in lines[0]
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_solve_reads_positions_of_the_board_given():
+    board = Board(6, 5)
+    solver = Solver(board=board, table_log2=20)
+    lines = ["", "3", "34", "616161", "17"]
+    result = c4book("solve", "--board", "6x5", "--threads", "1", stdin="\n".join(lines) + "\n")
+    assert result.returncode == 1   # "17": 7 is no column of 6x5
+    assert result.stdout.splitlines() == [f"{m} {solver.solve(Position.from_moves(m, board))}"
+                                          for m in lines[1:4]]
+    assert "line 5: illegal move '7' at position 2 of '17': columns are digits 1-6" \
+        in result.stderr
+    analyzed = c4book("solve", "--board", "6x5", "--analyze", stdin="34\n")
+    assert analyzed.stdout == "34 " + " ".join(
+        map(str, solver.analyze(Position.from_moves("34", board)))) + "\n"
+
+
+def test_query_and_move_without_a_book_play_the_board_given(tmp_path):
+    board = Board(5, 4)
+    solver = Solver(board=board, table_log2=16)
+    result = c4book("query", "3", "--board", "5x4", "--json")   # the shipped book is 7x6
+    answer = json.loads(result.stdout)
+    position = Position.from_moves("3", board)
+    assert answer["source"] == "search" and answer["move_scores"] == solver.analyze(position)
+    text = c4book("query", "3", "--board", "5x4").stdout.splitlines()
+    assert text[:5] == str(position).splitlines()   # the 5x4 board, drawn
+    move = json.loads(c4book("move", "33", "--board", "5x4", "--json").stdout)
+    assert move["source"] == "search" and move["score"] == solver.solve("33")
+
+
+def test_commands_read_a_book_of_another_board(six_by_five):
+    board = Board(6, 5)
+    solver = Solver(board=board, table_log2=20)
+    answer = json.loads(c4book("query", "34", "--db", six_by_five, "--json").stdout)
+    assert answer["source"] == "book"
+    assert answer["move_scores"] == solver.analyze(Position.from_moves("34", board))
+    move = json.loads(c4book("move", "3434", "--db", six_by_five, "--json").stdout)
+    assert move["source"] == "book" and move["proven"]
+    assert move["score"] == solver.solve(Position.from_moves("3434", board))
+    stats = json.loads(c4book("stats", "--db", six_by_five, "--json").stdout)
+    assert stats["board"] == "6x5" and stats["positions_per_ply"]["6"] == 3935
+    assert "6x5 board, root (empty board)" in c4book("stats", "--db", six_by_five).stdout
+    verified = c4book("verify", "--db", six_by_five, "--sample", "20", "--no-progress")
+    assert verified.returncode == 0 and "OK" in verified.stdout
+    same = c4book("query", "34", "--db", six_by_five, "--board", "6x5", "--json")
+    assert json.loads(same.stdout) == answer
+
+
+@pytest.mark.parametrize("command", ["query", "move"])
+def test_a_board_that_contradicts_the_book_is_one_line(six_by_five, command):
+    result = c4book(command, "34", "--db", six_by_five, "--board", "7x6")
+    assert_one_line_error(result, command, "6x5 board, not 7x6")
+
+
+def test_build_of_another_board_refuses_a_contradiction_and_dry_runs(six_by_five, tmp_path):
+    import shutil
+
+    path = str(tmp_path / "grow.db")
+    shutil.copy(six_by_five, path)
+    assert_one_line_error(c4book("build", "--ply", "7", "--db", path, "--board", "7x6"),
+                          "build", "6x5 board, not 7x6")
+    dry = c4book("build", "--ply", "7", "--db", path, "--dry-run", "--sample", "5",
+                 "--no-progress")
+    assert dry.returncode == 0 and "11,871" in dry.stdout, dry.stdout + dry.stderr
+    fresh = c4book("build", "--ply", "4", "--db", str(tmp_path / "nine.db"), "--board", "9x4",
+                   "--dry-run", "--sample", "3", "--no-progress")
+    assert fresh.returncode == 0 and not (tmp_path / "nine.db").exists()

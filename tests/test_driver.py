@@ -238,15 +238,6 @@ def test_solved_batches_join_in_key_order_whatever_order_they_came_back_in():
 
 # -- a book of another board ----------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def six_by_five(tmp_path_factory, ray_session) -> str:
-    """A 6x5 book of every position to ply 6, built by the real driver on local Ray."""
-    path = str(tmp_path_factory.mktemp("six") / "six.db")
-    summary = build(path, 6, "", board="6x5", progress=False, table_log2=20)
-    assert summary.searched == 3935 and summary.exit_status == 0
-    return path
-
-
 def test_a_6x5_book_holds_every_position_and_verifies(six_by_five):
     from bookgen.builder.verify import verify
 

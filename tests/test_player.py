@@ -419,3 +419,30 @@ def test_finished_board_has_no_move():
 def test_not_a_move_string():
     with pytest.raises(IllegalMoveError, match="42"):
         Player(None).best_move(42)
+
+
+# -- other boards ------------------------------------------------------------------------
+
+def test_a_player_plays_its_book_board_and_without_a_book_the_board_given(six_by_five):
+    from solver import Board, BoardSizeError
+
+    board = Board(6, 5)
+    solver = Solver(board=board, table_log2=20)
+    with Book.open(six_by_five) as book:
+        player = Player(book)
+        assert player.board is board
+        for moves in ("", "34", "616161", "343434"):   # in the book (to ply 6) and past it
+            decision = player.choose(moves)
+            position = Position.from_moves(moves, board)
+            score = solver.solve(position)
+            assert decision.score == score and decision.proven, moves
+            assert solver.is_best_move(position, decision.column, score), moves
+        assert player.choose("34").source == "book"
+        assert player.choose("3456345").source == "search"
+        with pytest.raises(BoardSizeError, match="not the book's"):
+            Player(book, board="7x6")
+    alone = Player(board="5x4", table_log2=16)
+    assert alone.board is Board(5, 4) and "board='5x4'" in repr(alone)
+    assert alone.choose("33").proven
+    casual = Player(board="6x5", level="casual", seed=3, table_log2=16)
+    assert Position.from_moves("3", board).can_play(casual.best_move("3"))

@@ -97,7 +97,9 @@ def test_solver_table_bounds_hold():
 def test_deep_positions_use_the_threads_own_near_table():
     from solver import Position, Solver
     from solver._search import near_base, scratch_size
-    from solver._table import NEAR_PLY, NEAR_SLOTS
+    from solver._table import NEAR_EMPTIES, NEAR_SLOTS
+
+    NEAR_PLY = B.cells - NEAR_EMPTIES
 
     solver = Solver(table_log2=16)
     twin = solver.fork()

@@ -106,7 +106,7 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
                                  f"{TABLE_LOG2_MAX}, got {table_log2}")
     started = time.perf_counter()
     store = BookStore(db, root, root_position.canonical_key, board=root_position.board)
-    summary = BuildSummary(root=root, ply=ply, db=db)
+    summary = BuildSummary(root=root, ply=ply, db=db, board=str(root_position.board))
     discard = False
     try:
         # Refuses at once while another live build holds this book.

@@ -46,6 +46,7 @@ class DryRunReport:
     missing: int = 0
     sample_seconds: list[float] = field(default_factory=list)
     list_seconds: float = 0.0
+    board: str = "7x6"
 
     def core_hours(self) -> tuple[float, float, float]:
         """``(estimate, low, high)``: the missing frontier's search, 95% range."""
@@ -58,7 +59,8 @@ class DryRunReport:
         return mean * scale, max(0.0, mean - spread) * scale, (mean + spread) * scale
 
     def report(self) -> str:
-        lines = [f"dry run for book {self.db}: root {self.root or '(empty board)'}, "
+        board = "" if self.board == "7x6" else f"{self.board} board, "
+        lines = [f"dry run for book {self.db}: {board}root {self.root or '(empty board)'}, "
                  f"up to ply {self.ply}; nothing written",
                  "  ply   positions      stored"]
         for ply, count in self.positions_per_ply.items():
@@ -106,7 +108,7 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
 
     out = out or sys.stderr
     root_position = check_request(root, ply, book_board(db, board))
-    report = DryRunReport(root=root, ply=ply, db=db)
+    report = DryRunReport(root=root, ply=ply, db=db, board=str(root_position.board))
     store = BookStore(db, root, root_position.canonical_key, readonly=True,
                       board=root_position.board)
     try:

@@ -31,6 +31,7 @@ class BuildSummary:
     # wall seconds per phase: listing, starting Ray, solving the frontier
     # (of which writing batches), deriving shallower plies
     timings: dict[str, float] = field(default_factory=dict)
+    board: str = "7x6"
 
     @property
     def exit_status(self) -> int:
@@ -40,7 +41,9 @@ class BuildSummary:
         return 128 + (self.stopped_by or signal.SIGINT)
 
     def report(self) -> str:
-        lines = [f"book {self.db}: root {self.root or '(empty board)'}, up to ply {self.ply}"]
+        board = "" if self.board == "7x6" else f"{self.board} board, "
+        lines = [f"book {self.db}: {board}root {self.root or '(empty board)'}, "
+                 f"up to ply {self.ply}"]
         lines.append("  ply  positions")
         for ply, count in self.positions_per_ply.items():
             lines.append(f"  {ply:>3}  {count:>9,}")
