@@ -193,3 +193,28 @@ def test_with_the_token_the_build_runs_on_the_cluster(token_cluster, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "searched 6 frontier positions" in result.stderr
     assert "WARNING" not in result.stderr and "rpc_client" not in result.stderr
+
+
+def test_a_book_of_another_board_builds_on_the_cluster(token_cluster, tmp_path, six_by_five):
+    """``--board 6x5`` with ``--address``: the cluster's workers load and run the 6x5
+    kernels, and the book equals a local build's, entry by entry."""
+    from conftest import open_store
+
+    address, token = token_cluster
+    db = str(tmp_path / "six-remote.db")
+    args = [*c4book_command(), "build", "--board", "6x5", "--ply", "5", "--db", db,
+            "--no-progress", "--table-log2", "18", "--address", address]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token})
+    assert result.returncode == 0, result.stderr
+    assert "6x5 board" in result.stderr and "searched 1,128 frontier positions" in result.stderr
+    remote, local = open_store(db), open_store(six_by_five)
+    try:
+        assert remote.board is local.board
+        for ply in range(6):
+            got, expected = remote.entries_at(ply), local.entries_at(ply)
+            assert got.keys.tolist() == expected.keys.tolist(), ply
+            assert got.scores.tolist() == expected.scores.tolist(), ply
+    finally:
+        remote.close()
+        local.close()

@@ -19,6 +19,7 @@ Same bit layout as ``solver.bitboard``: ``key = current + mask``.  Each board ha
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -174,15 +175,10 @@ class Walker:
         return keys - mask, mask
 
 
-_WALKERS: dict[Board, Walker] = {}
-
-
+@cache
 def walker(board: Board) -> Walker:
     """The board's walks, made once."""
-    found = _WALKERS.get(board)
-    if found is None:
-        found = _WALKERS[board] = Walker(board)
-    return found
+    return Walker(board)
 
 
 # The standard board's walks, by name.

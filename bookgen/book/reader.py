@@ -29,6 +29,7 @@ import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import repeat
 from typing import NamedTuple
 
@@ -129,14 +130,10 @@ class _Codes:
                           self.width)
 
 
-_CODES: dict[Board, _Codes] = {}
-
-
+@cache
 def codes(board: Board) -> _Codes:
-    found = _CODES.get(board)
-    if found is None:
-        found = _CODES[board] = _Codes(board)
-    return found
+    """The board's decoded entry codes, made once."""
+    return _Codes(board)
 
 
 codes(STANDARD)   # made at import, as before: a first lookup never waits for them
