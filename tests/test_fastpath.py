@@ -86,3 +86,24 @@ def test_the_page_is_not_the_hot_paths(served):
     assert client.get("/").status_code == 200
     assert client.head("/api/position?moves=4453").status_code == 200
     assert counted.calls == before + 2
+
+
+def test_a_book_of_another_board_is_answered_on_its_board_and_solve_left_to_the_routes(
+        six_by_five):
+    from bookgen import Book
+
+    with Book.open(six_by_five) as book:
+        app = create_app(book, cap=5.0, workers=1)
+        with TestClient(app) as client:
+            hot = app.middleware_stack.app
+            hot.app = counted = Counted(hot.app)
+            for moves in ("", "34", "16616"):
+                url = f"/api/position?moves={moves}"
+                before = counted.calls
+                found = answer(client, url)
+                assert counted.calls == before, f"{url} reached the routes"
+                assert len(found["columns"]) == 6 and found == answer(client, url, ROUTED)
+            before = counted.calls
+            assert client.get("/solve?pos=34").status_code == 400  # Pons' /solve is 7x6
+            assert client.get("/api/position?moves=37").status_code == 400
+            assert counted.calls == before + 2

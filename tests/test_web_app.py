@@ -85,6 +85,14 @@ def test_a_book_position_is_the_book_entry_and_its_mirror_image_is_mirrored(clie
     assert mirrored["best_moves"] == sorted(8 - c for c in answer["best_moves"])
 
 
+def test_the_info_and_every_position_say_the_board(client):
+    assert get(client, "/api/info")["board"] == {"width": 7, "height": 6}
+    for moves in ("", "4453", "612134611346", "1212121"):  # book, past it, a finished game
+        answer = get(client, f"/api/position?moves={moves}")
+        assert answer["board"] == {"width": 7, "height": 6}
+        assert len(answer["columns"]) == len(answer["move_scores"]) == 7
+
+
 def test_an_answer_changed_by_its_caller_changes_no_other(book):
     from bookgen.web.explore import from_book
 
@@ -282,3 +290,55 @@ def test_a_full_pool_answers_503_at_once_while_the_book_still_answers(single):
         thread.join(10)
     assert slow["answer"].status_code == 200 and pool.busy == 0
     assert get(client, f"/api/position?moves={PAST_BOOK[2]}")["proven"] is True
+
+
+# -- a book of another board -------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def six(six_by_five):
+    """A server of the 6x5 book (every position to ply 6), and the book."""
+    from bookgen import Book
+
+    with Book.open(six_by_five) as opened, \
+            TestClient(create_app(opened, cap=5.0, workers=1)) as test_client:
+        yield test_client, opened
+
+
+def test_a_book_of_another_board_answers_on_its_board(six):
+    client, book = six
+    assert get(client, "/api/info")["board"] == {"width": 6, "height": 5}
+    answer = get(client, "/api/position?moves=34")
+    assert answer["board"] == {"width": 6, "height": 5}
+    assert [c["column"] for c in answer["columns"]] == [1, 2, 3, 4, 5, 6]
+    assert answer["move_scores"] == list(book.get("34").move_scores)
+    assert (answer["source"], answer["score"]) == ("book", book.get("34").score)
+    assert answer["columns"][0]["detail"] == "second player wins with the 15th stone"
+    past = get(client, "/api/position?moves=1234561")  # ply 7, past the book: solved
+    assert past["move_scores"] == Solver(board="6x5", table_log2=20).analyze(
+        Position.from_moves("1234561", board="6x5"))
+    assert past["source"] == "solver" and past["proven"] and len(past["columns"]) == 6
+    over = get(client, "/api/position?moves=1212121")
+    assert over["game_over"] and over["board"] == {"width": 6, "height": 5}
+    assert len(over["columns"]) == 6
+    move = get(client, "/api/move?moves=34")
+    assert move["column"] in book.get("34").best_moves and move["source"] == "book"
+
+
+@pytest.mark.parametrize("url, says", [
+    ("/api/position?moves=347", "illegal move '7' at position 3"),
+    ("/api/position?moves=" + "1" * 31, "31 moves: a game has at most 30"),
+    ("/api/move?moves=7", "illegal move '7' at position 1"),
+])
+def test_a_column_or_a_length_beyond_the_books_board_is_a_400(six, url, says):
+    client, _ = six
+    answer = get(client, url, 400)
+    assert answer["param"] == "moves"
+    assert answer["error"].startswith("moves: ") and says in answer["error"]
+
+
+@pytest.mark.parametrize("url", ["/solve?pos=34", "/solve"])
+def test_pons_solve_refuses_a_book_of_another_board(six, url):
+    client, _ = six
+    answer = get(client, url, 400)
+    assert answer["param"] == "pos"
+    assert "Pons' /solve answers 7x6 positions" in answer["error"] and "6x5" in answer["error"]

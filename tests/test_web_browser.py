@@ -116,3 +116,44 @@ def test_the_page_walks_the_book_and_plays_the_ai(server, browser, book, tmp_pat
     assert len(page.evaluate("document.body.dataset.pos")) == 1
     assert (tmp_path / "explorer.png").stat().st_size > 10_000
     assert errors == []
+
+
+def test_the_page_draws_and_plays_the_books_board(six_by_five, browser, tmp_path):
+    """A 6x5 book: the page takes its size from /api/info, for the board, the scores, the
+    URL and the keys."""
+    with Book.open(six_by_five) as six, \
+            c4book_server(six_by_five, "--time", "1", "--workers", "1") as address:
+        page = browser.new_page(viewport={"width": 1000, "height": 760})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        page.goto(address + "?pos=34")
+        shown(page, "34")
+        assert page.get_attribute("#board", "viewBox") == "0 0 600 500"
+        assert page.locator("#board circle").count() == 6 * 5
+        assert page.locator("#cell-6-5").count() == 1 and page.locator("#cell-7-1").count() == 0
+        assert page.locator("#board rect.col").count() == 6
+        assert page.inner_text("#numbers").split() == ["1", "2", "3", "4", "5", "6"]
+        assert page.locator("#scores .score").count() == 6
+        assert scores(page) == list(six.get("34").move_scores)
+        assert page.locator("#moves tbody tr").count() == 6
+        assert stone(page, 3, 1) == "x" and stone(page, 4, 1) == "o last"
+        assert "6x5 board" in page.inner_text("#summary")
+        assert "16 minus the winner's stones" in page.inner_text("#explorer")
+
+        page.click("#board rect.col[data-col='6']")
+        shown(page, "346")
+        assert page.url.endswith("?pos=346") and stone(page, 6, 1) == "x last"
+        assert scores(page) == list(six.get("346").move_scores)
+        page.keyboard.press("7")  # no column 7: nothing happens
+        page.keyboard.press("1")
+        shown(page, "3461")
+        assert page.url.endswith("?pos=3461") and stone(page, 1, 1) == "o last"
+        page.mouse.move(0, 0)  # (no column lit up by the pointer in the picture)
+        page.screenshot(path=str(tmp_path / "explorer-6x5.png"), full_page=True)
+
+        page.goto(address + "?pos=347")  # a column of 7x6, not of this board
+        shown(page, "")
+        assert "digits 1-6, at most 30" in page.inner_text("#status")
+        assert (tmp_path / "explorer-6x5.png").stat().st_size > 10_000
+        assert errors == []

@@ -7,6 +7,7 @@ import socket
 import sys
 from typing import IO
 
+from solver import STANDARD
 from solver.errors import C4Error
 
 from .. import Book
@@ -53,8 +54,10 @@ def serve(db: str = "book.db", host: str = "127.0.0.1", port: int = 8000, cap: f
         sock = listen(host, port)
         address = f"http://{'[' + host + ']' if ':' in host else host}:{sock.getsockname()[1]}/"
 
+        board = "" if book.board is STANDARD else f", {book.board}"
+
         def ready() -> None:
-            out.write(f"c4book serve: {address} (book {db}, to ply {book.info.max_ply}; "
+            out.write(f"c4book serve: {address} (book {db}{board}, to ply {book.info.max_ply}; "
                       f"searches past it up to {cap:g} s; Ctrl-C stops)\n")
             if host in WILDCARDS:
                 out.write("c4book serve: listening on every network interface: anyone who can "

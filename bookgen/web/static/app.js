@@ -2,7 +2,8 @@
 // Plain JS, no build step; everything it knows comes from the server's JSON API.
 "use strict";
 
-const WIDTH = 7, HEIGHT = 6, CELL = 100;
+const CELL = 100;
+let WIDTH = 7, HEIGHT = 6;  // the book's board: set from /api/info before the first draw
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
@@ -35,6 +36,12 @@ async function getJSON(url, tries = 4) {
 
 function buildBoard() {
   const svg = $("board");
+  svg.setAttribute("viewBox", `0 0 ${WIDTH * CELL} ${HEIGHT * CELL}`);
+  const panel = $("board-panel");
+  panel.style.setProperty("--width", WIDTH);
+  if (WIDTH * 6 < 7 * HEIGHT) {  // a board narrower than 7x6 is no taller than 7x6 would be
+    panel.style.setProperty("--board-width", `${(30 * 6 * WIDTH) / (7 * HEIGHT)}rem`);
+  }
   const frame = document.createElementNS(SVG, "rect");
   frame.setAttribute("class", "frame");
   frame.setAttribute("width", WIDTH * CELL);
@@ -68,6 +75,7 @@ function buildBoard() {
     label.dataset.col = col;
     label.addEventListener("click", () => playColumn(col));
     scores.appendChild(label);
+    $("numbers").appendChild(text("span", col));
   }
 }
 
@@ -107,11 +115,14 @@ function renderLine() {
 
 // -- scores -------------------------------------------------------------------------------
 
+// The largest score: a win with the first player's 4th stone (on 7x6, 18).
+const quickest = () => Math.floor((WIDTH * HEIGHT + 1) / 2) - 3;
+
 function colour(score) {
   if (score === null || score === undefined) return "";
   if (score === 0) return "hsl(215 14% 50%)";
   // Quicker results in deeper colours: a slow loss is orange, a quick one dark red.
-  const fast = Math.min(1, (Math.abs(score) - 1) / 17);
+  const fast = Math.min(1, (Math.abs(score) - 1) / (quickest() - 1));
   return score > 0 ? `hsl(${100 + 40 * fast} 55% ${44 - 18 * fast}%)`
                    : `hsl(${28 - 28 * fast} 80% ${50 - 20 * fast}%)`;
 }
@@ -278,9 +289,9 @@ function showError(error) {
 
 function fromURL() {
   const pos = new URLSearchParams(location.search).get("pos") || "";
-  if (!/^[1-7]{0,42}$/.test(pos)) {
-    state.notice = `pos=${pos.slice(0, 50)} is not a line of moves (digits 1-7, at most 42): ` +
-                   "showing the empty board.";
+  if (!new RegExp(`^[1-${WIDTH}]{0,${WIDTH * HEIGHT}}$`).test(pos)) {
+    state.notice = `pos=${pos.slice(0, 50)} is not a line of moves ` +
+                   `(digits 1-${WIDTH}, at most ${WIDTH * HEIGHT}): showing the empty board.`;
     history.replaceState(null, "", location.pathname);
     return "";
   }
@@ -364,12 +375,19 @@ function onKey(event) {
   if (keys[event.key]) {
     event.preventDefault();
     keys[event.key]();
-  } else if (/^[1-7]$/.test(event.key)) {
+  } else if (/^[1-9]$/.test(event.key) && Number(event.key) <= WIDTH) {
     playColumn(Number(event.key));
   }
 }
 
 async function main() {
+  try {
+    state.info = await getJSON("/api/info");  // first: the board's size
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  ({ width: WIDTH, height: HEIGHT } = state.info.board);
   buildBoard();
   $("first").addEventListener("click", () => go(0));
   $("back").addEventListener("click", () => go(state.cursor - 1));
@@ -386,12 +404,6 @@ async function main() {
   state.line = fromURL();
   state.cursor = state.line.length;
   update(false);
-  try {
-    state.info = await getJSON("/api/info");
-  } catch (error) {
-    showError(error);
-    return;
-  }
   for (const level of state.info.levels) {
     const option = new Option(level.name, level.name, false,
                               level.name === state.info.default_level);
@@ -399,10 +411,25 @@ async function main() {
     $("level").appendChild(option);
   }
   const book = state.info.book;
+  const board = WIDTH === 7 && HEIGHT === 6 ? "" : `, on a ${WIDTH}x${HEIGHT} board`;
   $("summary").textContent = book ?
-    `The book holds every position to ply ${book.max_ply}; past it the solver answers ` +
+    `The book holds every position to ply ${book.max_ply}${board}; past it the solver answers ` +
     `within ${state.info.time} s. Click a column to play it.` :
-    `No book: the solver answers within ${state.info.time} s.`;
+    `No book${board}: the solver answers within ${state.info.time} s.`;
+  const stones = pons();  // the page says 7x6's
+  if (!PONS_7X6.test(stones)) {
+    $("note").textContent = $("note").textContent.replace(PONS_7X6, stones);
+  }
+}
+
+// Pons' score in stones: (cells + 3) // 2 minus the first player's stones when they win,
+// (cells + 2) // 2 minus the second's; on 7x6 both are 22, as the page says.
+const PONS_7X6 = /22 minus the\s+winner's stones/;
+
+function pons() {
+  const first = Math.floor((WIDTH * HEIGHT + 3) / 2), second = Math.floor((WIDTH * HEIGHT + 2) / 2);
+  return first === second ? `${first} minus the winner's stones` :
+    `${first} minus the first player's stones when they win, ${second} minus the second's`;
 }
 
 main();
