@@ -229,6 +229,7 @@ class Book:
         self._slow_parents = frozenset(p for p in complete if p + 1 in complete) \
             - self._plies.parents
         self._lookup = select(Entry.score, Entry.best_moves).where(Entry.key == bindparam("key"))
+        self._compiled: dict[int, object] = {}   # a ply's compiled lookup, bound to its arrays
 
     @classmethod
     def open(cls, db: str | None = None, in_memory: bool = False,
@@ -269,9 +270,9 @@ class Book:
                 and (keys := self._plies.keys.get(ply := len(text))) is not None \
                 and not (self._slow_parents and ply in self._slow_parents):
             family = self._plies.families.get(ply)
+            lookup = self._compiled.get(ply) or self._compile(kernels, ply, keys, family)
             if family is not None:   # a parent: its move scores read from its children
-                found = kernels.locate_parent(self.board, text.encode("ascii", "replace"),
-                                              *family)
+                found = lookup(self.board, text.encode("ascii", "replace"), *family)
                 if found[0] >= 0:
                     code = found[1]
                     if code < 0 or not code & self._codes.all_best:   # a damaged book: this
@@ -283,7 +284,7 @@ class Book:
                         scores = tuple(None if s == NO_MOVE else s for s in scores)
                     return _new_entry(BookEntry, (text, ply, *self._heads[False][code], scores))
             else:
-                where = kernels.locate(self.board, text.encode("ascii", "replace"), keys)
+                where = lookup(self.board, text.encode("ascii", "replace"), keys)
                 if where >= 0:
                     return self._entry(text, ply, self._plies.at(ply, where >> 1),
                                        where & 1 == 1)
@@ -306,6 +307,18 @@ class Book:
         if self._slow_parents and ply in self._slow_parents:
             found = self._with_children(moves, ply, flip)
         return self._entry(asked, ply, found, flip)
+
+    def _compile(self, kernels, ply: int, keys, family):
+        """The ply's compiled lookup, called directly (``compiled_for``): made at its first
+        lookup, with the ply's own arrays, whose types every later lookup shares."""
+        from solver._board_type import compiled_for
+
+        if family is not None:
+            found = compiled_for(kernels.locate_parent, self.board, b"", *family)
+        else:
+            found = compiled_for(kernels.locate, self.board, b"", keys)
+        self._compiled[ply] = found
+        return found
 
     def _entry(self, asked: str, ply: int, found: int | tuple[int, bytes],
                flip: bool) -> BookEntry:
