@@ -169,6 +169,27 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(clean_book, tmp_path):
     assert entries(path) == entries(clean_book)
 
 
+def test_sigterm_after_a_resume_fails_the_run_and_counts_what_was_stored(clean_book, tmp_path):
+    """A job runner's stop (SIGTERM) is not a finished build: exit 143, the summary, and
+    the frontier positions found stored when the stopped run resumed."""
+    path = str(tmp_path / "sigterm.db")
+    args = [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
+            "--workers", "2", "--table-log2", "20", "--no-progress"]
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_rows(path, at_least=1)
+    first.send_signal(signal.SIGINT)
+    first.communicate(timeout=60)
+    stored = frontier_rows(path)
+    assert 1 <= stored < 1762
+    second = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_rows(path, at_least=stored + 1)
+    second.send_signal(signal.SIGTERM)
+    _, err = second.communicate(timeout=60)
+    assert second.returncode == 143, err
+    assert "stopped early by SIGTERM" in err and "Traceback" not in err
+    assert f"({stored:,} already stored)" in err
+
+
 def test_a_reader_holding_a_lock_makes_the_build_wait(clean_book, tmp_path, ray_session):
     path = str(tmp_path / "locked.db")
     held = threading.Event()

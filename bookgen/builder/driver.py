@@ -140,6 +140,8 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
         if len(first) or not frontier.done:
             with timed(timings, "list"):
                 total, stored = frontier.count()   # the progress bar's total, from the start
+            # Known now, so that a build stopped early reports them too.
+            summary.already_stored, summary.frontier = stored, total
             with timed(timings, "start"):
                 owned = ray_connect.connect(address, workers, verbose=verbose)
                 stop.arm()   # ray.init installs a SIGTERM handler of its own
