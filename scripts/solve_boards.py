@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from solver import Board, BoardSizeError, Position, SearchLimitError, Solver  # noqa: E402
+from solver.engine import smallest_table_log2  # noqa: E402
 
 DRAW, FIRST, SECOND = "draw", "1st wins", "2nd wins"
 
@@ -64,22 +65,11 @@ def signed(score: int) -> str:
 
 
 def last_move(board: Board, score: int) -> int:
-    """The stone (1-based) that ends the game, from the first player's score on the empty board.
-
-    A win with stone ``m`` scores ``(cells + 2 - m) // 2`` for the winner; the
-    first player places the odd stones and the second the even ones, which
-    picks the one ``m`` of the two that give that score.
-    """
-    cells = board.cells
-    if score == 0:
-        return cells
-    wins = abs(score)
-    if not 1 <= wins <= board.max_score:
+    """The stone (1-based) that ends the game, from the first player's score on the empty
+    board (``Board.last_move``); a score no game on the board has is a ValueError."""
+    if not abs(score) <= board.max_score:
         raise ValueError(f"score {score} is out of range on {board}")
-    move = cells + 2 - 2 * wins          # the later of the two stones with this score
-    if move % 2 != (1 if score > 0 else 0):
-        move -= 1
-    return move
+    return board.last_move(score, 0)
 
 
 def published_score(board: Board, result: str, move: int) -> int:
@@ -104,23 +94,12 @@ def sizes_up_to(cells: int) -> list[Board]:
 
 def warm_up(board: Board) -> None:
     """Load (or compile) the board's kernels, so that the timed solve does not."""
-    solver = Solver(board=board, table_log2=min_table(board))
+    solver = Solver(board=board, table_log2=smallest_table_log2(board))
     solver.set_node_limit(1000)
     try:
         solver.solve(Position(board))
     except SearchLimitError:
         pass
-
-
-def min_table(board: Board) -> int:
-    """The smallest table a Solver takes on ``board``, found by asking it."""
-    for log2 in range(10, 33):
-        try:
-            Solver(board=board, table_log2=log2)
-            return log2
-        except ValueError:
-            continue
-    raise ValueError(f"no table size fits {board}")
 
 
 def solve_empty(board: Board | str, table_log2: int = 24) -> dict:
@@ -130,7 +109,7 @@ def solve_empty(board: Board | str, table_log2: int = 24) -> dict:
     """
     board = Board.parse(board)
     warm_up(board)
-    solver = Solver(board=board, table_log2=max(table_log2, min_table(board)))
+    solver = Solver(board=board, table_log2=max(table_log2, smallest_table_log2(board)))
     solver.clear()  # touch every page now, so first touches aren't timed
     solver.reset_nodes()
     start = time.perf_counter()

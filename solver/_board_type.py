@@ -21,6 +21,8 @@ int64 for counts), all taken from ``bitboard.Board``::
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from numba import types
 from numba.core.typing.templates import AttributeTemplate
@@ -42,8 +44,9 @@ _INTS = types.Array(types.int64, 1, "C", readonly=True)
 _MASKS = types.Array(types.uint64, 1, "C", readonly=True)
 
 
+@cache
 def _constants(board: Board) -> dict[str, tuple[types.Type, object]]:
-    """Each attribute's numba type and value."""
+    """Each attribute's numba type and value, made once per board."""
     return {
         "width": (_INT, board.width),
         "width_literal": (types.literal(board.width), board.width),   # for static tuple sizes
@@ -86,13 +89,7 @@ class BoardType(types.Type):
 
     @property
     def constants(self) -> dict[str, tuple[types.Type, object]]:
-        found = _MADE.get(self.name)
-        if found is None:
-            found = _MADE[self.name] = _constants(Board(self.width, self.height))
-        return found
-
-
-_MADE: dict[str, dict[str, tuple[types.Type, object]]] = {}
+        return _constants(Board(self.width, self.height))
 
 
 register_model(BoardType)(models.OpaqueModel)

@@ -40,8 +40,8 @@ from . import _evaluate as ev
 from .alarm import Alarm
 from .budget import BudgetClock
 from .engine import Solver
-from .errors import BoardSizeError, GameOverError
-from .position import Position
+from .errors import GameOverError
+from .position import Position, position_on
 
 # Checkpoints, as shares of the budget, tuned with scripts/bench_anytime.py:
 # the evaluation search alone keeps the result in most positions, so the
@@ -171,9 +171,7 @@ class AnytimeSearch:
         if seconds is None and nodes is None:
             raise ValueError("an anytime search needs a budget: seconds, nodes or both")
         board = self.board
-        if position.board is not board:
-            raise BoardSizeError(f"position {position.moves!r} is on a {position.board} board; "
-                                 f"this search plays {board}")
+        position_on(position, board, "this search plays")
         if position.is_game_over:
             raise GameOverError(f"the game is over after {position.moves!r}: no move to play",
                                 position.moves)

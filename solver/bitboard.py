@@ -55,7 +55,8 @@ class Board:
 
     __slots__ = ("width", "height", "h1", "cells", "key_bits", "bottom", "all_cells",
                  "column_masks", "top_cells", "bottom_cells", "column_order", "top_rows",
-                 "under_top_rows", "column_bits", "digits", "max_score", "min_score",
+                 "under_top_rows", "column_bits", "column_set_type", "digits", "max_score",
+                 "min_score",
                  "mirror_bits", "_mirror_digits", "_numba_type")
     _made: dict[tuple[int, int], Board] = {}
 
@@ -94,6 +95,8 @@ class Board:
         set_(self, "under_top_rows", self.all_cells ^ self.bottom * top)
         # Bits that hold a 0-based column, with one value to spare for "none".
         set_(self, "column_bits", width.bit_length())
+        # The numpy type of a set of columns as bits (best moves): a byte, two on width 9.
+        set_(self, "column_set_type", "uint8" if width <= 8 else "uint16")
         set_(self, "digits", "".join(str(col + 1) for col in range(width)))
         set_(self, "max_score", (self.cells + 1) // 2)   # a win with the first stone
         set_(self, "min_score", -(self.cells // 2))      # a loss to the last stone

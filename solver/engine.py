@@ -13,8 +13,8 @@ from . import _search
 from ._bits import winning_cells
 from ._table import min_table_log2, new_table
 from .bitboard import DEFAULT_TABLE_LOG2, STANDARD, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
-from .errors import BoardSizeError, GameOverError, IllegalMoveError, SearchLimitError
-from .position import Position
+from .errors import GameOverError, SearchLimitError
+from .position import Position, position_on
 
 # A search with threads first runs alone up to this many nodes: easy
 # positions are solved by then, without paying to start the others.
@@ -27,6 +27,11 @@ def machine_threads() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def smallest_table_log2(board: Board) -> int:
+    """The smallest table a solver of ``board`` takes (``_table.min_table_log2``)."""
+    return max(TABLE_LOG2_MIN, min_table_log2(board))
 
 
 def check_threads(threads: int) -> int:
@@ -58,7 +63,7 @@ class Solver:
     def __init__(self, table_log2: int = DEFAULT_TABLE_LOG2, threads: int | None = 1,
                  board: Board | str | None = None) -> None:
         board = Board.parse(board)
-        smallest = max(TABLE_LOG2_MIN, min_table_log2(board))
+        smallest = smallest_table_log2(board)
         if isinstance(table_log2, bool) or not isinstance(table_log2, int) \
                 or not smallest <= table_log2 <= TABLE_LOG2_MAX:
             raise ValueError(f"table_log2 must be in {smallest}..{TABLE_LOG2_MAX}"
@@ -230,14 +235,7 @@ class Solver:
     def _playable(self, position: Position | str) -> Position:
         """``position`` (a move string is read on this solver's board), checked: of this
         board, and not over."""
-        if isinstance(position, str):
-            position = Position.from_moves(position, self.board)
-        elif not isinstance(position, Position):
-            raise IllegalMoveError(f"expected a Position or a move string, got {position!r}")
-        elif position.board is not self.board:
-            raise BoardSizeError(f"position {position.moves!r} is on a {position.board} board; "
-                                 f"this solver plays {self.board}: make it with "
-                                 f"Solver(board={str(position.board)!r})")
+        position = position_on(position, self.board, "this solver plays")
         if position.is_game_over:
             raise GameOverError(f"the game is over after {position.moves!r}: nothing to solve",
                                 position.moves)

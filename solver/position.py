@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .bitboard import STANDARD, Board
-from .errors import GameOverError, IllegalMoveError
+from .errors import BoardSizeError, GameOverError, IllegalMoveError
 
 
 class Position:
@@ -241,6 +241,19 @@ class Position:
             rows.append(" ".join(cells))
         rows.append(" ".join(board.digits))
         return "\n".join(rows)
+
+
+def position_on(value: str | Position, board: Board, holder: str) -> Position:
+    """``value`` as a Position of ``board``: a move string is read on it, a Position must be
+    of it.  Otherwise an error naming the input, and ``holder`` ("this solver plays")."""
+    if isinstance(value, str):
+        return Position.from_moves(value, board)
+    if not isinstance(value, Position):
+        raise IllegalMoveError(f"expected a Position or a move string, got {value!r}")
+    if value.board is not board:
+        raise BoardSizeError(f"position {value.moves!r} is on a {value.board} board; "
+                             f"{holder} {board}")
+    return value
 
 
 # Every digit, so that a digit past the board's width takes the slow path to be named.

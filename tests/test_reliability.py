@@ -50,6 +50,12 @@ def frontier_solved(path: str) -> int:
     return frontier_rows(path) + sealed
 
 
+def build_command(path: str) -> list[str]:
+    """``c4book build`` of the small book into ``path``, as a process of its own."""
+    return [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
+            "--workers", "2", "--table-log2", "20", "--no-progress"]
+
+
 def wait_for_rows(path: str, at_least: int = 1, timeout: float = 120,
                   count_rows=frontier_rows) -> int:
     deadline = time.monotonic() + timeout
@@ -130,8 +136,7 @@ def test_worker_killed_mid_batch_is_retried(clean_book, tmp_path, ray_session):
 
 def test_driver_killed_leaves_a_sound_book_and_resumes_without_resolving(clean_book, tmp_path):
     path = str(tmp_path / "driver.db")
-    args = [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
-            "--workers", "2", "--table-log2", "20", "--no-progress"]
+    args = build_command(path)
     driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # Kill at the first write: with today's solver the batches after the first
     # small ones are big enough that waiting for 100 rows could see the last.
@@ -153,8 +158,7 @@ def test_driver_killed_leaves_a_sound_book_and_resumes_without_resolving(clean_b
 
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(clean_book, tmp_path):
     path = str(tmp_path / "sigint.db")
-    args = [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
-            "--workers", "2", "--table-log2", "20", "--no-progress"]
+    args = build_command(path)
     driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_rows(path, at_least=1)
     driver.send_signal(signal.SIGINT)
@@ -173,8 +177,7 @@ def test_sigterm_after_a_resume_fails_the_run_and_counts_what_was_stored(clean_b
     """A job runner's stop (SIGTERM) is not a finished build: exit 143, the summary, and
     the frontier positions found stored when the stopped run resumed."""
     path = str(tmp_path / "sigterm.db")
-    args = [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
-            "--workers", "2", "--table-log2", "20", "--no-progress"]
+    args = build_command(path)
     first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_rows(path, at_least=1)
     first.send_signal(signal.SIGINT)

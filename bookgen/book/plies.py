@@ -138,7 +138,7 @@ class Plies:
         found = np.zeros(len(keys), dtype=bool)
         index = np.zeros(len(keys), dtype=np.int64)
         scores = np.zeros(len(keys), dtype=np.int8)
-        best = np.zeros(len(keys), dtype=_best_type(self.board))
+        best = np.zeros(len(keys), dtype=self.board.column_set_type)
         for ply, at_ply in self._plies.items():
             at = order[ordered_plies == ply]
             if not len(at) or not len(at_ply):
@@ -161,7 +161,7 @@ class Plies:
         return self._plies[ply].moves or self._derive(ply)
 
     def best_of(self, ply: int) -> bytes:
-        """The best-move bits of a parent ply, in key order (``_best_type``)."""
+        """The best-move bits of a parent ply, in key order (``Board.column_set_type``)."""
         if self._plies[ply].moves is None:
             self._derive(ply)
         return self._plies[ply].best_derived
@@ -209,7 +209,7 @@ class Plies:
         packed[~playable] = FULL_COLUMN
         # A best move scores the position's own score (no full column's 0 ever does),
         # and some move must: else the ply's scores and its children's disagree.
-        kind = _best_type(board)
+        kind = board.column_set_type
         best = ((packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None]).astype(kind)
                 << np.arange(board.width, dtype=kind)).sum(axis=1).astype(kind)
         if not best.all():
@@ -253,8 +253,3 @@ def entry_code(score: int, best: int, width: int = STANDARD.width) -> int:
     """A score and its best-move bits in one small integer (0 to 13,695 on 7x6): the index
     of its decoded form in the reader's table."""
     return (score + SCORE_OFFSET) << width | best
-
-
-def _best_type(board: Board) -> type:
-    """The integer type that holds a board's best-move bits: a byte, or two for width 9."""
-    return np.uint8 if board.width <= 8 else np.uint16

@@ -39,7 +39,7 @@ from sqlalchemy.exc import ResourceClosedError
 
 from solver import Position
 from solver.bitboard import STANDARD, Board
-from solver.errors import BoardSizeError, IllegalMoveError
+from solver.position import position_on
 
 from .keys import Oriented, walker
 from .location import find_book
@@ -82,15 +82,8 @@ _new_entry = tuple.__new__  # BookEntry(...) without a Python-level __new__ per 
 
 
 def as_position(moves: str | Position, board: Board = STANDARD) -> Position:
-    """``moves`` as a Position of ``board``; an error naming it if it is not one."""
-    if isinstance(moves, Position):
-        if moves.board is not board:
-            raise BoardSizeError(f"position {moves.moves!r} is on a {moves.board} board; "
-                                 f"this book is of {board}")
-        return moves
-    if isinstance(moves, str):
-        return Position.from_moves(moves, board)
-    raise IllegalMoveError(f"expected a move string or a Position, got {moves!r}")
+    """``moves`` as a Position of a book of ``board``; an error naming it if it is not one."""
+    return position_on(moves, board, "this book is of")
 
 
 # A packed move score -> the score (board-free).

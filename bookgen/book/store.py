@@ -239,18 +239,7 @@ class BookStore:
                  board: Board = STANDARD):
         self.db = db
         path = sqlite_path(db)
-        exists = check_sqlite_file(path, must_exist=False) if path is not None else True
-        # Check an existing file read-only first: the writer's engine switches
-        # it to WAL mode, which must not happen to a file we then refuse.
-        probe = make_engine(db, readonly=path is not None)
-        try:
-            meta = read_meta(probe, db, board=board) if exists else None
-        except NotABookError:
-            if path is not None or not _is_empty(probe):
-                raise
-            meta = None
-        finally:
-            probe.dispose()
+        meta = existing_meta(db, board)
         if meta is not None and int(meta["root_key"]) != root_key:
             raise IncompatibleBookError(
                 f"{db!r} is a book from root {meta['root']!r}, not {root_moves!r}: "
@@ -373,7 +362,7 @@ class BookStore:
         width = self.board.width
         bits = " + ".join(f"(CASE WHEN best_moves LIKE '%{col + 1}%' THEN {1 << col} ELSE 0 END)"
                           for col in range(width))
-        kind = np.uint8 if width <= 8 else np.uint16
+        kind = self.board.column_set_type
         low = 6 + width   # score + 32 in 6 bits, then the best-move bits
         if self.board.key_bits + low <= 62:
             packed = self._read_column(f"SELECT key * {1 << low} + (score + 32) * {1 << width}"
@@ -563,16 +552,29 @@ class BookStore:
         self.engine.dispose()
 
 
-def book_board_of(db: str) -> Board | None:
-    """The board the book at ``db`` records, or ``None`` where there is no readable book."""
-    try:
-        path = sqlite_path(db)
-        if path is not None and not check_sqlite_file(path, must_exist=False):
-            return None
-        engine = make_engine(db, readonly=path is not None)
-        try:
-            return board_of_meta(read_meta(engine, db), db)
-        finally:
-            engine.dispose()
-    except BookError:
+def existing_meta(db: str, board: Board | None = None) -> dict[str, str] | None:
+    """The checked metadata of the book at ``db`` (of ``board``, if given), or ``None``
+    where there is no book yet: no file, or an empty database.  Anything else wrong
+    with ``db`` raises its ``BookError``.
+
+    Read-only: a writer's engine would switch the file to WAL mode, which must not
+    happen to a file that is then refused.
+    """
+    path = sqlite_path(db)
+    if path is not None and not check_sqlite_file(path, must_exist=False):
         return None
+    engine = make_engine(db, readonly=path is not None)
+    try:
+        return read_meta(engine, db, board=board)
+    except NotABookError:
+        if path is not None or not _is_empty(engine):
+            raise
+        return None   # an empty database, where a build makes the book
+    finally:
+        engine.dispose()
+
+
+def recorded_board(db: str, board: Board | None = None) -> Board | None:
+    """The board the book at ``db`` records, as ``existing_meta`` finds it."""
+    meta = existing_meta(db, board)
+    return None if meta is None else board_of_meta(meta, db)

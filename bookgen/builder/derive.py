@@ -88,7 +88,7 @@ def derive(parents: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray
     """
     n = len(parents)
     out = Derived(np.ascontiguousarray(parents, dtype=np.uint64), np.empty(n, dtype=np.int8),
-                  np.empty(n, dtype=np.uint8 if board.width <= 8 else np.uint16),
+                  np.empty(n, dtype=board.column_set_type),
                   np.empty((n, board.width), dtype=np.uint8), np.empty(n, dtype=np.uint64))
     _derive(board, out.keys, np.ascontiguousarray(child_keys, dtype=np.uint64),
             np.ascontiguousarray(child_scores, dtype=np.int8), out.scores, out.best,

@@ -62,22 +62,10 @@ def check_request(root: str, ply: int, board: Board | None = None) -> Position:
 def book_board(db: str, board: Board | str | None) -> Board | None:
     """The board to build: an existing book's (refused if ``board`` is another), else
     ``board`` (``None``: the standard 7x6)."""
-    from ..book.schema import NotABookError, board_of_meta
-    from ..book.store import check_sqlite_file, make_engine, read_meta
+    from ..book.store import recorded_board
 
     board = None if board is None else Board.parse(board)
-    path = sqlite_path(db)
-    if path is not None and not check_sqlite_file(path, must_exist=False):
-        return board
-    engine = make_engine(db, readonly=path is not None)
-    try:
-        return board_of_meta(read_meta(engine, db, board=board), db)
-    except NotABookError:
-        if path is not None:
-            raise
-        return board   # an empty database: the build makes the book in it
-    finally:
-        engine.dispose()
+    return recorded_board(db, board) or board
 
 
 def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | None = None,

@@ -80,7 +80,7 @@ def solve_keys(solvers: list[Solver], keys: np.ndarray, bounds: Bounds | None = 
     board = solvers[0].board
     positions = positions_of_keys(keys, board=board)
     scores = np.zeros(len(keys), dtype=np.int8)
-    best = np.zeros(len(keys), dtype=np.uint8 if board.width <= 8 else np.uint16)
+    best = np.zeros(len(keys), dtype=board.column_set_type)
     nodes = np.zeros(len(keys), dtype=np.int64)
     counter = itertools.count()  # next() on it is atomic under the GIL
 

@@ -281,9 +281,14 @@ def _db(args: argparse.Namespace) -> str | None:
         return None
     db = _found(args.db)
     if args.db is None and args.board is not None:
-        from ..book.store import book_board_of
+        from ..book.schema import BookError
+        from ..book.store import recorded_board
 
-        if book_board_of(db) is not args.board:
+        try:
+            found = recorded_board(db)
+        except BookError:
+            found = None
+        if found is not args.board:
             return None
     return db
 

@@ -25,8 +25,6 @@ def _signed(score: int | None) -> str:
 
 def run_query(moves: str, db: str | None, as_json: bool, out: IO[str],
               board: Board | None = None) -> int:
-    if db is None:
-        as_position(moves, board or Board())   # a bad string is named before anything loads
     book = open_book(db, board)
     board = book.board if book is not None else board or Board()
     try:

@@ -149,8 +149,6 @@ def run_play(db: str | None, first: str, stdin: IO[str], out: IO[str],
              time_budget: float | None = DEFAULT_TIME, level: str = "perfect",
              seed: int | None = None, hints: bool = False, start: str = "",
              board: Board | None = None) -> int:
-    if db is None:
-        Position.from_moves(start, board)  # a bad start is reported before anything loads
     book = None if db is None else Book.open(db, board=board)
     try:
         player = Player(book, time_budget=time_budget, level=level, seed=seed, board=board)

@@ -45,7 +45,7 @@ def book_bound(book, position: Position) -> ParentBound | None:
     if not keys:
         return None
     parents = Parents(np.array(keys, dtype=np.uint64), np.array(scores, dtype=np.int8),
-                      np.array(best, dtype=np.uint8 if board.width <= 8 else np.uint16), board)
+                      np.array(best, dtype=board.column_set_type), board)
     low, exact = parents.bounds(np.array([position.key], dtype=np.uint64)).known(0)
     return ParentBound(low, exact)
 
