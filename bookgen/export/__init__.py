@@ -90,10 +90,10 @@ def export(out: str, format: str | None = None, plies: int | str | Iterable[int]
     else the installed book) to ``out``.  ``plies``: a ply, ``"LO-HI"`` or a range (by
     default every ply).  ``force`` replaces an existing ``out``."""
     start = time.perf_counter()
-    format = format_of(out, format)
-    writer = _writer(format)
     if os.path.isdir(out):
         raise OutputError(f"{out!r} is a directory: give a file name")
+    format = format_of(out, format)
+    writer = _writer(format)
     if os.path.lexists(out) and not force:
         raise OutputError(f"{out!r} exists: give --force to replace it")
     book = db if isinstance(db, Book) else Book.open(db)
