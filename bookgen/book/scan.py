@@ -45,7 +45,7 @@ class Slice(NamedTuple):
     keys: np.ndarray                # uint64: the book's keys (``current + mask``)
     digits: np.ndarray              # (n, ply) uint8: each move string's columns, from 1
     scores: np.ndarray              # int8, Pons' convention, for the player to move
-    best: np.ndarray                # best-move bits (``Board.column_set_type``): bit c, column c + 1
+    best: np.ndarray                # best-move bits: bit c when column c + 1 is best
     move_scores: np.ndarray | None  # (n, width) uint8: score + SCORE_OFFSET, FULL_COLUMN if
     #                                 full; None at a ply without them (the book's deepest)
 
