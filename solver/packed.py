@@ -238,18 +238,26 @@ def _prefix_rows(root: str, board: Board) -> np.ndarray:
     return rows
 
 
-def moves_of_keys(keys: np.ndarray, root: str = "", board: Board = STANDARD) -> list[str]:
-    """The smallest move string that replays to each key (of reachable, unfinished positions).
-
-    With ``root`` (a book's root moves), strings start with the root's moves,
-    or with their mirror image, when any such string reaches the key.
-    """
+def move_digits_of_keys(keys: np.ndarray, root: str = "",
+                       board: Board = STANDARD) -> tuple[np.ndarray, np.ndarray]:
+    """``moves_of_keys`` as arrays: ``(digits, plies)``, a row of ``board.cells`` columns
+    (from 1, zero past the key's ply) for each key, and its ply."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     digits, plies = replay_keys(board, keys, _prefix_rows(root, board))
     if (plies < 0).any():
         bad = int(keys[int(np.argmax(plies < 0))])
         where = "" if board is STANDARD else f" on {board}"
         raise ValueError(f"key {bad} is not a position reachable by legal play{where}")
+    return digits, plies
+
+
+def moves_of_keys(keys: np.ndarray, root: str = "", board: Board = STANDARD) -> list[str]:
+    """The smallest move string that replays to each key (of reachable, unfinished positions).
+
+    With ``root`` (a book's root moves), strings start with the root's moves,
+    or with their mirror image, when any such string reaches the key.
+    """
+    digits, plies = move_digits_of_keys(keys, root, board)
     full = board.cells
     text = (digits + ord("0")).tobytes().decode("ascii")
     return [text[i * full:i * full + p] for i, p in enumerate(plies.tolist())]

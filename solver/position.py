@@ -228,6 +228,15 @@ class Position:
             return f"Position.from_moves({self._moves!r})"
         return f"Position.from_moves({self._moves!r}, board={str(self._board)!r})"
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG, for notebooks (``solver.svg``, imported at the first drawing)."""
+        from .svg import board_svg
+
+        return board_svg(self)
+
+    def _repr_html_(self) -> str:
+        return f"<div>{self._repr_svg_()}</div>"
+
     def __str__(self) -> str:
         """The board in ASCII: ``x`` moved first, ``o`` second; column numbers below."""
         board = self._board

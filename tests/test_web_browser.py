@@ -11,6 +11,8 @@ import pytest
 from conftest import c4book_server
 
 from bookgen import Book
+from solver import Position
+from solver.svg import FIRST, SECOND
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
@@ -157,3 +159,22 @@ def test_the_page_draws_and_plays_the_books_board(six_by_five, browser, tmp_path
         assert "digits 1-6, at most 30" in page.inner_text("#status")
         assert (tmp_path / "explorer-6x5.png").stat().st_size > 10_000
         assert errors == []
+
+
+def test_a_notebook_draws_book_entries_as_svg(browser, book, tmp_path):
+    """What a notebook shows of a ``Position`` and a ``BookEntry`` (their ``_repr_html_``):
+    each board drawn, discs and scores where they belong; no server."""
+    entry, position = book.get("4453"), Position.from_moves("44444", board="6x5")
+    page = browser.new_page(viewport={"width": 800, "height": 700})
+    page.set_content(f"<html><body><p>In [1]:</p>{entry._repr_html_()}"
+                     f"<p>In [2]:</p>{position._repr_html_()}</body></html>")
+    first, second = page.locator("svg").nth(0), page.locator("svg").nth(1)
+    assert first.locator("circle").count() == 42 and second.locator("circle").count() == 30
+    assert first.locator(f"circle[fill='{FIRST}']").count() == 2
+    assert second.locator(f"circle[fill='{SECOND}']").count() == 2
+    assert first.locator("g.score").count() == 7 and second.locator("g.score").count() == 0
+    assert first.locator("g.score[data-col='3']").text_content().startswith("\u2605")
+    box = first.bounding_box()
+    assert (box["width"], box["height"]) == (7 * 44, pytest.approx(7 * 44 * 720 / 700, abs=1))
+    page.screenshot(path=str(tmp_path / "notebook.png"), full_page=True)
+    assert (tmp_path / "notebook.png").stat().st_size > 10_000

@@ -156,6 +156,25 @@ class Plies:
                 best[at] = view.best[where]
         return found, index, scores, best, canonical != keys
 
+    def slice_of(self, ply: int, start: int, end: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """The ``start``-th to ``end``-th positions of ``ply`` in key order: ``(keys, scores,
+        best-move bits, packed move scores)``; the move scores, ``(n, width)`` bytes as
+        ``moves_of`` packs them, only at a parent ply.  Derived where the ply keeps none,
+        and not kept: reading a whole book holds one slice at a time."""
+        at_ply = self._plies[ply]
+        keys, scores = at_ply.view.keys[start:end], at_ply.view.scores[start:end]
+        if ply not in self.parents:
+            best = at_ply.view.best
+            return keys, scores, None if best is None else best[start:end], None
+        kind, width = self.board.column_set_type, self._width
+        if at_ply.moves is not None:   # derived whole already: sliced
+            return (keys, scores, np.frombuffer(at_ply.best_derived, kind)[start:end],
+                    np.frombuffer(at_ply.moves, np.uint8).reshape(-1, width)[start:end])
+        moves, best = self._derive_chunk(keys, scores, ply)
+        return keys, scores, np.frombuffer(best, kind), np.frombuffer(moves, np.uint8).reshape(
+            -1, width)
+
     def moves_of(self, ply: int) -> bytes:
         """The packed move scores of a parent ply, a byte a column a position in key order."""
         return self._plies[ply].moves or self._derive(ply)

@@ -26,7 +26,7 @@ import json
 import struct
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -55,7 +55,8 @@ class BookEntry(NamedTuple):
     """What the book knows of one position, in the asker's orientation.
 
     ``move_scores`` is ``None`` at the book's last ply, where only the
-    position itself was searched.
+    position itself was searched.  In a notebook it shows as an SVG board
+    with each move's score under its column (``solver.svg.board_svg``).
     """
 
     moves: str
@@ -64,6 +65,19 @@ class BookEntry(NamedTuple):
     wdl: int
     best_moves: tuple[int, ...]
     move_scores: tuple[int | None, ...] | None
+    board: Board = STANDARD   # the book's
+
+    @property
+    def position(self) -> Position:
+        return Position.from_moves(self.moves, self.board)
+
+    def _repr_svg_(self) -> str:
+        from solver.svg import board_svg
+
+        return board_svg(self.position, self.move_scores, self.best_moves)
+
+    def _repr_html_(self) -> str:
+        return f"<div>{self._repr_svg_()}</div>"
 
 
 @dataclass(frozen=True)
@@ -275,7 +289,8 @@ class Book:
                     scores = found[2]   # already the asker's way
                     if NO_MOVE in scores:
                         scores = tuple(None if s == NO_MOVE else s for s in scores)
-                    return _new_entry(BookEntry, (text, ply, *self._heads[False][code], scores))
+                    return _new_entry(BookEntry, (text, ply, *self._heads[False][code], scores,
+                                                  self.board))
             else:
                 where = lookup(self.board, text.encode("ascii", "replace"), keys)
                 if where >= 0:
@@ -318,7 +333,7 @@ class Book:
         """The entry of what ``Plies.find`` found, in the asker's orientation."""
         if type(found) is int:
             head = self._heads[flip][found]
-            return _new_entry(BookEntry, (asked, ply, *head, None))
+            return _new_entry(BookEntry, (asked, ply, *head, None, self.board))
         code, packed = found
         head = self._heads[flip][code]
         if flip:
@@ -327,7 +342,7 @@ class Book:
         scores = self._codes.unpack_scores(packed.translate(_SIGNED))
         if FULL_COLUMN in packed:
             scores = tuple(map(_SCORE_OF_BYTE.__getitem__, packed))
-        return _new_entry(BookEntry, (asked, ply, *head, scores))
+        return _new_entry(BookEntry, (asked, ply, *head, scores, self.board))
 
     def _find(self, canonical: int, ply: int) -> int | tuple[int, bytes] | None:
         """``Plies.find``, and then the rows of a ply still being built."""
@@ -390,7 +405,7 @@ class Book:
             got = list(map(_new_entry, repeat(BookEntry), zip(
                 [moves_list[i] for i in hits.tolist()] if len(hits) < len(moves_list)
                 else moves_list, plies.tolist(), scores.tolist(), np.sign(scores).tolist(),
-                best_moves, self._move_scores_many(plies, index, flips))))
+                best_moves, self._move_scores_many(plies, index, flips), repeat(self.board))))
         if len(hits) == len(moves_list):
             return got
         entries: list[BookEntry | None] = [None] * len(moves_list)
@@ -449,3 +464,15 @@ class Book:
     def score_counts(self) -> dict[int, dict[int, int]]:
         """``{ply: {wdl: count}}`` over the whole book."""
         return self._plies.score_counts(self._conn)
+
+    def entries(self, ply: int | Iterable[int] | None = None) -> Iterator[BookEntry]:
+        """Every position the book stores, or those of ``ply`` (a ply or a range): a
+        ``BookEntry`` each, ply by ply in key order, one of each mirror pair, its ``moves``
+        the smallest move string that reaches it.  Streams, a slice of a ply at a time
+        (``scan``); a ``PlyError`` names a ply the book lacks.
+
+            for entry in book.entries(ply=10): ...
+        """
+        from .scan import entries
+
+        return entries(self, ply)

@@ -207,6 +207,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=lambda a: _commands().run_stats(_found(a.db), a.json, sys.stdout))
 
     p = commands.add_parser(
+        "export", help="write a book as a data set: Parquet, CSV or Tromp's UCI layout",
+        description="One row per stored position (one of each mirror pair): its ply, a move "
+                    "string reaching it, its cells, key, score, outcome, best moves and each "
+                    "move's score (docs/data.md). --format uci writes the positions where "
+                    "neither player can win at once, in the layout of Tromp's UCI Connect-4 "
+                    "set (67,557 rows at ply 8 on 7x6). The file appears only once complete. "
+                    "Parquet needs the data extra: pip install 'c4book[data]'.")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="file to write (.parquet, .csv or .data tell the format)")
+    p.add_argument("--format", choices=("parquet", "csv", "uci"), default=None,
+                   help="file format (default: from the file's suffix)")
+    p.add_argument("--plies", default=None, metavar="LO-HI",
+                   help="plies to write, e.g. 8 or 8-12 (default: every ply of the book)")
+    _add_db(p)
+    p.add_argument("--mirrors", action="store_true",
+                   help="also write each position's mirror image as a row of its own")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_export)
+
+    p = commands.add_parser(
         "verify", help="check a whole book for consistency",
         description="Check every entry against its children's entries, re-solve a fixed-seed "
                     "sample of the frontier, and count each complete ply against the "
@@ -304,6 +325,16 @@ def _run_play(args: argparse.Namespace) -> int:
 
     return run_play(_db(args), args.first, sys.stdin, sys.stdout, args.time, level=args.level,
                     seed=args.seed, hints=args.hints, start=args.start, board=args.board)
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    from ..export import export
+
+    done = export(args.out, args.format, args.plies, _found(args.db), mirrors=args.mirrors,
+                  force=args.force, progress=not args.no_progress)
+    print(f"{done.rows:,} rows of plies {done.plies[0]}-{done.plies[-1]} written to "
+          f"{done.path} ({done.format}, {done.seconds:.1f} s)")
+    return 0
 
 
 def _run_verify(args: argparse.Namespace) -> int:

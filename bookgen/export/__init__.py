@@ -1,0 +1,145 @@
+"""A book as a data set: ``c4book export`` to Parquet, CSV or Tromp's UCI layout.
+
+    from bookgen.export import export
+    export("book.parquet", plies="8-12")              # ./book.db, else the installed book
+    export("ply8.data", plies=8, db="book.db")       # the UCI layout, from the suffix
+
+One row a stored position (``--mirrors``: and each mirror image), a slice of
+a ply at a time (``bookgen.book.scan``), so memory stays bounded whatever the
+book's size.  The file is written under a temporary name beside ``out`` and
+renamed at the end: an error or an interrupt leaves nothing at ``out``.
+Formats: ``parquet`` (the ``data`` extra), ``csv`` and ``uci``; the columns
+are in ``table`` and ``docs/data.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from tqdm import tqdm
+
+from solver.errors import C4Error
+
+from ..book.reader import Book
+from ..book.scan import mirrored, plies_of, slices, stored_plies
+from . import table
+
+FORMATS = ("parquet", "csv", "uci")
+SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".data": "uci"}
+
+
+class ExportError(C4Error, ValueError):
+    """An export asked in a way that cannot be done: an unknown format, say."""
+
+
+class OutputError(C4Error, OSError):
+    """An output that exists (and may not be replaced) or cannot be written."""
+
+
+class MissingExtraError(C4Error, ImportError):
+    """A format whose library is not installed."""
+
+
+class Exported(NamedTuple):
+    path: str
+    format: str
+    rows: int
+    plies: tuple[int, ...]
+    seconds: float
+
+
+def format_of(out: str, format: str | None = None) -> str:
+    """``format`` if given (checked), else the one ``out``'s suffix names."""
+    if format is not None:
+        if format not in FORMATS:
+            raise ExportError(f"format {format!r} is not one of {', '.join(FORMATS)}")
+        return format
+    suffix = os.path.splitext(out)[1].lower()
+    if suffix not in SUFFIXES:
+        raise ExportError(f"cannot tell the format of {out!r} from its suffix: give --format "
+                          f"{'|'.join(FORMATS)} (or name it {', '.join(SUFFIXES)})")
+    return SUFFIXES[suffix]
+
+
+def _writer(format: str):
+    """The format's writer class; a ``MissingExtraError`` naming the extra it needs."""
+    if format == "parquet":
+        try:
+            from .parquet import Writer
+        except ImportError as error:
+            raise MissingExtraError(f"--format parquet needs the data extra (missing "
+                                    f"{error.name or 'pyarrow'}): pip install 'c4book[data]'"
+                                    ) from None
+        return Writer
+    if format == "csv":
+        from .csvfile import Writer
+    else:
+        from .uci import Writer
+    return Writer
+
+
+def export(out: str, format: str | None = None, plies: int | str | Iterable[int] | None = None,
+           db: str | Book | None = None, mirrors: bool = False, force: bool = False,
+           progress: bool = False) -> Exported:
+    """Write the book at ``db`` (a path, a URL or an open ``Book``; by default ./book.db,
+    else the installed book) to ``out``.  ``plies``: a ply, ``"LO-HI"`` or a range (by
+    default every ply).  ``force`` replaces an existing ``out``."""
+    start = time.perf_counter()
+    if os.path.isdir(out):
+        raise OutputError(f"{out!r} is a directory: give a file name")
+    format = format_of(out, format)
+    writer = _writer(format)
+    if os.path.lexists(out) and not force:
+        raise OutputError(f"{out!r} exists: give --force to replace it")
+    book = db if isinstance(db, Book) else Book.open(db)
+    try:
+        chosen = plies_of(book, plies)
+        meta = table.metadata(book.db, book.board, book.info.root, mirrors)
+        temporary = _temporary(out)
+        try:
+            rows = _write(writer(temporary, book.board, meta), book, chosen, mirrors, progress)
+            os.replace(temporary, out)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    finally:
+        if book is not db:
+            book.close()
+    return Exported(out, format, rows, tuple(chosen), time.perf_counter() - start)
+
+
+def _temporary(out: str) -> str:
+    """An empty file beside ``out`` to write first, readable as ``out`` would be; an
+    ``OutputError`` naming ``out`` if its directory cannot take it."""
+    folder, name = os.path.split(os.path.abspath(out))
+    try:
+        handle, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+    except OSError as error:
+        raise OutputError(f"cannot write {out!r}: {error.strerror}") from None
+    os.close(handle)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)   # mkstemp's 0600 would outlive the rename
+    return path
+
+
+def _write(writer, book: Book, plies: list[int], mirrors: bool, progress: bool) -> int:
+    """Every slice of ``plies`` (and its mirror images) through ``writer``: the rows written."""
+    held = stored_plies(book)
+    rows = 0
+    with tqdm(total=sum(held[p] for p in plies), desc="export", unit="pos", unit_scale=True,
+              disable=not progress, file=sys.stderr) as bar:
+        try:
+            for part in slices(book, plies):
+                rows += writer.write(part)
+                if mirrors:
+                    rows += writer.write(mirrored(part, book.board))
+                bar.update(part.size)
+        finally:
+            writer.close()
+    return rows

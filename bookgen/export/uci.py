@@ -1,0 +1,63 @@
+"""The export in the layout of John Tromp's UCI "Connect-4" data set (1995).
+
+The published set is every ply-8 position of 7x6 in which neither player
+can win with the next move, one of each mirror pair: 67,557 rows.  Each row
+is the cells a1..a6, b1..b6, ..., g1..g6 (column by column from the bottom),
+``x`` for the first player, ``o`` for the second, ``b`` for blank, then the
+first player's outcome, ``win``, ``loss`` or ``draw``; no header.  Any other
+ply or board follows the same rule.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+import numpy as np
+
+from solver.bitboard import Board
+
+from ..book.keys import walker
+from ..book.scan import Slice, cells
+from . import table
+
+_OUTCOME = np.array([b"," + word.encode() for word in table.OUTCOMES], dtype=object)
+
+
+def quiet(part: Slice, board: Board) -> np.ndarray:
+    """Where neither player could win with the next move: no playable cell completes a
+    four for the player to move, nor for the other were it their move."""
+    current, mask = walker(board).boards_of_keys(part.keys)
+    other = current ^ mask
+    threat = np.zeros(part.size, bool)
+    for col in range(board.width):
+        stone = (mask + np.uint64(board.bottom_cells[col])) & np.uint64(board.column_masks[col])
+        threat |= (stone != 0) & ((board.fours(current | stone) != 0)
+                                  | (board.fours(other | stone) != 0))
+    return ~threat
+
+
+class Writer:
+    """The quiet positions of each slice into a UCI-layout file at ``path``."""
+
+    def __init__(self, path: str, board: Board, meta: dict[str, str]):
+        self.board = board
+        self._file: BinaryIO = open(path, "wb")
+
+    def write(self, part: Slice) -> int:
+        keep = quiet(part, self.board)
+        grid = cells(part, self.board, blank=b"b")[keep]
+        count, width = grid.shape
+        if not count:
+            return 0
+        line = np.full((count, 2 * width - 1), ord(","), np.uint8)
+        line[:, ::2] = grid
+        # The first player's outcome: the mover's at an even ply, the other's at an odd one.
+        first = table.outcome_index(part)[keep]
+        if part.ply % 2:
+            first = 2 - first
+        rows = line.view(f"S{2 * width - 1}").ravel().tolist()
+        self._file.write(b"\n".join(map(b"".join, zip(rows, _OUTCOME[first].tolist()))) + b"\n")
+        return count
+
+    def close(self) -> None:
+        self._file.close()
