@@ -31,16 +31,65 @@ Two rules, both proofs rather than guesses, so the search stays exact:
   of odd columns, the player to move may play into one of them and become
   the follower: that gives the same bounds the other way round.
 
+* **Who completes first, on width 4.**  There every four but a vertical one
+  spans all four columns.  If the mover's fours under either rule all lie
+  above one of the follower's horizontal fours, column by column, the mover
+  cannot fill any of them before the follower's row is full: the follower
+  still wins.  (A vertical four of the mover's would need two cells of one
+  column in a row, one of them the follower's, unless it wins at once.)
+
 Cheap (a few shifts per node), and they cut many nodes.  Pairing the odd
-columns is an idea from Steininger's evens strategy.
+columns is an idea from Steininger's evens strategy, comparing rows his
+evens bound.
 """
 
 import numpy as np
 from numba import njit
 
-from ._bits import has_four, popcount
+from ._bits import U1, U2, has_four, popcount
 
 ZERO = np.uint64(0)
+U4 = np.uint64(4)
+
+
+@njit(cache=True, inline="always")
+def _starts(stones, shift):
+    """The first cell of every four of ``stones`` along ``shift``."""
+    pairs = stones & (stones >> shift)
+    return pairs & (pairs >> (U2 * shift))
+
+
+@njit(cache=True, inline="always")
+def _under(low, rows):
+    """Cells of column 0 up to ``rows`` rows above the cell ``low``."""
+    return (low << np.uint64(rows + 1)) - U1
+
+
+@njit(cache=True, inline="always")
+def _above(theirs, shift, rows, rising, falling, rise_row, rise_rising, rise_falling):
+    """Whether the fours of ours (their starts: ``rows``, ``rising``, ``falling``) all
+    start high enough above the lowest of theirs along ``shift``."""
+    starts = _starts(theirs, shift)
+    if starts == ZERO:
+        return False
+    low = starts & (ZERO - starts)
+    return (rows & _under(low, rise_row) | rising & _under(low, rise_rising)
+            | falling & _under(low, rise_falling)) == ZERO
+
+
+@njit(cache=True, inline="always")
+def rows_first(board, theirs, mine):
+    """On width 4, whether every four of ``mine`` lies above one of ``theirs`` (module doc)."""
+    if board.width != 4 or _starts(mine, U1) != ZERO:
+        return False
+    # Every four but a vertical one starts in column 0.  How many rows above
+    # the start of their four ours must start, to lie above it in each column:
+    rows = _starts(mine, board.h1)
+    rising = _starts(mine, board.h2)
+    falling = _starts(mine, board.h)    # ends three rows below its start
+    return (_above(theirs, board.h1, rows, rising, falling, 0, 0, 3)
+            or _above(theirs, board.h2, rows, rising, falling, 3, 0, 6)
+            or _above(theirs, board.h, rows, rising, falling, 0, 0, 0))
 
 
 @njit(cache=True, inline="always")
@@ -55,8 +104,11 @@ def upper_bound(board, position, mask, high):
     if popcount(odd) & 1 == 0:
         # The opponent follows up, and pairs the odd columns (see the module doc).
         theirs = opponent | (board.all_cells & ~(mask | odd) & board.top_rows)
-        if not has_four(board, board.all_cells & ~theirs):
+        mine = board.all_cells & ~theirs
+        if not has_four(board, mine):
             return -1 if has_four(board, theirs) else min(high, 0)
+        if rows_first(board, theirs, mine):
+            return -1
     return high
 
 
@@ -75,8 +127,11 @@ def lower_bound(board, position, mask, moves, low):
             cell = options & (ZERO - options)
             options ^= cell
             ours = position | cell | (board.all_cells & ~(mask | odd) & board.top_rows)
-            if not has_four(board, board.all_cells & ~ours):
+            theirs = board.all_cells & ~ours
+            if not has_four(board, theirs):
                 if has_four(board, ours):
                     return 1
                 low = max(low, 0)
+            elif rows_first(board, ours, theirs):
+                return 1
     return low

@@ -97,3 +97,43 @@ def test_paired_odd_columns_hold_and_fire(positions):
             uppers += high <= 0 and odd_columns(p) % 2 == 0
             lowers += low >= 0 and odd_columns(p) % 2 == 1
     assert uppers >= 10 and lowers >= 10
+
+
+# -- width 4: the follower's row completes first -----------------------------------------
+
+def claimeven_cells(p: Position) -> np.uint64 | None:
+    """The follower's sure cells under the paired claimeven of ``upper_bound``; None if it
+    does not apply (an odd number of odd columns).  Plain Python, from the module doc."""
+    board = p.board
+    odd = (int(p.mask) + board.bottom) & board.top_rows
+    if bin(odd).count("1") % 2:
+        return None
+    theirs = (int(p.current) ^ int(p.mask)) | (board.all_cells & ~(int(p.mask) | odd)
+                                                & board.top_rows)
+    return np.uint64(theirs)
+
+
+@pytest.mark.parametrize("size", ["4x6", "4x8", "4x10"])
+def test_width_four_rows_hold_and_fire(size):
+    """On width 4 the follower also wins when every four of the mover's lies above one
+    of the follower's: the bound holds, and fires where the plain claimeven rule cannot."""
+    from solver import Board
+    from solver._bounds import rows_first
+
+    board = Board.parse(size)
+    found = [p for p in random_endgames(400, seed=board.cells, min_empty=6, max_empty=11,
+                                        board=board)
+             if not any(p.is_winning_move(c) for c in p.legal_moves())]
+    beyond_plain = 0
+    for p in found:
+        score = minimax(p)
+        high = upper_bound(*args(p), LOOSE)
+        low = lower_bound(*args(p), non_losing(p), -LOOSE)
+        assert low <= score <= high, (p.moves, score, low, high)
+        theirs = claimeven_cells(p)
+        if theirs is not None:
+            mine = np.uint64(board.all_cells) & ~theirs
+            if has_four(board, mine) and rows_first(board, theirs, mine):
+                assert score <= -1, p.moves   # the plain rule needs the mover without fours
+                beyond_plain += 1
+    assert beyond_plain >= 5, beyond_plain
