@@ -7,6 +7,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from solver.errors import ArgumentTypeError
+
 BOOK_NAME = "book.db"
 SHARE = Path("share") / "c4book"   # where a wheel puts the book, under the environment's prefix
 
@@ -20,16 +22,37 @@ def installed_books() -> list[Path]:
     return places
 
 
-def find_book(db: str | None) -> str:
-    """``db`` itself when given; else ``./book.db`` if it exists, else the installed book.
+def book_location(db: str | os.PathLike) -> str:
+    """``db``, a book's path (a string or a ``Path``) or SQLAlchemy URL, as a string;
+    an ``ArgumentTypeError`` naming it if it is neither."""
+    if isinstance(db, os.PathLike):
+        db = os.fspath(db)
+    if not isinstance(db, str):
+        raise ArgumentTypeError(f"db must be a book's path or a SQLAlchemy URL, got {db!r}")
+    return db
+
+
+def find_book(db: str | os.PathLike | None) -> str:
+    """``db`` itself (``book_location``) when given; else ``./book.db`` if it exists, else
+    the installed book.
 
     With nothing found, ``book.db``: opening it then says there is no book there.
     """
     if db is not None:
-        return db
+        return book_location(db)
     if os.path.exists(BOOK_NAME):
         return BOOK_NAME
     for place in installed_books():
         if place.is_file():
             return str(place)
     return BOOK_NAME
+
+
+def in_memory(db: str) -> bool:
+    """Whether ``db`` names a SQLite database in memory (``''``, ``:memory:``, ``sqlite://``),
+    which keeps nothing once closed."""
+    if "://" not in db:
+        return db in ("", ":memory:")
+    scheme, _, rest = db.partition("://")
+    return scheme.split("+")[0].lower() == "sqlite" and rest.lstrip("/").split("?")[0] in (
+        "", ":memory:")
