@@ -361,6 +361,15 @@ def test_a_damaged_file_is_refused(small_book_copy):
     assert repr(small_book_copy) in str(info.value)
 
 
+@pytest.mark.parametrize("db", ["", ":memory:", "sqlite://", "sqlite:///:memory:"])
+def test_a_book_is_never_written_in_memory(db):
+    """It would be lost at close: a build there searched for nothing and said it succeeded."""
+    from solver.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="is a database in memory"):
+        BookStore(db, SMALL_ROOT, ROOT_KEY)
+
+
 def test_an_unwritable_place_is_a_book_error(tmp_path):
     path = str(tmp_path / "no" / "such" / "dir.db")
     with pytest.raises(BookError, match="cannot write a book at") as info:

@@ -7,7 +7,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from solver.errors import ArgumentTypeError
+from solver.errors import ArgumentError, ArgumentTypeError
 
 BOOK_NAME = "book.db"
 SHARE = Path("share") / "c4book"   # where a wheel puts the book, under the environment's prefix
@@ -56,3 +56,12 @@ def in_memory(db: str) -> bool:
     scheme, _, rest = db.partition("://")
     return scheme.split("+")[0].lower() == "sqlite" and rest.lstrip("/").split("?")[0] in (
         "", ":memory:")
+
+
+def check_lasting(db: str) -> str:
+    """``db``, a book to write, unless it is a database in memory: an ``ArgumentError``
+    then, as a book built there is lost when it is closed."""
+    if in_memory(db):
+        raise ArgumentError(f"{db!r} is a database in memory: a book built there is lost "
+                            "when the command ends; give a file")
+    return db

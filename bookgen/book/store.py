@@ -30,7 +30,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, Oper
 from solver.bitboard import STANDARD, Board
 from solver.errors import BoardSizeError
 
-from .location import book_location
+from .location import book_location, check_lasting
 from .rows import Rows
 from .segment import Segment, merge, pack, unpack
 from .schema import (
@@ -255,7 +255,7 @@ class BookStore:
 
     def __init__(self, db: str, root_moves: str, root_key: int, *, readonly: bool = False,
                  board: Board = STANDARD):
-        self.db = db = book_location(db)
+        self.db = db = book_location(db) if readonly else check_lasting(book_location(db))
         path = sqlite_path(db)
         meta = existing_meta(db, board)
         if meta is not None and int(meta["root_key"]) != root_key:

@@ -7,7 +7,7 @@ import argparse
 import re
 
 from solver.bitboard import ALLOWED, MAX_THREADS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
-from solver.errors import BoardSizeError
+from solver.errors import ArgumentError, BoardSizeError
 
 from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
 
@@ -103,9 +103,9 @@ def port(text: str) -> int:
 
 def written_db(text: str) -> str:
     """A book to write: a file or a database that outlives the command, not one in memory."""
-    from ..book.location import in_memory
+    from ..book.location import check_lasting
 
-    if in_memory(text):
-        raise argparse.ArgumentTypeError(f"{text!r} is a database in memory: a book built "
-                                         "there is lost when the command ends; give a file")
-    return text
+    try:
+        return check_lasting(text)
+    except ArgumentError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
