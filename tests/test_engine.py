@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from solver import Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position, Solver
+from solver import (Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position,
+                    Solver)
 from solver.bitboard import MAX_THREADS
 from solver.errors import ArgumentError
 

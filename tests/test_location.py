@@ -82,7 +82,8 @@ def test_a_path_object_is_a_path_and_anything_else_is_named(tmp_path):
     from bookgen.book.location import book_location
     from solver.errors import ArgumentTypeError, C4Error
 
-    assert book_location(tmp_path / "b.db") == find_book(tmp_path / "b.db") == str(tmp_path / "b.db")
+    path = tmp_path / "b.db"
+    assert book_location(path) == find_book(path) == str(path)
     assert book_location("sqlite:///b.db") == "sqlite:///b.db"
     for bad in (123, None, b"b.db", ["b.db"]):
         with pytest.raises(ArgumentTypeError, match=re.escape(
