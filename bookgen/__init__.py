@@ -1,6 +1,6 @@
 """Opening books for Connect 4: building them on Ray, reading them, playing from them."""
 
-from .book.reader import Book, BookEntry, BookInfo
+from .book.reader import Book, BookClosedError, BookEntry, BookInfo
 from .book.schema import (
     BookError,
     BookNotFoundError,
@@ -13,4 +13,4 @@ from .play.player import Decision, Player
 
 __all__ = ["Book", "BookEntry", "BookInfo", "Player", "Decision", "BookError",
            "BookNotFoundError", "CorruptBookError", "IncompatibleBookError", "NotABookError",
-           "SchemaMismatchError"]
+           "SchemaMismatchError", "BookClosedError"]

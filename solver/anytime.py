@@ -40,7 +40,7 @@ from . import _evaluate as ev
 from .alarm import Alarm
 from .budget import BudgetClock
 from .engine import Solver
-from .errors import GameOverError
+from .errors import ArgumentError, GameOverError
 from .position import Position, position_on
 
 # Checkpoints, as shares of the budget, tuned with scripts/bench_anytime.py:
@@ -169,7 +169,7 @@ class AnytimeSearch:
         ``started`` (``time.perf_counter()``) is when the budget began (default: now).
         """
         if seconds is None and nodes is None:
-            raise ValueError("an anytime search needs a budget: seconds, nodes or both")
+            raise ArgumentError("an anytime search needs a budget: seconds, nodes or both")
         board = self.board
         position_on(position, board, "this search plays")
         if position.is_game_over:

@@ -37,6 +37,9 @@ from .errors import BoardSizeError
 # that checking or defaulting a size does not load numba.
 TABLE_LOG2_MIN, TABLE_LOG2_MAX = 10, 32
 DEFAULT_TABLE_LOG2 = 24
+# Threads one search may run: each more holds a 1 MiB near table and an OS
+# thread, and past the machine's cores only takes turns with the others.
+MAX_THREADS = 256
 
 MIN_SIDE = 4      # a side shorter than a line of four has no lines that way
 MAX_WIDTH = 9     # moves are digit strings: one digit a column

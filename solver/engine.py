@@ -12,8 +12,9 @@ import numpy as np
 from . import _search
 from ._bits import winning_cells
 from ._table import min_table_log2, new_table
-from .bitboard import DEFAULT_TABLE_LOG2, STANDARD, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
-from .errors import GameOverError, SearchLimitError
+from .bitboard import (DEFAULT_TABLE_LOG2, MAX_THREADS, STANDARD, TABLE_LOG2_MAX,
+                       TABLE_LOG2_MIN, Board)
+from .errors import ArgumentError, GameOverError, SearchLimitError
 from .position import Position, position_on
 
 # A search with threads first runs alone up to this many nodes: easy
@@ -35,9 +36,12 @@ def smallest_table_log2(board: Board) -> int:
 
 
 def check_threads(threads: int) -> int:
-    """``threads``, if it is a whole number of at least 1; else a ValueError naming it."""
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a whole number of at least 1, got {threads!r}")
+    """``threads``, if it is a whole number from 1 to ``MAX_THREADS``; else an
+    ``ArgumentError`` naming it."""
+    if isinstance(threads, bool) or not isinstance(threads, int) \
+            or not 1 <= threads <= MAX_THREADS:
+        raise ArgumentError(f"threads must be a whole number from 1 to {MAX_THREADS}, "
+                            f"got {threads!r}")
     return threads
 
 
@@ -66,7 +70,7 @@ class Solver:
         smallest = smallest_table_log2(board)
         if isinstance(table_log2, bool) or not isinstance(table_log2, int) \
                 or not smallest <= table_log2 <= TABLE_LOG2_MAX:
-            raise ValueError(f"table_log2 must be in {smallest}..{TABLE_LOG2_MAX}"
+            raise ArgumentError(f"table_log2 must be in {smallest}..{TABLE_LOG2_MAX}"
                              f"{'' if board is STANDARD else f' on {board}'}, got {table_log2!r}")
         threads = machine_threads() if threads is None else check_threads(threads)
         self.board = board
@@ -187,7 +191,7 @@ class Solver:
         """The exact score clamped to ``[low, high]``; cheaper the narrower it is."""
         position = self._playable(position)
         if low > high:
-            raise ValueError(f"empty window [{low}; {high}]")
+            raise ArgumentError(f"empty window [{low}; {high}]")
         return self._solve_window(position, low, high)
 
     def negamax(self, position: Position | str, alpha: int, beta: int) -> int:
@@ -198,7 +202,7 @@ class Solver:
         """
         position = self._playable(position)
         if alpha >= beta:
-            raise ValueError(f"empty window ({alpha}; {beta})")
+            raise ArgumentError(f"empty window ({alpha}; {beta})")
         board = self.board
         if any(position.is_winning_move(col) for col in range(1, board.width + 1)):
             return board.win_score(position.ply)

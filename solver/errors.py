@@ -34,3 +34,13 @@ class BoardSizeError(C4Error, ValueError):
 
 class SearchLimitError(C4Error, RuntimeError):
     """A search stopped at the node limit its caller set, before it was proven."""
+
+
+class ArgumentError(C4Error, ValueError):
+    """An argument outside what it may be (a thread count, a table size, a time budget);
+    the message names the argument and the value given."""
+
+
+class ArgumentTypeError(C4Error, TypeError):
+    """An argument of a kind that cannot be used at all (a number where a path is taken,
+    one string where a list of them is); the message names the argument."""

@@ -31,3 +31,11 @@ def test_a_new_deadline_replaces_the_old_one():
     assert rang == ["new"]
     threads = [t for t in threading.enumerate() if t.name == "c4book-alarm"]
     assert len(threads) >= 1  # one long-lived thread per alarm, not one per deadline
+
+
+def test_a_deadline_past_what_a_wait_takes_keeps_the_alarm_alive():
+    alarm, rang = Alarm(), threading.Event()
+    alarm.set(time.perf_counter() + 1e300, lambda: None)   # a wait of 1e300 s would raise
+    time.sleep(0.05)
+    alarm.set(time.perf_counter() + 0.01, rang.set)
+    assert rang.wait(5)

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import (SMALL_PLY, SMALL_ROOT, book_keys, entries, free_pages, open_store,
@@ -70,8 +72,9 @@ def test_every_score_equals_a_direct_solve_and_best_moves_match_children(small_b
 def test_rerun_is_a_no_op(small_book_copy, ray_session):
     before = rows(small_book_copy)
     blobs = {ply: segment_rows(small_book_copy, ply) for ply in range(8, SMALL_PLY + 1)}
-    summary = build(small_book_copy, SMALL_PLY, SMALL_ROOT, progress=False)
+    summary = build(Path(small_book_copy), SMALL_PLY, SMALL_ROOT, progress=False)   # a Path too
     assert (summary.searched, summary.derived, summary.already_stored) == (0, 0, 574)
+    assert summary.db == small_book_copy
     assert rows(small_book_copy) == before
     # every sealed ply left byte for byte
     assert {ply: segment_rows(small_book_copy, ply) for ply in blobs} == blobs

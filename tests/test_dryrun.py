@@ -21,9 +21,9 @@ def test_dry_run_sizes_the_build_and_writes_nothing(small_book_path, tmp_path):
     assert "core-hours (95% range" in report.report()
 
     before = Path(small_book_path).read_bytes()
-    report = dry_run(small_book_path, 13, SMALL_ROOT, sample=3, progress=False,
-                     out=io.StringIO())
-    assert Path(small_book_path).read_bytes() == before
+    report = dry_run(Path(small_book_path), 13, SMALL_ROOT, sample=3, progress=False,
+                     out=io.StringIO())   # a Path, as a str
+    assert Path(small_book_path).read_bytes() == before and report.db == small_book_path
     assert report.stored_per_ply == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
     assert (report.frontier, report.missing) == (1762, 1762)
 

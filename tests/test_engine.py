@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from solver import Board, BoardSizeError, GameOverError, IllegalMoveError, Position, Solver
+from solver import (Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position,
+                    Solver)
+from solver.bitboard import MAX_THREADS
+from solver.errors import ArgumentError
 
 from conftest import minimax, random_endgames, win_now
 
@@ -263,7 +266,7 @@ def test_solve_window_on_immediate_win(solver):
 
 
 def test_solve_window_rejects_empty_window(solver):
-    with pytest.raises(ValueError, match=r"empty window \[2; 1\]"):
+    with pytest.raises(ArgumentError, match=r"empty window \[2; 1\]"):
         solver.solve_window("4453", 2, 1)
 
 
@@ -301,7 +304,7 @@ def test_negamax_fail_soft_fresh_table(endgames):
 
 def test_negamax_immediate_win_and_bad_window(solver):
     assert solver.negamax("121212", -1, 1) == 18
-    with pytest.raises(ValueError, match="empty window"):
+    with pytest.raises(ArgumentError, match="empty window"):
         solver.negamax("4453", 1, 1)
 
 
@@ -490,9 +493,11 @@ def test_threads_argument():
 
     assert Solver(table_log2=10, threads=None).threads == machine_threads() >= 1
     assert repr(Solver(table_log2=10, threads=2)) == "Solver(table_log2=10, threads=2)"
-    for bad in (0, -1, 1.5, True, "2"):
-        with pytest.raises(ValueError, match="threads"):
+    for bad in (0, -1, 1.5, True, "2", MAX_THREADS + 1, 10**6):
+        with pytest.raises(ArgumentError, match=f"threads must be a whole number from 1 to "
+                                                f"{MAX_THREADS}, got {bad!r}"):
             Solver(table_log2=10, threads=bad)
+    assert issubclass(ArgumentError, C4Error) and issubclass(ArgumentError, ValueError)
 
 
 def test_kernels_release_the_gil():
@@ -504,8 +509,8 @@ def test_kernels_release_the_gil():
 
 def test_repr_and_table_size():
     assert repr(Solver(table_log2=10)) == "Solver(table_log2=10)"
-    for bad in (9, 33):
-        with pytest.raises(ValueError, match="table_log2"):
+    for bad in (9, 33, "20", 20.0, None):
+        with pytest.raises(ArgumentError, match=f"table_log2 must be in 10..32, got {bad!r}"):
             Solver(table_log2=bad)
 
 

@@ -21,13 +21,18 @@ from conftest import SMALL_ROOT, c4book_command
 
 EMPTY_BOARD = "\n".join([". . . . . . ."] * 6 + ["1 2 3 4 5 6 7"])
 PROMPT = "your move (1-7): "
-NOISE = ["x", "0", "8", "", "-1"]
+# A line of 4,301 digits or more is more than int() reads; '٣' is 3 to int().
+NOISE = ["x", "0", "8", "", "-1", "9" * 5000, "٣", "00", "0" * 5000 + "8"]
 NOISE_REPLIES = [
     "'x' is not a column: type a number from 1 to 7\n",
     "there is no column 0: columns are 1 to 7\n",
     "there is no column 8: columns are 1 to 7\n",
     "'' is not a column: type a number from 1 to 7\n",
     "'-1' is not a column: type a number from 1 to 7\n",
+    "there is no column 99999999999999999999...: columns are 1 to 7\n",
+    "'٣' is not a column: type a number from 1 to 7\n",
+    "there is no column 0: columns are 1 to 7\n",
+    "there is no column 8: columns are 1 to 7\n",
 ]
 FULL_REPLY = "column 4 is full: choose another\n"
 # Nodes per AI search outside the book: never enough to prove an opening move
@@ -191,7 +196,8 @@ def test_ai_answers_unproven_within_its_node_budget(book):
 def test_quitting_abandons_the_game(quit_line):
     out = io.StringIO()
     # Human first: the AI is never asked, so no book and no budget are needed.
-    assert play_game(Player(None), True, io.StringIO("x\n0\n8\n\n-1\n" + quit_line), out) == 0
+    typed = "".join(line + "\n" for line in NOISE) + quit_line
+    assert play_game(Player(None), True, io.StringIO(typed), out) == 0
     replies = "".join(PROMPT + reply for reply in NOISE_REPLIES)
     assert out.getvalue() == ("Level: perfect. You are x. Type a column 1-7 and press Enter; q quits.\n\n"
                               f"{EMPTY_BOARD}\n\n{replies}{PROMPT}\ngame abandoned\n")
@@ -234,7 +240,7 @@ def test_run_play_missing_book(tmp_path):
 
 def test_play_command_rejects_bad_input_and_quits(small_book_path):
     result = c4book("play", "--db", small_book_path, "--first", "human",
-                    stdin="x\n0\n8\n\n-1\nq\n")
+                    stdin="".join(line + "\n" for line in NOISE) + "q\n")
     assert result.returncode == 0 and result.stderr == ""
     replies = "".join(PROMPT + reply for reply in NOISE_REPLIES)
     assert result.stdout == ("Level: perfect. You are x. Type a column 1-7 and press Enter; q quits.\n\n"
@@ -270,7 +276,8 @@ def test_play_command_rejects_a_bad_time(small_book_path):
     result = c4book("play", "--db", small_book_path, "--time", "0", stdin="")
     assert result.returncode == 2
     assert result.stderr.strip() == ("c4book play: error: argument --time: '0' is not a "
-                                     "positive number of seconds (see c4book play --help)")
+                                     "number of seconds above 0 and at most 86400 (a day) "
+                                     "(see c4book play --help)")
 
 
 # -- levels, hints, the board ---------------------------------------------------

@@ -6,6 +6,7 @@ the wheel must carry the book.
 """
 
 import json
+import re
 import shutil
 import site
 import subprocess
@@ -75,3 +76,28 @@ def test_an_installed_wheel_answers_from_its_own_book_in_any_directory(tmp_path)
                             capture_output=True, text=True, timeout=300)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == "c4book query: error: no book at 'book.db'\n"
+
+
+def test_a_path_object_is_a_path_and_anything_else_is_named(tmp_path):
+    from bookgen.book.location import book_location
+    from solver.errors import ArgumentTypeError, C4Error
+
+    path = tmp_path / "b.db"
+    assert book_location(path) == find_book(path) == str(path)
+    assert book_location("sqlite:///b.db") == "sqlite:///b.db"
+    for bad in (123, None, b"b.db", ["b.db"]):
+        with pytest.raises(ArgumentTypeError, match=re.escape(
+                f"db must be a book's path or a SQLAlchemy URL, got {bad!r}")) as raised:
+            book_location(bad)
+        assert isinstance(raised.value, C4Error) and isinstance(raised.value, TypeError)
+
+
+def test_databases_in_memory_are_told_apart_from_files():
+    from bookgen.book.location import in_memory
+
+    for db in ("", ":memory:", "sqlite://", "sqlite:///", "sqlite:///:memory:",
+               "sqlite+pysqlite://", "sqlite:///:memory:?cache=shared"):
+        assert in_memory(db), db
+    for db in ("book.db", "./:memory:", "sqlite:///book.db", "sqlite:////tmp/b.db",
+               "postgresql://host/db", "memory"):
+        assert not in_memory(db), db

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bookgen import Book, Decision, Player
+from bookgen import Book, BookNotFoundError, Decision, Player
+from bookgen.limits import MAX_TIME_BUDGET
 from bookgen.play.levels import LevelError
 from solver import C4Error, GameOverError, IllegalMoveError, Position, SearchLimitError, Solver, win_score
+from solver.errors import ArgumentError, ArgumentTypeError, BoardSizeError
 
 from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
@@ -261,16 +263,57 @@ def test_threads_are_the_exact_searches_and_a_budget_keeps_to_one():
     assert Player(None, time_budget=0.05, threads=2)._get_solver().threads == 1
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, 10**6])
 def test_bad_threads(bad):
-    with pytest.raises(ValueError, match=f"threads must be a whole number .* got {bad!r}"):
+    with pytest.raises(ArgumentError, match=f"threads must be a whole number .* got {bad!r}"):
         Player(None, threads=bad)
 
 
-@pytest.mark.parametrize("bad", [0, -5, 2.5, "many", True])
+@pytest.mark.parametrize("bad", [0, -5, 2.5, "many", True, 10**30])
 def test_bad_node_budget(bad):
-    with pytest.raises(ValueError, match="node_budget must be a positive whole number"):
+    with pytest.raises(ArgumentError, match="node_budget must be a positive whole number"):
         Player(None, node_budget=bad)
+
+
+# Each bad argument: the error (a C4Error and the builtin a caller would catch), and what
+# its message names.
+BAD_ARGUMENTS = [
+    ({"time_budget": "1"}, ArgumentError, ValueError, "time_budget .* got '1'"),
+    ({"time_budget": 1e308}, ArgumentError, ValueError, "at most 86400 .* got 1e\\+308"),
+    ({"time_budget": float("nan")}, ArgumentError, ValueError, "time_budget .* got nan"),
+    ({"time_budget": 0}, ArgumentError, ValueError, "time_budget"),
+    ({"time_budget": True}, ArgumentError, ValueError, "time_budget"),
+    ({"book": 5}, ArgumentTypeError, TypeError, "book must be a Book, a book's path or None"),
+    ({"book": {}}, ArgumentTypeError, TypeError, "book must be"),
+    ({"seed": [1]}, ArgumentTypeError, TypeError, "seed must be"),
+    ({"level": "grandmaster"}, LevelError, ValueError, "'grandmaster'"),
+    ({"board": 5}, BoardSizeError, ValueError, "got 5"),
+]
+
+
+@pytest.mark.parametrize("kwargs, error, builtin, words", BAD_ARGUMENTS)
+def test_a_bad_argument_is_a_c4error_naming_it(kwargs, error, builtin, words):
+    with pytest.raises(error, match=words) as raised:
+        Player(**kwargs)
+    assert isinstance(raised.value, C4Error) and isinstance(raised.value, builtin)
+
+
+def test_a_path_opens_the_book(small_book_path, tmp_path):
+    for path in (small_book_path, Path(small_book_path)):
+        player = Player(path, time_budget=1.0)
+        assert isinstance(player.book, Book) and player.book.db == str(small_book_path)
+        decision = player.choose(SMALL_ROOT)
+        assert (decision.column, decision.score, decision.source) == (5, 16, "book")
+        player.book.close()
+    with pytest.raises(BookNotFoundError, match="no book at"):
+        Player(tmp_path / "none.db")
+    with pytest.raises(BoardSizeError, match="not 6x5"):
+        Player(small_book_path, board="6x5")
+
+
+def test_a_day_is_the_longest_budget():
+    assert Player(None, time_budget=86_400).time_budget == 86_400
+    assert MAX_TIME_BUDGET == 86_400
 
 
 def test_book_answers_despite_a_tiny_budget(book):

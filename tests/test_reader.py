@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import SMALL_PLY, SMALL_ROOT, book_keys, damage_middle_page, run_sql
-from sqlalchemy.exc import ResourceClosedError
 
 from bookgen import (
     Book,
@@ -33,7 +32,9 @@ from bookgen import (
     SchemaMismatchError,
 )
 from bookgen.book import reader
-from solver import BoardSizeError, IllegalMoveError, Position, Solver
+from bookgen.book.reader import BookClosedError
+from solver import BoardSizeError, C4Error, IllegalMoveError, Position, Solver
+from solver.errors import ArgumentTypeError
 from solver.packed import moves_of_key, moves_of_keys
 
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
@@ -87,10 +88,11 @@ def test_open_is_a_context_manager_that_closes(small_book_path, in_memory):
     with Book.open(small_book_path, in_memory=in_memory) as opened:
         assert isinstance(opened, Book)
         assert opened.get(SMALL_ROOT) is not None
-    with pytest.raises(ResourceClosedError):  # closed on leaving the block
-        opened.get(SMALL_ROOT)
-    with pytest.raises(ResourceClosedError):
-        opened.get_many([SMALL_ROOT] * 100)
+    for lookup in (lambda: opened.get(SMALL_ROOT), lambda: opened.get_many([SMALL_ROOT] * 100),
+                   lambda: SMALL_ROOT in opened, lambda: len(opened)):   # closed on leaving
+        with pytest.raises(BookClosedError, match=f"the book {small_book_path!r} is closed"):
+            lookup()
+    assert issubclass(BookClosedError, BookError) and issubclass(BookClosedError, ValueError)
 
 
 def test_root_entry_has_known_scores(book, solver):
@@ -419,6 +421,23 @@ def test_get_many_names_a_bad_input(book, bad, message):
     for count in (2, 100):  # both paths
         with pytest.raises(ValueError, match=message):
             book.get_many([SMALL_ROOT] * (count - 1) + [bad])
+
+
+@pytest.mark.parametrize("bad", [None, 4453, SMALL_ROOT, b"4453"])
+def test_get_many_refuses_what_is_not_a_list_of_positions(book, bad):
+    """A bare string would otherwise be read as positions of one move each."""
+    with pytest.raises(ArgumentTypeError, match=f"moves_list must be a list .* got {bad!r}"):
+        book.get_many(bad)
+    assert book.get_many(iter([SMALL_ROOT])) == [book.get(SMALL_ROOT)]   # any iterable
+
+
+def test_a_path_object_opens_a_book_and_a_number_is_named(small_book_path):
+    with Book.open(Path(small_book_path)) as opened:
+        assert opened.db == small_book_path and opened.get(SMALL_ROOT).score == 16
+    for bad in (123, b"book.db"):
+        with pytest.raises(ArgumentTypeError, match=f"db must be a book's path .* got {bad!r}"):
+            Book.open(bad)
+    assert issubclass(ArgumentTypeError, C4Error) and issubclass(ArgumentTypeError, TypeError)
 
 
 # -- sealed and rows ------------------------------------------------------------

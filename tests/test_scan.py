@@ -88,7 +88,7 @@ def test_plies_asked(ply10_book, asked, wanted):
 
 
 @pytest.mark.parametrize("asked, named", [(11, "ply 11 is not in the book"), ("8-", "'8-'"),
-                                          ("9-8", "'9-8'"), ("x", "'x'"), ([], "no plies"),
+                                          ("9-8", "'9-8'"), ("x", "'x'"), ("٣", "'٣'"), ([], "no plies"),
                                           (True, "True"), (2.5, "2.5")])
 def test_plies_refused(ply10_book, asked, named):
     with pytest.raises(PlyError, match=named) as raised:

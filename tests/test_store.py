@@ -10,6 +10,7 @@ the two.
 
 import json
 import os
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -360,6 +361,15 @@ def test_a_damaged_file_is_refused(small_book_copy):
     assert repr(small_book_copy) in str(info.value)
 
 
+@pytest.mark.parametrize("db", ["", ":memory:", "sqlite://", "sqlite:///:memory:"])
+def test_a_book_is_never_written_in_memory(db):
+    """It would be lost at close: a build there searched for nothing and said it succeeded."""
+    from solver.errors import ArgumentError
+
+    with pytest.raises(ArgumentError, match="is a database in memory"):
+        BookStore(db, SMALL_ROOT, ROOT_KEY)
+
+
 def test_an_unwritable_place_is_a_book_error(tmp_path):
     path = str(tmp_path / "no" / "such" / "dir.db")
     with pytest.raises(BookError, match="cannot write a book at") as info:
@@ -379,6 +389,48 @@ def test_check_sqlite_file(tmp_path, small_book_path):
     assert check_sqlite_file(str(empty), must_exist=False) is False
     with pytest.raises(NotABookError, match="empty file"):
         check_sqlite_file(str(empty), must_exist=True)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="no /proc/self/mem here")
+def test_a_file_the_system_will_not_read_is_a_book_error():
+    from bookgen.book.store import BookReadError
+
+    with pytest.raises(BookReadError, match="cannot read '/proc/self/mem'") as raised:
+        check_sqlite_file("/proc/self/mem", must_exist=True)
+    assert isinstance(raised.value, BookError) and isinstance(raised.value, OSError)
+
+
+@pytest.mark.parametrize("url, words", [
+    ("nosuch://x", "'nosuch://x' is not a database URL c4book can open"),
+    ("postgresql://x:y:z", "'postgresql://x:y:z' is not a database URL"),
+    ("://", "is not a database URL"),
+])
+def test_a_url_sqlalchemy_cannot_open_is_a_book_error(url, words):
+    with pytest.raises(BookError, match=re.escape(words)):
+        make_engine(url)
+
+
+def test_a_dialect_without_its_driver_is_a_book_error_naming_the_driver():
+    import importlib.util
+
+    if importlib.util.find_spec("MySQLdb") is not None:
+        pytest.skip("MySQLdb is installed here")
+    with pytest.raises(BookError, match="needs the database driver 'MySQLdb', which is not "
+                                        "installed"):
+        make_engine("mysql://user@localhost/book")
+
+
+def test_a_server_that_does_not_answer_is_a_book_error_saying_so():
+    url = "postgresql://127.0.0.1:1/book"   # port 1: nothing listens there
+    try:
+        engine = make_engine(url)
+    except BookError as error:
+        pytest.skip(f"no PostgreSQL driver here: {error}")
+    try:
+        with pytest.raises(BookError, match=re.escape(f"cannot connect to {url!r}: ")):
+            read_meta(engine, url)
+    finally:
+        engine.dispose()
 
 
 # -- the read-only engine ------------------------------------------------------

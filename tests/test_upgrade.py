@@ -125,7 +125,7 @@ def test_an_older_book_upgrades_in_place_and_verifies(version_1_book, small_book
     assert answers(version_1_book) == small_answers
     assert verify(version_1_book, sample=5, progress=False).ok
     before = Path(version_1_book).read_bytes()
-    assert upgrade(version_1_book) is None  # already current: nothing to do
+    assert upgrade(Path(version_1_book)) is None  # already current: nothing to do (a Path too)
     assert Path(version_1_book).read_bytes() == before
     assert not Path(version_1_book + "-wal").exists()
 

@@ -104,7 +104,7 @@ def parents_of(path: str, moves: str) -> list[str]:
 
 def test_the_small_book_verifies(small_book_path):
     before = Path(small_book_path).read_bytes()
-    report = verify(small_book_path, sample=25, progress=False)
+    report = verify(Path(small_book_path), sample=25, progress=False)   # a Path, as a str
     assert report.ok and report.problems == []
     assert (report.entries, report.derived_checked, report.frontier_sampled) == (753, DERIVED, 25)
     assert report.plies_counted == ALL_PLIES

@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 from bookgen.web import create_app
 from bookgen.web.explore import score_words
 from solver import Position, Solver
+from solver.errors import ArgumentError
 
 from conftest import random_position
 
@@ -51,6 +52,20 @@ def single(book):
 @pytest.fixture(scope="module")
 def solver():
     return Solver(table_log2=22)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"cap": 1e308}, "cap must be a number of seconds above 0 and at most 86400"),
+    ({"cap": float("nan")}, "cap must be"),
+    ({"cap": "1"}, "cap must be"),
+    ({"workers": 10**6}, "workers must be a whole number from 1 to 32, got 1000000"),
+    ({"workers": 0}, "workers must be"),
+])
+def test_an_app_asked_for_too_much_is_refused_before_it_starts(book, kwargs, words):
+    """A cap of 1e308 s was accepted, then every /api/move answered 500; a million workers
+    grew the server to 24 GB."""
+    with pytest.raises(ArgumentError, match=words):
+        create_app(book, **{"cap": 1.0, "workers": 1, **kwargs})
 
 
 def mirror(moves: str) -> str:

@@ -35,16 +35,16 @@ from typing import NamedTuple
 
 import numpy as np
 from sqlalchemy import bindparam, select
-from sqlalchemy.exc import ResourceClosedError
 
 from solver import Position
 from solver.bitboard import STANDARD, Board
+from solver.errors import ArgumentTypeError
 from solver.position import position_on
 
 from .keys import Oriented, walker
 from .location import find_book
 from .plies import FULL_COLUMN, NO_MOVE, SCORE_OFFSET, Plies, entry_code
-from .schema import SCHEMA_VERSION, CorruptBookError, Entry, board_of_meta
+from .schema import SCHEMA_VERSION, BookError, CorruptBookError, Entry, board_of_meta
 from .store import (SEARCH_SECONDS, check_sqlite_file, key_offset, make_engine, read_meta,
                     sqlite_path)
 
@@ -199,11 +199,18 @@ class _Stones(NamedTuple):
     ply: int
 
 
+class BookClosedError(BookError, ValueError):
+    """A lookup in a book already closed."""
+
+
 class _Closed:
-    """A closed book's plies: any use raises what the closed connection would."""
+    """A closed book's plies: any use raises ``BookClosedError``, naming the book."""
+
+    def __init__(self, db: str):
+        self.db = db
 
     def __getattr__(self, name: str):
-        raise ResourceClosedError("this Book is closed")
+        raise BookClosedError(f"the book {self.db!r} is closed: open it again to read it")
 
 
 class Book:
@@ -255,7 +262,7 @@ class Book:
         return True
 
     def close(self) -> None:
-        self._plies = _Closed()   # later lookups fail, as on the closed connection, saying so
+        self._plies = _Closed(self.db)   # later lookups fail, saying so
         self._conn.close()
         self._engine.dispose()
 
@@ -378,6 +385,10 @@ class Book:
     def get_many(self, moves_list: Sequence[str | Position]) -> list[BookEntry | None]:
         """``[book.get(m) for m in moves_list]``, with numpy over the whole list: each
         field is made for every hit at once, and the entries zipped from the fields."""
+        if isinstance(moves_list, (str, bytes)) or not isinstance(moves_list, Iterable):
+            # (a bare "4453" would be read as four one-move positions)
+            raise ArgumentTypeError(f"moves_list must be a list of move strings or Positions, "
+                                    f"got {moves_list!r}: for one position, use get")
         moves_list = list(moves_list)
         if len(moves_list) < _LARGE or set(map(type, moves_list)) != {str} \
                 or self._row_plies or self._slow_parents:

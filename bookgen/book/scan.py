@@ -85,7 +85,7 @@ def plies_of(book: Book, plies: int | str | Iterable[int] | None) -> list[int]:
 def _ply_range(text: str) -> range:
     """``"10"`` or ``"8-12"`` as a range of plies; a ``PlyError`` naming the text."""
     low, dash, high = text.strip().partition("-")
-    if not (low.isdigit() and (high.isdigit() or not dash)):
+    if not (text.isascii() and low.isdigit() and (high.isdigit() or not dash)):
         raise PlyError(f"plies {text!r} are not a ply or a range LO-HI, like 8 or 8-12")
     low, high = int(low), int(high or low)
     if low > high:

@@ -25,11 +25,12 @@ from urllib.parse import quote
 import numpy as np
 from sqlalchemy import Engine, Float, String, cast, create_engine, delete, event, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 
 from solver.bitboard import STANDARD, Board
 from solver.errors import BoardSizeError
 
+from .location import book_location, check_lasting
 from .rows import Rows
 from .segment import Segment, merge, pack, unpack
 from .schema import (
@@ -71,6 +72,10 @@ class BookSizeError(IncompatibleBookError, BoardSizeError):
     """A book made for another board than the one asked for."""
 
 
+class BookReadError(BookError, OSError):
+    """A book's file that the system refuses to read."""
+
+
 def key_offset(board: Board) -> int:
     """What a key loses on its way into SQL, whose integers are signed 64-bit: nothing for
     keys of up to 63 bits, else 2**63, which keeps their order (8x7's keys reach 2**64)."""
@@ -98,8 +103,11 @@ def check_sqlite_file(path: str, *, must_exist: bool) -> bool:
         return False
     if os.path.isdir(path):
         raise NotABookError(f"{path!r} is a directory, not a book")
-    with open(path, "rb") as handle:
-        header = handle.read(len(SQLITE_HEADER))
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as error:   # unreadable: no permission, or a file like /proc/self/mem
+        raise BookReadError(f"cannot read {path!r}: {error.strerror or error}") from None
     if not header:
         if must_exist:
             raise NotABookError(f"{path!r} is an empty file, not a book")
@@ -119,7 +127,13 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
 def make_engine(db: str, *, readonly: bool = False) -> Engine:
     path = sqlite_path(db)
     if path is None:
-        return create_engine(db)
+        try:
+            return create_engine(db)
+        except (ArgumentError, NoSuchModuleError, ValueError) as error:   # (ValueError: a port)
+            raise BookError(f"{db!r} is not a database URL c4book can open: {error}") from None
+        except ImportError as error:   # a dialect whose driver is not installed
+            raise BookError(f"{db!r} needs the database driver {error.name!r}, which is not "
+                            "installed") from None
     if readonly:
         # Quoted: '#', '?' or '%' in a file name would otherwise end the path.
         uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
@@ -174,7 +188,11 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
     ``board``, if given, is the board the book must be of.
     """
     try:
-        with engine.connect() as conn:
+        conn = engine.connect()
+    except DatabaseError as error:   # a server that does not answer, a database not created
+        raise BookError(f"cannot connect to {db!r}: {error.orig}") from None
+    try:
+        with conn:
             if engine.dialect.name == "sqlite":
                 check = conn.exec_driver_sql("PRAGMA quick_check").scalar()
                 if check != "ok":
@@ -237,7 +255,7 @@ class BookStore:
 
     def __init__(self, db: str, root_moves: str, root_key: int, *, readonly: bool = False,
                  board: Board = STANDARD):
-        self.db = db
+        self.db = db = book_location(db) if readonly else check_lasting(book_location(db))
         path = sqlite_path(db)
         meta = existing_meta(db, board)
         if meta is not None and int(meta["root_key"]) != root_key:

@@ -23,6 +23,7 @@ from sqlalchemy import text
 
 from solver import Position
 
+from .location import book_location
 from .lock import BuildLock
 from .schema import (
     SCHEMA_VERSION,
@@ -41,6 +42,7 @@ CHECK_CHUNK = 100_000
 def upgrade(db: str) -> int | None:
     """Bring ``db`` to this schema version and pack its rows; the version it had,
     or ``None`` if it was current with nothing to pack."""
+    db = book_location(db)
     path = sqlite_path(db)
     if path is not None:
         check_sqlite_file(path, must_exist=True)
@@ -122,6 +124,7 @@ def _check_moves(engine, db: str) -> None:
 
 
 def run_pack(db: str, out: IO[str]) -> int:
+    db = book_location(db)
     path = sqlite_path(db)
     if path is not None:
         check_sqlite_file(path, must_exist=True)

@@ -30,6 +30,7 @@ from solver import Board, Position
 from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
+from ..book.location import book_location
 from ..book.segment import Segment
 from ..book.store import BookStore, reclaim_space, sqlite_path
 from . import WORKER_TABLE_LOG2
@@ -81,6 +82,7 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
     from . import cluster
 
     out = out or sys.stderr
+    db = book_location(db)
     board = book_board(db, board)
     root_position = check_request(root, ply, board)
     if address is not None:

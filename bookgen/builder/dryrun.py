@@ -25,13 +25,14 @@ from tqdm import tqdm
 from solver.bitboard import DEFAULT_TABLE_LOG2, Board
 from solver.packed import moves_of_keys
 
+from ..book.location import book_location
 from ..book.store import BookStore
+from . import DEFAULT_SAMPLE
 from .driver import book_board, check_request
 from .listing import keys_by_ply
 from .missing import MissingKeys
 from .solve_position import solve_position
 
-DEFAULT_SAMPLE = 100
 Z95 = 1.96   # a normal 95% interval on the mean time per position
 
 
@@ -107,6 +108,7 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
     from solver import Solver
 
     out = out or sys.stderr
+    db = book_location(db)
     root_position = check_request(root, ply, book_board(db, board))
     report = DryRunReport(root=root, ply=ply, db=db, board=str(root_position.board))
     store = BookStore(db, root, root_position.canonical_key, readonly=True,

@@ -27,6 +27,7 @@ from tqdm import tqdm
 from solver import Board, Position
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
+from ..book.location import book_location
 from ..book.schema import BEST_TEXT, CorruptBookError, board_of_meta, unpack_scores
 from ..book.segment import Segment
 from ..book.store import BookStore, check_sqlite_file, make_engine, read_meta, sqlite_path
@@ -54,6 +55,7 @@ class VerifyReport:
 
 
 def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) -> VerifyReport:
+    db = book_location(db)
     path = sqlite_path(db)
     if path is not None:
         check_sqlite_file(path, must_exist=True)

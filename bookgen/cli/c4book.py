@@ -4,15 +4,17 @@ this one parses arguments and turns every project error into one line."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 
-from solver.bitboard import ALLOWED, DEFAULT_TABLE_LOG2, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
-from solver.errors import BoardSizeError, C4Error
+from solver.bitboard import DEFAULT_TABLE_LOG2, MAX_THREADS
+from solver.errors import C4Error
 
-from ..builder import WORKER_TABLE_LOG2
+from ..builder import DEFAULT_SAMPLE, WORKER_TABLE_LOG2
+from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
 from ..play.levels import LEVELS
+from .arguments import (board_size, dry_run_sample, port, positive, search_threads, seconds,
+                        serve_workers, table_log2, verify_sample, whole, written_db)
 
 DESCRIPTION = """\
 Connect 4 perfect play and opening books, on the standard 7x6 board or any
@@ -32,57 +34,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _argument(text: str, convert, valid, wanted: str):
-    """``convert(text)`` if it parses and is ``valid``; else argparse's error, naming the text."""
-    try:
-        value = convert(text)
-    except ValueError:
-        value = None
-    if value is None or not valid(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not {wanted}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    """A time budget: a positive, finite number of seconds."""
-    return _argument(text, float, lambda v: math.isfinite(v) and v > 0,
-                     "a positive number of seconds")
-
-
-def _search_threads(text: str) -> int:
-    """A thread count for one search: a whole number of at least 1."""
-    return _argument(text, int, lambda v: v >= 1, "a thread count: give 1 or more")
-
-
-def _table_log2(text: str) -> int:
-    """A transposition table size: log2 of its slots, in the range Solver accepts."""
-    return _argument(text, int, lambda v: TABLE_LOG2_MIN <= v <= TABLE_LOG2_MAX,
-                     f"a table size: give {TABLE_LOG2_MIN} to {TABLE_LOG2_MAX} "
-                     "(2**N slots of 8 bytes)")
-
-
-def _board(text: str) -> Board:
-    """A board size, WxH."""
-    try:
-        return Board.parse(text)
-    except BoardSizeError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a board c4book plays: {ALLOWED}") \
-            from None
-
-
 def _add_board(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--board", type=_board, default=None, metavar="WxH",
+    parser.add_argument("--board", type=board_size, default=None, metavar="WxH",
                         help=f"board size, e.g. 6x5 ({what})")
-
-
-def _port(text: str) -> int:
-    """A TCP port: 0 (any free one) to 65535."""
-    return _argument(text, int, lambda v: 0 <= v <= 65535, "a port: give 0 to 65535")
 
 
 def _add_db(parser: argparse.ArgumentParser, writes: bool = False) -> None:
     if writes:
-        parser.add_argument("--db", default="book.db",
+        parser.add_argument("--db", type=written_db, default="book.db",
                             help="book file or SQLAlchemy URL (default: %(default)s)")
     else:
         parser.add_argument("--db", default=None,
@@ -111,11 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--analyze", action="store_true",
                    help="print the score of each move, column by column ('x' for a full column)")
     _add_board(p, "default: 7x6")
-    p.add_argument("--table-log2", type=_table_log2, default=DEFAULT_TABLE_LOG2,
+    p.add_argument("--table-log2", type=table_log2, default=DEFAULT_TABLE_LOG2,
                    help="transposition table size as a power of two (default: %(default)s, 128 MiB)")
-    p.add_argument("--threads", type=_search_threads, default=None,
+    p.add_argument("--threads", type=search_threads, default=None,
                    help="search threads sharing the table, for hard positions "
-                        "(default: one per core of this machine)")
+                        f"(default: one per core of this machine; at most {MAX_THREADS})")
     p.set_defaults(run=_run_solve)
 
     p = commands.add_parser(
@@ -127,19 +86,20 @@ def build_parser() -> argparse.ArgumentParser:
                     "cheaply: its entries bound each new position's score before the search. "
                     "Rerunning the same command resumes; Ctrl-C stops "
                     "cleanly, keeping every finished batch.")
-    p.add_argument("--ply", type=int, required=True, help="last ply (stones on the board) to cover")
+    p.add_argument("--ply", type=whole, required=True,
+                   help="last ply (stones on the board) to cover")
     p.add_argument("--root", default="", help="moves of the starting position (default: empty board)")
     _add_db(p, writes=True)
     _add_board(p, "of a new book; default 7x6. A book keeps the board it was made with")
     p.add_argument("--address", default=None,
                    help="Ray cluster to join: 'auto', HOST:PORT or ray://HOST:PORT "
                         "(default: start a local Ray on this machine's cores)")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=positive, default=None,
                    help="positions solved at once (default: every CPU of the Ray cluster)")
-    p.add_argument("--threads", type=int, default=None,
+    p.add_argument("--threads", type=positive, default=None,
                    help="solver threads per worker process, sharing its transposition table "
                         "(default: the CPUs of the smallest node)")
-    p.add_argument("--table-log2", type=_table_log2, default=WORKER_TABLE_LOG2,
+    p.add_argument("--table-log2", type=table_log2, default=WORKER_TABLE_LOG2,
                    help="each worker process's transposition table, as a power of two of "
                         "8-byte slots (default: %(default)s, 1 GiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -149,9 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write nothing and start no Ray: print positions per ply, how many are "
                         "stored, the frontier's size, and its search cost in core-hours, "
                         "estimated from a random sample of the missing frontier")
-    p.add_argument("--sample", type=int, default=100,
-                   help="with --dry-run: missing frontier positions to solve for the estimate "
-                        "(default: %(default)s)")
+    p.add_argument("--sample", type=dry_run_sample, default=None,
+                   help="with --dry-run: missing frontier positions to solve for the estimate, "
+                        f"1 to {MAX_SAMPLE} (default: {DEFAULT_SAMPLE})"),
     p.set_defaults(run=_run_build)
 
     p = commands.add_parser(
@@ -171,8 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
     _add_book_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
-    p.add_argument("--time", type=_seconds, default=None, metavar="SECONDS",
-                   help="answer within about this long, unproven if need be (default: no limit)")
+    p.add_argument("--time", type=seconds, default=None, metavar="SECONDS",
+                   help="answer within about this long, unproven if need be; at most "
+                        f"{MAX_TIME_BUDGET:g} (a day) (default: no limit)")
     p.set_defaults(run=lambda a: _commands().run_move(a.moves, _db(a), a.json, a.time, sys.stdout,
                                                       a.board))
 
@@ -191,14 +152,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how well the AI plays: " + "; ".join(
                        f"{name}: {level.about}" for name, level in LEVELS.items())
                    + " (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=whole, default=None,
                    help="seed of a level's random choices, to replay a game (default: random)")
     p.add_argument("--hints", action="store_true",
                    help="before each of your moves, show what every move leads to with best "
                         "play (win, draw or loss, and with which stone)")
-    p.add_argument("--time", type=_seconds, default=10.0, metavar="SECONDS",
+    p.add_argument("--time", type=seconds, default=10.0, metavar="SECONDS",
                    help="longest the AI thinks outside the book; past it, it plays the best "
-                        "move it found, marked not proven (default: %(default)s)")
+                        f"move it found, marked not proven; at most {MAX_TIME_BUDGET:g} "
+                        "(default: %(default)s)")
     p.set_defaults(run=_run_play)
 
     p = commands.add_parser("stats", help="what a book holds: positions per ply, outcomes, size")
@@ -233,9 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "sample of the frontier, and count each complete ply against the "
                     "enumeration. Exits 1 and lists the first bad entries if anything disagrees.")
     _add_db(p)
-    p.add_argument("--sample", type=int, default=100,
-                   help="frontier entries to re-solve (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=2026, help="sample seed (default: %(default)s)")
+    p.add_argument("--sample", type=verify_sample, default=100,
+                   help=f"frontier entries to re-solve, 0 to {MAX_SAMPLE}; each is a search, "
+                        "milliseconds to seconds (default: %(default)s)")
+    p.add_argument("--seed", type=whole, default=2026, help="sample seed (default: %(default)s)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(run=_run_verify)
 
@@ -273,17 +236,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s, this machine only; "
                         "0.0.0.0 lets anyone who reaches this machine use it, with no login)")
-    p.add_argument("--port", type=_port, default=8000,
+    p.add_argument("--port", type=port, default=8000,
                    help="port (default: %(default)s; 0: any free port, printed)")
-    p.add_argument("--time", type=_seconds, default=1.0, metavar="SECONDS",
+    p.add_argument("--time", type=seconds, default=1.0, metavar="SECONDS",
                    help="longest search for a position or a move past the book; past it the "
-                        "answer says it is not proven (default: %(default)s)")
+                        f"answer says it is not proven; at most {MAX_TIME_BUDGET:g} "
+                        "(default: %(default)s)")
     p.add_argument("--cors", default=None, metavar="ORIGIN",
                    help="let pages from ORIGIN (e.g. http://localhost:3000) call the API "
                         "(default: no other origin)")
-    p.add_argument("--workers", type=_search_threads, default=None, metavar="N",
-                   help="searches at once, as many more may wait (default: one per core, "
-                        "at most 4)")
+    p.add_argument("--workers", type=serve_workers, default=None, metavar="N",
+                   help="searches at once, as many more may wait; each holds up to ~200 MiB "
+                        f"(default: one per core, at most 4; at most {MAX_SERVE_WORKERS})")
     p.set_defaults(run=_run_serve)
     return parser
 
@@ -362,20 +326,24 @@ def _run_serve(args: argparse.Namespace) -> int:
         print(f"c4book serve: error: needs the serve extra (missing {error.name}): "
               "pip install 'c4book[serve]'", file=sys.stderr)
         return 1
-    return serve(_found(args.db), args.host, args.port, args.time, args.cors, args.workers)
+    return serve(_found(args.db), args.host, args.port, args.time, args.cors, args.workers,
+                 out=sys.stdout)
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from ..builder.driver import build
+    from ..builder.driver import BuildArgumentError, build
 
     if args.dry_run:
         from ..builder.dryrun import dry_run
 
-        dry_run(args.db, args.ply, args.root, sample=args.sample,
+        sample = DEFAULT_SAMPLE if args.sample is None else args.sample
+        dry_run(args.db, args.ply, args.root, sample=sample,
                 table_log2=min(args.table_log2, DEFAULT_TABLE_LOG2), progress=not args.no_progress,
                 out=sys.stdout, board=args.board)
         return 0
-
+    if args.sample is not None:
+        raise BuildArgumentError(f"--sample {args.sample} sizes a --dry-run's estimate; a build "
+                                 "searches every position: add --dry-run, or leave out --sample")
     summary = build(args.db, args.ply, args.root, address=args.address, workers=args.workers,
                     threads=args.threads, table_log2=args.table_log2, progress=not args.no_progress,
                     verbose=args.verbose, board=args.board)
@@ -390,25 +358,71 @@ def _run_solve(args: argparse.Namespace) -> int:
                        board=args.board)
 
 
+class OutputError(C4Error, OSError):
+    """The command's output cannot be written (a full disk, ``> /dev/full``)."""
+
+
+class _Output:
+    """stdout as a command writes it: a write that fails is an ``OutputError``."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+    def write(self, text: str) -> int:
+        return self._guarded(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guarded(self._stream.flush)
+
+    @staticmethod
+    def _guarded(call, *args):
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise   # the reader went away: main stops quietly
+        except OSError as error:
+            raise OutputError(f"cannot write the output: {error.strerror or error}") from None
+
+
+def one_line(message: object) -> str:
+    """A message on one line: a database's own may run over several."""
+    return "; ".join(line.strip() for line in str(message).splitlines() if line.strip())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     if not (sys.argv[1:] if argv is None else argv):
         parser.print_help(sys.stderr)  # a bare "c4book": show what there is
         return 2
     args = parser.parse_args(argv)
+    stdout = sys.stdout
+    sys.stdout = _Output(stdout)
     try:
-        return args.run(args) or 0
+        status = args.run(args) or 0
+        sys.stdout.flush()   # here, where a failure is one line, not at exit
+        return status
     except C4Error as error:
-        print(f"c4book {args.command}: error: {error}", file=sys.stderr)
+        print(f"c4book {args.command}: error: {one_line(error)}", file=sys.stderr)
+        if isinstance(error, OutputError):
+            _discard_output(stdout)
         return 1
     except KeyboardInterrupt:
         print(f"c4book {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # The reader went away (``c4book solve < big | head``): stop quietly,
-        # and keep Python from complaining again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # The reader went away (``c4book solve < big | head``): stop quietly.
+        _discard_output(stdout)
         return 141
+    finally:
+        sys.stdout = stdout
+
+
+def _discard_output(stdout) -> None:
+    """Keep Python from complaining again when it flushes stdout at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
 
 
 if __name__ == "__main__":

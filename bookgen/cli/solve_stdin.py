@@ -29,17 +29,19 @@ def solve_lines(lines: IO[str], out: IO[str], err: IO[str], *, weak: bool = Fals
         if not fields:
             continue
         moves = fields[0]
-        try:
+        try:   # (the writes stay outside: output that fails stops the command)
             position = Position.from_moves(moves, solver.board)
             if analyze:
                 scores = solver.analyze(position)
                 if weak:
                     scores = [None if s is None else (s > 0) - (s < 0) for s in scores]
-                out.write(f"{moves} {format_scores(scores)}\n")
+                answer = format_scores(scores)
             else:
-                out.write(f"{moves} {solver.solve(position, weak=weak)}\n")
+                answer = solver.solve(position, weak=weak)
         except C4Error as error:
             err.write(f"line {number}: {error}\n")
             status = 1
+        else:
+            out.write(f"{moves} {answer}\n")
         out.flush()
     return status

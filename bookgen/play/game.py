@@ -132,14 +132,20 @@ def _ask_column(position: Position, stdin: IO[str], out: IO[str]) -> int | None:
         if not line or line.strip().lower() in ("q", "quit", "exit"):
             return None
         text = line.strip()
+        number = text.lstrip("0") or "0"   # as int() reads it, without int(): 4,301 digits raise
         if not (text.isascii() and text.isdigit()):
-            out.write(f"{text!r} is not a column: type a number from 1 to {width}\n")
-        elif not 1 <= int(text) <= width:
-            out.write(f"there is no column {int(text)}: columns are 1 to {width}\n")
+            out.write(f"{_shown(text)!r} is not a column: type a number from 1 to {width}\n")
+        elif len(number) > 1 or not 1 <= int(number) <= width:
+            out.write(f"there is no column {_shown(number)}: columns are 1 to {width}\n")
         elif not position.can_play(int(text)):
             out.write(f"column {int(text)} is full: choose another\n")
         else:
             return int(text)
+
+
+def _shown(text: str) -> str:
+    """``text``, cut short if it is long enough to flood the terminal."""
+    return text if len(text) <= 20 else text[:20] + "..."
 
 
 DEFAULT_TIME = 10.0  # seconds per AI move outside the book

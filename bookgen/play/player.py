@@ -9,18 +9,34 @@ level (``bookgen.play.levels``).
 from __future__ import annotations
 
 import math
+import numbers
+import os
 import random
 import time
 from dataclasses import dataclass
 
 from solver import Board, Position
 from solver.bitboard import DEFAULT_TABLE_LOG2
-from solver.errors import BoardSizeError, GameOverError
+from solver.errors import ArgumentError, ArgumentTypeError, BoardSizeError, GameOverError
 
 from ..book.reader import Book, as_position
+from ..limits import MAX_NODE_BUDGET, MAX_TIME_BUDGET
 from .analysis import Analysis, analyze
 from .knowledge import Floors, book_bound, book_leaves
 from .levels import DEFAULT_LEVEL, get_level, level_move
+
+_BOOKISH = ("get", "get_many", "info", "board")   # what a player reads of its book
+
+
+def check_time_budget(seconds: float, name: str = "time_budget") -> float:
+    """``seconds`` if it is a number above 0 and at most ``MAX_TIME_BUDGET``; else an
+    ``ArgumentError`` naming ``name``."""
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) \
+            or not 0 < seconds <= MAX_TIME_BUDGET:
+        raise ArgumentError(f"{name} must be a number of seconds above 0 and at most "
+                            f"{MAX_TIME_BUDGET:g} (a day), got {seconds!r}")
+    return seconds
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -61,19 +77,26 @@ class Player:
     ``seed`` makes its choices reproducible.  ``threads`` (default: one per
     core) search an exact solve together; a budgeted search keeps to one.
     It plays the book's board, or without a book ``board`` (7x6 by default).
+    ``book`` may be a path (or URL): the player opens it (``player.book``).
     """
 
     def __init__(self, book: Book | None = None, time_budget: float | None = None,
                  table_log2: int | None = None, node_budget: int | None = None,
                  level: str = DEFAULT_LEVEL, seed: int | None = None,
                  threads: int | None = None, board: Board | str | None = None):
-        if time_budget is not None and not (math.isfinite(time_budget) and time_budget > 0):
-            raise ValueError(f"time_budget must be a positive number of seconds, "
-                             f"got {time_budget!r}")
+        if time_budget is not None:
+            time_budget = check_time_budget(time_budget)
         if node_budget is not None and (isinstance(node_budget, bool)
-                                        or not isinstance(node_budget, int) or node_budget < 1):
-            raise ValueError(f"node_budget must be a positive whole number of nodes, "
-                             f"got {node_budget!r}")
+                                        or not isinstance(node_budget, int)
+                                        or not 1 <= node_budget <= MAX_NODE_BUDGET):
+            raise ArgumentError(f"node_budget must be a positive whole number of nodes, at "
+                                f"most {MAX_NODE_BUDGET:.0e}, got {node_budget!r}")
+        if seed is not None and not isinstance(seed, (int, str, bytes)):
+            raise ArgumentTypeError(f"seed must be a whole number, a string or None, "
+                                    f"got {seed!r}")
+        path = isinstance(book, (str, os.PathLike))
+        if not path and book is not None and not all(hasattr(book, name) for name in _BOOKISH):
+            raise ArgumentTypeError(f"book must be a Book, a book's path or None, got {book!r}")
         if threads is not None:
             from solver.engine import (
                 check_threads,  # (the solver's modules load only if asked)
@@ -82,11 +105,13 @@ class Player:
             check_threads(threads)  # now, not at the first search
         self.level = get_level(level)
         self.threads = threads
-        self.book = book
         asked = None if board is None else Board.parse(board)
-        if book is not None and asked is not None and asked is not book.board:
+        if path:   # the player's own book, open while it plays
+            book = Book.open(book, board=asked)
+        elif book is not None and asked is not None and asked is not book.board:
             raise BoardSizeError(f"board {asked} is not the book's: {book.db!r} is of "
                                  f"{book.board}")
+        self.book = book
         self.board = book.board if book is not None else asked or Board()
         # Centre columns first (on 7x6: 4 3 5 2 6 1 7).
         self._centre_first = tuple(col + 1 for col in self.board.column_order)

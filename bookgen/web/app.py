@@ -32,9 +32,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from solver import STANDARD, Board, Position
-from solver.errors import IllegalMoveError
+from solver.errors import ArgumentError, IllegalMoveError
 
+from ..limits import MAX_SERVE_WORKERS
 from ..play.levels import DEFAULT_LEVEL, LEVELS, LevelError, get_level
+from ..play.player import check_time_budget
 from .explore import Explored, Explorer, SharedTable, dumps, finished_json, from_book
 from .fastpath import BookFastPath, pons_scores
 from .pool import LockedBook, PoolFullError, SolvePool
@@ -120,8 +122,11 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
     one; past that, 503.  ``cors``: the one origin allowed to call the API
     from a browser (default: none).
     """
-    if not (math.isfinite(cap) and cap > 0):
-        raise ValueError(f"cap must be a positive number of seconds, got {cap!r}")
+    check_time_budget(cap, "cap")
+    if isinstance(workers, bool) or not isinstance(workers, int) \
+            or not 1 <= workers <= MAX_SERVE_WORKERS:
+        raise ArgumentError(f"workers must be a whole number from 1 to {MAX_SERVE_WORKERS}, "
+                            f"got {workers!r}")
     shared = LockedBook(book)
     table = SharedTable(book.board)
     pool = SolvePool(lambda: Explorer(shared, cap, table.solver()), workers,

@@ -1,0 +1,111 @@
+"""What each option of ``c4book`` accepts: argparse types that refuse anything else with
+a message naming the text given, and the bounds (``bookgen.limits``) it is held to."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from solver.bitboard import ALLOWED, MAX_THREADS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
+from solver.errors import ArgumentError, BoardSizeError
+
+from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
+
+# Numbers as written in ASCII: int() and float() also read other scripts' digits ('٣' is 3).
+_INTEGER = re.compile(r"[+-]?[0-9]{1,30}")
+_DECIMAL = re.compile(r"[+-]?([0-9]{1,30}\.?[0-9]{0,30}|\.[0-9]{1,30})([eE][+-]?[0-9]{1,3})?")
+
+
+def _argument(text: str, convert, valid, wanted: str):
+    """``convert(text)`` if it parses and is ``valid``; else argparse's error, naming the text."""
+    try:
+        value = convert(text)
+    except ValueError:
+        value = None
+    if value is None or not valid(value):
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise argparse.ArgumentTypeError(f"{shown!r} is not {wanted}")
+    return value
+
+
+def _number(pattern: re.Pattern, kind):
+    """``kind(text)`` if ``text`` is a number written in ASCII digits, else ``None``."""
+    return lambda text: kind(text) if pattern.fullmatch(text.strip()) else None
+
+
+def whole(text: str) -> int:
+    """A whole number (a ply, a seed), of any sign: the command judges its range."""
+    return _argument(text, _number(_INTEGER, int), lambda v: True,
+                     "a whole number (digits 0-9)")
+
+
+def _count(text: str, low: int, high: int | None, what: str) -> int:
+    """A whole number from ``low`` to ``high`` (``None``: no bound) of ``what``."""
+    wanted = f"{low} or more" if high is None else f"{low} to {high}"
+    return _argument(text, _number(_INTEGER, int),
+                     lambda v: low <= v and (high is None or v <= high),
+                     f"{what}: give {wanted}")
+
+
+def seconds(text: str) -> float:
+    """A time budget: a positive number of seconds, at most a day (``MAX_TIME_BUDGET``)."""
+    return _argument(text, _number(_DECIMAL, float), lambda v: 0 < v <= MAX_TIME_BUDGET,
+                     f"a number of seconds above 0 and at most {MAX_TIME_BUDGET:g} (a day)")
+
+
+def search_threads(text: str) -> int:
+    """A thread count for one search: 1 to ``MAX_THREADS``."""
+    return _count(text, 1, MAX_THREADS, "a thread count")
+
+
+def serve_workers(text: str) -> int:
+    """The server's searches at once: 1 to ``MAX_SERVE_WORKERS``."""
+    return _count(text, 1, MAX_SERVE_WORKERS, "a number of searches at once")
+
+
+def positive(text: str) -> int:
+    """A count of workers or threads of a build: 1 or more (the cluster bounds it)."""
+    return _count(text, 1, None, "a count")
+
+
+def dry_run_sample(text: str) -> int:
+    """Positions a dry run solves for its estimate: 1 to ``MAX_SAMPLE``."""
+    return _count(text, 1, MAX_SAMPLE, "a sample size")
+
+
+def verify_sample(text: str) -> int:
+    """Frontier entries ``verify`` re-solves: 0 (none) to ``MAX_SAMPLE``."""
+    return _count(text, 0, MAX_SAMPLE, "a sample size")
+
+
+def table_log2(text: str) -> int:
+    """A transposition table size: log2 of its slots, in the range Solver accepts."""
+    return _argument(text, _number(_INTEGER, int),
+                     lambda v: TABLE_LOG2_MIN <= v <= TABLE_LOG2_MAX,
+                     f"a table size: give {TABLE_LOG2_MIN} to {TABLE_LOG2_MAX} "
+                     "(2**N slots of 8 bytes)")
+
+
+def board_size(text: str) -> Board:
+    """A board size, WxH."""
+    try:
+        return Board.parse(text)
+    except BoardSizeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a board c4book plays: {ALLOWED}") \
+            from None
+
+
+def port(text: str) -> int:
+    """A TCP port: 0 (any free one) to 65535."""
+    return _argument(text, _number(_INTEGER, int), lambda v: 0 <= v <= 65535,
+                     "a port: give 0 to 65535")
+
+
+def written_db(text: str) -> str:
+    """A book to write: a file or a database that outlives the command, not one in memory."""
+    from ..book.location import check_lasting
+
+    try:
+        return check_lasting(text)
+    except ArgumentError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
