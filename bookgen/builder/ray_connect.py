@@ -13,7 +13,9 @@ Two ways in:
 
 Ray's own log lines (its C++ core writes them straight to file descriptor 2)
 go to a log file unless ``verbose``; when something fails, the one-line error
-names that file.  Every failure is a ``RayStartError``.
+names that file.  Every failure is a ``RayStartError``.  A Ctrl-C or SIGTERM
+during the start stays the caller's (``interrupts``): Ray's own handlers would
+exit at once, leaving Ray processes behind.
 """
 
 from __future__ import annotations
@@ -57,13 +59,12 @@ def start_local(workers: int | None, *, verbose: bool = False) -> None:
     import ray
 
     _secure_local_ray()
-    with _ray_output(verbose) as log:
+    with _starting(verbose) as log:
         try:
             ray.init(address="local", num_cpus=workers or os.cpu_count(),
                      include_dashboard=False, log_to_driver=verbose,
                      logging_level="INFO" if verbose else "ERROR")
         except Exception as error:
-            _shutdown_quietly()
             raise RayStartError(
                 f"could not start Ray on this machine: {_first_line(error)}; check free space "
                 f"and permissions in {os.environ.get('RAY_TMPDIR') or tempfile.gettempdir()} "
@@ -85,14 +86,13 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
     client = target.startswith("ray://")
     if not client:
         _check_gcs(address, target, verbose)
-    with _ray_output(verbose) as log:
+    with _starting(verbose) as log:
         try:
             # Ship our own code to the cluster: workers read nothing from local files.
             ray.init(address=target, log_to_driver=verbose,
                      logging_level="INFO" if verbose else "ERROR",
                      runtime_env={"py_modules": [solver, bookgen]})
         except Exception as error:
-            _shutdown_quietly()
             raise _join_error(address, error, log, verbose) from None
 
 
@@ -233,7 +233,48 @@ def _join_error(address: str, error: Exception, log: str | None,
                          f"{_log_hint(log, verbose)}")
 
 
-# -- keeping Ray's output off the terminal -----------------------------------
+# -- around ray.init: its output, the signals, a start cut short --------------
+
+@contextmanager
+def _starting(verbose: bool):
+    """Around ``ray.init``: Ray's output kept off the terminal (``_ray_output``), the
+    caller's signal handlers kept, and a start cut short (a second Ctrl-C, a failure)
+    undone, so that no Ray process of it outlives the command."""
+    with _ray_output(verbose) as log, _keep_signal_handlers():
+        try:
+            yield log
+        except BaseException:
+            _shutdown_quietly()
+            raise
+
+
+@contextmanager
+def _keep_signal_handlers():
+    """Keep this process's SIGTERM handler through ``ray.init`` and ``ray.shutdown``.
+
+    ``ray.init`` installs Python handlers that exit at once (leaving the Ray
+    processes it was starting), and the driver's C++ core one that ``ray.shutdown``
+    resets to the default, so that a SIGTERM then kills the driver outright.  A
+    process with no handler of its own keeps Ray's.  Without the C++ handler, only
+    its stack trace is missing should the driver itself crash.
+    """
+    import signal
+
+    from ray._private import ray_constants, utils
+
+    install = getattr(utils, "set_sigterm_handler", None)
+    if not callable(signal.getsignal(signal.SIGTERM)) or install is None:
+        yield
+        return
+    crash_handler = getattr(ray_constants, "RAY_DISABLE_FAILURE_SIGNAL_HANDLER", False)
+    ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True   # read as the core worker starts
+    utils.set_sigterm_handler = lambda handler: None
+    try:
+        yield
+    finally:
+        utils.set_sigterm_handler = install
+        ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = crash_handler
+
 
 @contextmanager
 def _ray_output(verbose: bool):

@@ -125,8 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "Only the last ply is searched, on Ray workers; shallower plies follow "
                     "from their children. A book that already holds the ply above grows "
                     "cheaply: its entries bound each new position's score before the search. "
-                    "Rerunning the same command resumes; Ctrl-C stops "
-                    "cleanly, keeping every finished batch.")
+                    "Rerunning the same command resumes. Ctrl-C or SIGTERM stops cleanly in "
+                    "any step, keeping every finished batch, and exits 130 (Ctrl-C) or 143 "
+                    "(SIGTERM); a failure exits 1.")
     p.add_argument("--ply", type=int, required=True, help="last ply (stones on the board) to cover")
     p.add_argument("--root", default="", help="moves of the starting position (default: empty board)")
     _add_db(p, writes=True)
