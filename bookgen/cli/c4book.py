@@ -133,8 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(p, writes=True)
     _add_board(p, "of a new book; default 7x6. A book keeps the board it was made with")
     p.add_argument("--address", default=None,
-                   help="Ray cluster to join: 'auto', HOST:PORT or ray://HOST:PORT "
-                        "(default: start a local Ray on this machine's cores)")
+                   help="Ray cluster to join: 'auto', HOST:PORT, or ray://HOST:PORT (Ray "
+                        "Client: needs pip install 'c4book[cluster]' here and on the head); "
+                        "default: start a local Ray on this machine's cores")
     p.add_argument("--workers", type=int, default=None,
                    help="positions solved at once (default: every CPU of the Ray cluster)")
     p.add_argument("--threads", type=int, default=None,
