@@ -21,6 +21,14 @@ def test_the_first_signal_asks_the_second_interrupts(signum, status):
     assert {s: signal.getsignal(s) for s in before} == before   # put back as they were
 
 
+def test_check_raises_only_once_a_stop_was_asked():
+    with graceful_interrupts() as stop:
+        stop.check()
+        os.kill(os.getpid(), signal.SIGTERM)
+        with pytest.raises(KeyboardInterrupt):
+            stop.check()
+
+
 def test_arm_takes_the_handlers_back_from_whoever_replaced_them():
     with graceful_interrupts() as stop:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)   # as ray.init installs its own

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from contextlib import closing
+from contextlib import closing, contextmanager
 
 import pytest
 
@@ -145,21 +145,28 @@ def test_a_local_build_prints_nothing_from_ray(tmp_path):
     assert not ray_home.exists(), sorted(p.name for p in ray_home.rglob("*"))
 
 
-@pytest.fixture(scope="module")
-def token_cluster():
-    """A real one-node Ray cluster that requires a token, in its own process."""
+@contextmanager
+def ray_head(**head_args):
+    """A real one-node Ray cluster that requires a token, in its own process, started
+    with ``head_args`` too: its GCS address and token."""
     token = "c4book-test-" + os.urandom(8).hex()
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}
-    with serving("""
+    with serving(f"""
             import sys
             from ray.cluster_utils import Cluster
-            cluster = Cluster(initialize_head=True,
-                              head_node_args={"num_cpus": 1, "include_dashboard": False})
+            cluster = Cluster(initialize_head=True, head_node_args={{
+                "num_cpus": 1, "include_dashboard": False, **{head_args!r}}})
             print(cluster.address, flush=True)
             sys.stdin.read()
             cluster.shutdown()
             """, env) as head:
         yield head.first_line, token
+
+
+@pytest.fixture(scope="module")
+def token_cluster():
+    with ray_head() as head:
+        yield head
 
 
 def test_a_cluster_wanting_a_token_says_so(token_cluster, tmp_path):
@@ -218,3 +225,81 @@ def test_a_book_of_another_board_builds_on_the_cluster(token_cluster, tmp_path, 
     finally:
         remote.close()
         local.close()
+
+
+# -- ray:// (Ray Client): the cluster extra ----------------------------------------------
+
+def has_ray_client() -> bool:
+    try:
+        import grpc  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def usual_gcs_port_free() -> bool:
+    from ray._private.ray_constants import DEFAULT_PORT
+
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", DEFAULT_PORT)) != 0
+
+
+@pytest.mark.skipif(has_ray_client(), reason="Ray Client (the cluster extra) is installed here")
+def test_ray_client_missing_here_names_the_extra(token_cluster, tmp_path):
+    """``pip install -e .`` brings no grpc: a ray:// address where a gRPC server answers
+    is refused at once, naming the extra."""
+    address = f"ray://{token_cluster[0]}"
+    result, seconds = c4book_build(str(tmp_path / "new.db"), "--ply", "9", "--address", address)
+    line = one_line_error(result)
+    assert f"--address {address} needs Ray Client, which this Python lacks" in line
+    assert "grpc" in line and "pip install 'c4book[cluster]'" in line
+    assert seconds < FAIL_WITHIN
+
+
+def test_a_head_without_a_client_server_is_told_from_no_cluster(tmp_path):
+    """A head started without ray[client] opens no client server at 10001: the error says
+    that a head answers, and which extra it lacks, not that no cluster runs."""
+    from ray._private.ray_constants import DEFAULT_PORT
+
+    if not usual_gcs_port_free():
+        pytest.skip(f"port {DEFAULT_PORT} is taken on this machine")
+    client = f"ray://127.0.0.1:{free_port()}"
+    result, _ = c4book_build(str(tmp_path / "none.db"), "--ply", "9", "--address", client)
+    line = one_line_error(result)
+    assert f"no Ray cluster answers at {client} (connection refused)" in line
+    assert "pip install 'c4book[cluster]'" in line and "opens no Ray Client server" in line
+
+    with ray_head(gcs_server_port=DEFAULT_PORT):
+        result, seconds = c4book_build(str(tmp_path / "head.db"), "--ply", "9",
+                                       "--address", client)
+    line = one_line_error(result)
+    assert f"a Ray head answers at 127.0.0.1:{DEFAULT_PORT}, but no Ray Client server at " \
+           f"{client} (connection refused)" in line
+    assert "pip install 'c4book[cluster]'" in line and "ray start --head" in line
+    assert seconds < FAIL_WITHIN
+
+
+@pytest.mark.skipif(not has_ray_client(), reason="needs Ray Client: pip install -e '.[cluster]'")
+def test_with_the_cluster_extra_a_ray_client_build_runs(tmp_path):
+    port = free_port()
+    with ray_head(ray_client_server_port=port) as (_, token):
+        result, _ = c4book_build(str(tmp_path / "client.db"), "--ply", "9",
+                                 "--address", f"ray://127.0.0.1:{port}",
+                                 env={"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
+                                 timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "searched 6 frontier positions" in result.stderr
+
+
+def test_a_failed_join_leaves_no_log_it_does_not_name(token_cluster, tmp_path):
+    """Each start sends Ray's output to a /tmp/c4book-ray-*.log: kept only when the error
+    names it (a refused token's error does not)."""
+    logs = tmp_path / "tmp"
+    logs.mkdir()
+    env = {k: None for k in os.environ if k.startswith("RAY_AUTH")}
+    env.update(TMPDIR=str(logs), HOME=str(tmp_path), RAY_AUTH_MODE="token",
+               RAY_AUTH_TOKEN="not-the-token")
+    result, _ = c4book_build(str(tmp_path / "new.db"), "--ply", "9", "--address",
+                             token_cluster[0], env=env)
+    assert "refused this machine's token" in one_line_error(result)
+    assert list(logs.glob("c4book-ray-*")) == []

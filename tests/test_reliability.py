@@ -56,15 +56,20 @@ def build_command(path: str) -> list[str]:
             "--workers", "2", "--table-log2", "20", "--no-progress"]
 
 
-def wait_for_rows(path: str, at_least: int = 1, timeout: float = 120,
-                  count_rows=frontier_rows) -> int:
+def wait_until(condition, what: str, timeout: float = 120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        count = count_rows(path)
-        if count >= at_least:
-            return count
-        time.sleep(0.2)
-    raise AssertionError(f"no progress in {path} after {timeout} s")
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"{what}: not after {timeout} s")
+
+
+def wait_for_rows(path: str, at_least: int = 1, timeout: float = 120,
+                  count_rows=frontier_rows) -> int:
+    return wait_until(lambda: (count := count_rows(path)) >= at_least and count,
+                      f"{at_least} frontier positions in {path}", timeout)
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +121,67 @@ def solving_workers() -> list[int]:
     return pids
 
 
+MARK = "C4BOOK_TEST_BUILD"   # in one test build's environment, and so in its Ray processes'
+
+
+def start_marked(args: list[str]) -> tuple[subprocess.Popen, str]:
+    """``args`` as a process of its own, with a marker no other process on this machine has."""
+    marker = os.urandom(8).hex()
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, MARK: marker})
+    return process, marker
+
+
+def ray_processes(marker: str, driver: subprocess.Popen) -> dict[int, str]:
+    """``{pid: command}`` of the live processes that the build holding ``marker`` started
+    (``driver``, left out): each inherits its environment, also once it outlives the
+    driver; other builds' and other tests' Ray processes never do."""
+    wanted = f"{MARK}={marker}".encode()
+    found = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and int(proc.name) != driver.pid:
+            try:
+                if wanted in (proc / "environ").read_bytes().split(b"\0"):
+                    found[int(proc.name)] = (proc / "cmdline").read_bytes().split(b"\0")[0] \
+                        .decode(errors="replace")
+            except OSError:
+                pass   # gone meanwhile, or a zombie
+    return found
+
+
+def lock_rows(path: str) -> int:
+    """The build lock's rows in the book (0 while there is no book yet)."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as conn:
+            return conn.execute("SELECT count(*) FROM meta WHERE name LIKE 'build_lock%'"
+                                ).fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def assert_stopped_cleanly(driver: subprocess.Popen, marker: str, path: str,
+                           signum: int) -> str:
+    """The build stopped by ``signum`` exits 128 + it, with its report and how to resume,
+    releases its lock, folds its log back, leaves a book that opens, and no Ray process
+    of its own behind.  Its stderr."""
+    _, err = driver.communicate(timeout=120)
+    assert driver.returncode == 128 + signum, err
+    assert f"stopped early by {signal.Signals(signum).name}: every finished batch is saved; " \
+           "run the same command again to resume" in err
+    assert err.startswith("book ") and "Traceback" not in err and "received" not in err, err
+    assert lock_rows(path) == 0
+    assert not Path(path + "-wal").exists()
+    with Book.open(path):
+        pass
+    try:
+        # ray.shutdown stops its processes without waiting for them: give them seconds.
+        wait_until(lambda: not ray_processes(marker, driver), "Ray processes left", 20)
+    finally:
+        for pid in ray_processes(marker, driver):   # never left for the next test
+            os.kill(pid, signal.SIGKILL)
+    return err
+
+
 def test_worker_killed_mid_batch_is_retried(clean_book, tmp_path, ray_session):
     path = str(tmp_path / "killed.db")
     killed = []
@@ -159,14 +225,10 @@ def test_driver_killed_leaves_a_sound_book_and_resumes_without_resolving(clean_b
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(clean_book, tmp_path):
     path = str(tmp_path / "sigint.db")
     args = build_command(path)
-    driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    driver, marker = start_marked(args)
     wait_for_rows(path, at_least=1)
     driver.send_signal(signal.SIGINT)
-    _, err = driver.communicate(timeout=60)
-    assert driver.returncode == 130
-    assert "stopped early" in err and "run the same command again to resume" in err
-    assert "Traceback" not in err
-    assert not Path(path + "-wal").exists()  # the log was folded back: one file
+    assert_stopped_cleanly(driver, marker, path, signal.SIGINT)   # 130, the log folded back
 
     rerun = subprocess.run(args, capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr
@@ -184,13 +246,73 @@ def test_sigterm_after_a_resume_fails_the_run_and_counts_what_was_stored(clean_b
     first.communicate(timeout=60)
     stored = frontier_rows(path)
     assert 1 <= stored < 1762
-    second = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    second, marker = start_marked(args)
     wait_for_rows(path, at_least=stored + 1)
     second.send_signal(signal.SIGTERM)
-    _, err = second.communicate(timeout=60)
-    assert second.returncode == 143, err
-    assert "stopped early by SIGTERM" in err and "Traceback" not in err
+    err = assert_stopped_cleanly(second, marker, path, signal.SIGTERM)
     assert f"({stored:,} already stored)" in err
+
+
+# -- a build stopped by a signal, in each of its steps ----------------------------------
+
+def test_a_stop_while_listing_never_starts_ray(tmp_path):
+    """A new book from the empty board to ply 11: seconds of listing, which a SIGTERM
+    cuts short before any Ray starts."""
+    path = str(tmp_path / "listing.db")
+    driver, marker = start_marked([C4BOOK, "build", "--ply", "11", "--db", path,
+                                   "--no-progress", "--table-log2", "20"])
+    wait_until(lambda: lock_rows(path), "the build's lock")   # it lists next
+    driver.send_signal(signal.SIGTERM)
+    started_ray = False
+    while driver.poll() is None:
+        started_ray |= bool(ray_processes(marker, driver))
+        time.sleep(0.05)
+    err = assert_stopped_cleanly(driver, marker, path, signal.SIGTERM)
+    assert not started_ray and "wall by phase: list" in err and ", start " not in err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_while_ray_starts_shuts_it_down(tmp_path, signum):
+    """Ray's start once let SIGTERM exit at once (status 15, no report) and left Ray's
+    agents running."""
+    path = str(tmp_path / "starting.db")
+    driver, marker = start_marked(build_command(path))
+    wait_until(lambda: any("raylet" in c for c in ray_processes(marker, driver).values()),
+               "Ray starting")
+    driver.send_signal(signum)
+    err = assert_stopped_cleanly(driver, marker, path, signum)
+    assert "searched 0 frontier positions" in err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_after_the_search_seals_and_derives_nothing_half(clean_book, tmp_path, signum):
+    """After the frontier, Ray shut down, the driver seals and derives: a SIGTERM there once
+    killed it outright (its lock row and -wal left).  A reader's write lock holds the driver
+    at its first write after Ray (a few milliseconds of sealing, else) while the signal comes."""
+    path = str(tmp_path / "sealing.db")
+    args = build_command(path)
+    driver, marker = start_marked(args)
+    wait_for_rows(path, at_least=1762, count_rows=frontier_solved)
+    reader = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        reader.execute("BEGIN IMMEDIATE")
+        wait_until(lambda: not ray_processes(marker, driver), "Ray shut down", 30)
+        assert driver.poll() is None   # waiting to write, past Ray
+        driver.send_signal(signum)
+        time.sleep(0.5)
+    finally:
+        reader.close()   # the lock and the connection go at once: an open one keeps the -wal
+    err = assert_stopped_cleanly(driver, marker, path, signum)
+    assert "searched 1,762 frontier positions" in err
+
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    assert entries(path) == entries(clean_book)
+
+def test_build_help_names_the_exit_statuses():
+    shown = subprocess.run([C4BOOK, "build", "--help"], capture_output=True, text=True,
+                           timeout=60).stdout
+    assert "exits 130 (Ctrl-C) or 143 (SIGTERM); a failure exits 1" in " ".join(shown.split())
 
 
 def test_a_reader_holding_a_lock_makes_the_build_wait(clean_book, tmp_path, ray_session):

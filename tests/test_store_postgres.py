@@ -18,10 +18,12 @@ from sqlalchemy import create_engine, text
 
 from bookgen import Book
 from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
+from bookgen.book.schema import BookNotFoundError
+from bookgen.book.store import existing_meta
 from bookgen.book.upgrade import run_pack
 from bookgen.builder.verify import verify
 from bookgen.builder.driver import build
-from conftest import SMALL_ROOT, book_moves, entries
+from conftest import SMALL_ROOT, book_moves, c4book_command, entries
 
 PLY = 11
 PORT = 55439
@@ -140,3 +142,25 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
 
     report = verify(postgres_url, sample=20, progress=False)
     assert report.ok, report.problems
+
+
+def test_a_missing_database_is_named_with_how_to_create_it(postgres_url):
+    """Once said to be 'damaged or not a database': the server has no database of that
+    name, and c4book makes tables, not databases."""
+    url = postgres_url.replace("/postgres?", "/c4book_missing?")
+    with pytest.raises(BookNotFoundError, match="PostgreSQL has no database 'c4book_missing' "
+                                                ".*create it first with `createdb c4book_missing`"):
+        Book.open(url)
+    result = subprocess.run([*c4book_command(), "build", "--ply", "9", "--db", url],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert result.stderr.startswith("c4book build: error: PostgreSQL has no database "
+                                    "'c4book_missing'") and result.stderr.count("\n") == 1
+
+    server = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    try:
+        with server.connect() as conn:
+            conn.execute(text("CREATE DATABASE c4book_missing"))
+    finally:
+        server.dispose()
+    assert existing_meta(url) is None   # created: an empty database, where a build makes one

@@ -204,6 +204,7 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
     except DatabaseError as error:
         if isinstance(error, OperationalError) and "locked" in str(error):
             raise BookError(f"{db!r} is locked by another process") from None
+        _check_database_exists(engine, db, error)
         raise CorruptBookError(f"{db!r} is damaged or not a database: {error.orig}") from None
     if meta.get("format") != FORMAT:
         raise NotABookError(f"{db!r} is a database but not a c4book book")
@@ -222,6 +223,17 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
                             f"leave out --board, or give {found}")
     _check_root(meta, db, found)
     return meta
+
+
+def _check_database_exists(engine: Engine, db: str, error: DatabaseError) -> None:
+    """A PostgreSQL server that has no database of the URL's name: said as that (a build
+    makes a book's tables, never the database)."""
+    name = engine.url.database
+    if engine.dialect.name == "postgresql" and f'database "{name}" does not exist' in str(error):
+        raise BookNotFoundError(
+            f"PostgreSQL has no database {name!r} at {db!r}: create it first with "
+            f"`createdb {name}` (with the URL's host, port and user); c4book makes the "
+            "tables, not the database") from None
 
 
 def _check_root(meta: dict[str, str], db: str, board: Board) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import time
 from typing import IO
 
@@ -95,23 +94,27 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
         raise BuildArgumentError(f"--table-log2 must be between {TABLE_LOG2_MIN} and "
                                  f"{TABLE_LOG2_MAX}, got {table_log2}")
     started = time.perf_counter()
-    store = BookStore(db, root, root_position.canonical_key, board=root_position.board)
     summary = BuildSummary(root=root, ply=ply, db=db, board=str(root_position.board))
-    discard = False
-    try:
-        # Refuses at once while another live build holds this book.
-        with BuildLock(store.engine, db), graceful_interrupts() as stop:
-            _build(store, root_position, ply, summary, address, workers, threads, table_log2,
-                   progress, stop, verbose)
-    except (RayStartError, BuildArgumentError):
-        discard = store.created  # nothing was searched: a book this run made goes again
-        raise
-    finally:
-        store.close()
-        if discard:
-            _remove_new_book(db)
-    summary.wall_seconds = time.perf_counter() - started
-    print(summary.report(), file=out)
+    # From the book's first write to the report: a signal in any step is a clean stop.
+    with graceful_interrupts() as stop:
+        store = BookStore(db, root, root_position.canonical_key, board=root_position.board)
+        discard = False
+        try:
+            # Refuses at once while another live build holds this book.
+            with BuildLock(store.engine, db):
+                _build(store, root_position, ply, summary, address, workers, threads,
+                       table_log2, progress, stop, verbose)
+        except (RayStartError, BuildArgumentError):
+            discard = store.created  # nothing was searched: a book this run made goes again
+            raise
+        finally:
+            store.close()
+            if discard:
+                _remove_new_book(db)
+        if stop.is_set():   # also when it came during the last step: the run was stopped
+            summary.interrupted, summary.stopped_by = True, stop.signal
+        summary.wall_seconds = time.perf_counter() - started
+        print(summary.report(), file=out)
     return summary
 
 
@@ -132,10 +135,12 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                 total, stored = frontier.count()   # the progress bar's total, from the start
             # Known now, so that a build stopped early reports them too.
             summary.already_stored, summary.frontier = stored, total
+            stop.check()   # stopped while listing: no Ray to start
             with timed(timings, "start"):
                 owned = ray_connect.connect(address, workers, verbose=verbose)
-                stop.arm()   # ray.init installs a SIGTERM handler of its own
+                stop.arm()   # in case this Ray's handlers got past ray_connect
             try:
+                stop.check()   # stopped while Ray started: shut down below
                 with timed(timings, "start"):
                     largest = max(cluster.node_cpus())
                     if threads is not None and threads > largest:
@@ -147,6 +152,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                     summary.layout = describe(plan, table_log2)
                     summary.solvers = plan.solvers
                     warm_up_workers(plan, table_log2, store.board)
+                stop.check()
                 with timed(timings, "frontier"):
                     parents = store.entries_above(ply) if ply > root_position.ply else None
                     solve_missing(store, frontier, first, summary, plan, table_log2,
@@ -156,7 +162,9 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                 if owned:
                     import ray
                     ray.shutdown()
+                    stop.arm()   # its C++ core can leave SIGTERM at the default: death
         summary.already_stored, summary.frontier = frontier.stored, frontier.total
+        stop.check()   # before sealing the frontier
         store.mark_complete(ply)
         store.pack_rows(ply)   # the frontier, sealed whole with its best moves
         with timed(timings, "derive"):
@@ -164,6 +172,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
             known = _sorted_scores(ply, solved) if not frontier.stored else None
             del solved
             _derive_shallower(store, levels, ply, summary, progress, stop, known)
+        stop.check()
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
         reclaim_space(store.engine)   # the pages of the rows the seals dropped
     except KeyboardInterrupt:
@@ -199,7 +208,7 @@ def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]
 
 
 def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
-                      summary: BuildSummary, progress: bool, stop: threading.Event,
+                      summary: BuildSummary, progress: bool, stop: StopRequest,
                       known: tuple | None = None) -> None:
     """Score plies ply-1 .. root from their children, deepest first, each sealed whole.
 
@@ -219,8 +228,7 @@ def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
                                            else (p + 1, *store.scores_at(p + 1)))
             scores = []
             for start in range(0, len(parents), DERIVE_CHUNK):
-                if stop.is_set():
-                    raise KeyboardInterrupt
+                stop.check()
                 entries = derive(parents[start:start + DERIVE_CHUNK], child_keys, child_scores,
                                  board=store.board)
                 scores.append(entries.scores)

@@ -1,13 +1,16 @@
 """Stopping a build cleanly: Ctrl-C or SIGTERM becomes a request the driver honours.
 
-``timeout``, a cluster scheduler or the end of a login session stop a build
-with SIGTERM; a terminal with Ctrl-C (SIGINT).  Either way the first signal
-only sets a flag, which the driver checks between batches: what is solved
-gets written, the report says how to resume, and the exit status is 128 +
-the signal's number.  A second signal interrupts at once.
+``timeout``, a cluster scheduler, ``ray job stop`` or the end of a login
+session stop a build with SIGTERM; a terminal with Ctrl-C (SIGINT).  Either
+way the first signal only sets a flag, which the driver checks between steps
+(listing, starting Ray, each batch, each derived chunk, each sealed ply):
+what is solved gets written, Ray is shut down, the lock released, the report
+says how to resume, and the exit status is 128 + the signal's number (130,
+143), whichever step it came in.  A second signal interrupts at once.
 
-``ray.init`` installs Ray's own SIGTERM handler in the driver (it prints a
-C++ stack dump and exits), so the handlers are armed again once Ray is up.
+Ray installs SIGTERM handlers of its own (``ray.init``'s exits at once);
+``ray_connect`` keeps them out, and the handlers are armed again once Ray is
+up and after it shut down all the same.
 """
 
 from __future__ import annotations
@@ -31,6 +34,11 @@ class StopRequest(threading.Event):
         if threading.current_thread() is threading.main_thread():
             for number in SIGNALS:
                 signal.signal(number, self._on_signal)
+
+    def check(self) -> None:
+        """Raise ``KeyboardInterrupt`` if a stop was requested: called between steps."""
+        if self.is_set():
+            raise KeyboardInterrupt
 
     def _on_signal(self, signum, frame) -> None:
         if self.is_set():

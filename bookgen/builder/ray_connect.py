@@ -9,11 +9,15 @@ Two ways in:
   retries a wrong address for minutes), the address is probed: a TCP
   connection, an HTTP/2 greeting (Ray speaks gRPC), then a GCS client that
   also tells a missing token apart.  Each probe is bounded, so a wrong
-  address fails in seconds.
+  address fails in seconds.  A ``ray://`` address (Ray Client) also needs
+  ``grpc`` here and a client server on the head, which Ray opens only where
+  ``ray[client]`` is installed: the ``cluster`` extra.
 
 Ray's own log lines (its C++ core writes them straight to file descriptor 2)
 go to a log file unless ``verbose``; when something fails, the one-line error
-names that file.  Every failure is a ``RayStartError``.
+names that file, and the file is kept only then.  Every failure is a
+``RayStartError``.  A Ctrl-C or SIGTERM during the start stays the caller's
+(``interrupts``): Ray's own handlers would exit at once, leaving Ray processes behind.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from solver.errors import C4Error
 
 PROBE_SECONDS = 5.0
 CLUSTER_HELP = "see 'On a multi-node Ray cluster' in the README"
+CLUSTER_EXTRA = "pip install 'c4book[cluster]'"   # Ray Client and the Jobs API
 # An HTTP/2 client's opening bytes and an empty SETTINGS frame: a gRPC server
 # answers with a SETTINGS frame (type 4) of its own.
 _HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
@@ -57,13 +62,12 @@ def start_local(workers: int | None, *, verbose: bool = False) -> None:
     import ray
 
     _secure_local_ray()
-    with _ray_output(verbose) as log:
+    with _starting(verbose) as log:
         try:
             ray.init(address="local", num_cpus=workers or os.cpu_count(),
                      include_dashboard=False, log_to_driver=verbose,
                      logging_level="INFO" if verbose else "ERROR")
         except Exception as error:
-            _shutdown_quietly()
             raise RayStartError(
                 f"could not start Ray on this machine: {_first_line(error)}; check free space "
                 f"and permissions in {os.environ.get('RAY_TMPDIR') or tempfile.gettempdir()} "
@@ -81,18 +85,22 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
     from .cluster import check_address
 
     target = _resolve(check_address(address))
-    _check_answers(address, target)
-    client = target.startswith("ray://")
-    if not client:
+    why = _no_answer(target)
+    if target.startswith("ray://"):
+        _check_client(address, target, why)
+    elif why:
+        raise _no_cluster(address, why)
+    else:
         _check_gcs(address, target, verbose)
-    with _ray_output(verbose) as log:
+    with _starting(verbose) as log:
         try:
             # Ship our own code to the cluster: workers read nothing from local files.
+            # As folders: Ray Client pickles the runtime env, and a module will not pickle.
             ray.init(address=target, log_to_driver=verbose,
                      logging_level="INFO" if verbose else "ERROR",
-                     runtime_env={"py_modules": [solver, bookgen]})
+                     runtime_env={"py_modules": [os.path.dirname(package.__file__)
+                                                 for package in (solver, bookgen)]})
         except Exception as error:
-            _shutdown_quietly()
             raise _join_error(address, error, log, verbose) from None
 
 
@@ -157,30 +165,63 @@ def _host_port(target: str) -> tuple[str, int]:
 
 
 def _no_cluster(address: str, why: str) -> RayStartError:
+    start = "`ray start --head`"
+    if address.startswith("ray://"):
+        start += f" on a head with the cluster extra ({CLUSTER_EXTRA}: without it Ray " \
+                 "opens no Ray Client server)"
     return RayStartError(f"no Ray cluster answers at {address} ({why}); start one with "
-                         f"`ray start --head`, or check the address ({CLUSTER_HELP})")
+                         f"{start}, or check the address ({CLUSTER_HELP})")
 
 
-def _check_answers(address: str, target: str) -> None:
-    """Something listens at ``target`` and greets like a gRPC server; within seconds."""
+def _no_answer(target: str) -> str | None:
+    """Why nothing at ``target`` greets like a gRPC server (None: something does);
+    within seconds."""
     host, port = _host_port(target)
     try:
         with socket.create_connection((host, port), timeout=PROBE_SECONDS) as sock:
             if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
-                return  # a TLS handshake would come first: leave the rest to Ray
+                return None  # a TLS handshake would come first: leave the rest to Ray
             sock.settimeout(PROBE_SECONDS)
             sock.sendall(_HTTP2_PREFACE)
             header = _read_exactly(sock, 9)
     except socket.gaierror:
-        raise _no_cluster(address, f"unknown host {host!r}") from None
+        return f"unknown host {host!r}"
     except (TimeoutError, socket.timeout):
-        raise _no_cluster(address, f"no answer within {PROBE_SECONDS:.0f} s") from None
+        return f"no answer within {PROBE_SECONDS:.0f} s"
     except ConnectionRefusedError:
-        raise _no_cluster(address, "connection refused") from None
+        return "connection refused"
     except OSError as error:
-        raise _no_cluster(address, error.strerror or str(error)) from None
+        return error.strerror or str(error)
     if len(header) < 9 or header[3] != _SETTINGS_FRAME:
-        raise _no_cluster(address, "something else listens on that port")
+        return "something else listens on that port"
+    return None
+
+
+def _check_client(address: str, target: str, why: str | None) -> None:
+    """A ``ray://`` address: a client server answers there, and this Python has Ray
+    Client.  Where none answers, a head answering at the GCS's usual port is a cluster
+    started without the extra, which opens no client server: said apart from no cluster."""
+    from ray._private.ray_constants import DEFAULT_PORT
+
+    try:
+        import grpc  # noqa: F401  (what Ray Client needs, and ``pip install -e .`` lacks)
+        missing = None
+    except ImportError as error:
+        missing = error
+    if why:
+        host, _ = _host_port(target)
+        head = f"{host}:{DEFAULT_PORT}"
+        if _no_answer(head) is not None:
+            raise _no_cluster(address, why)
+        where = "the head node" + (" and here" if missing else "")
+        raise RayStartError(
+            f"a Ray head answers at {head}, but no Ray Client server at {address} ({why}): "
+            f"Ray opens one only where ray[client] is installed; on {where} run "
+            f"{CLUSTER_EXTRA}, then restart the head (`ray stop`, `ray start --head`), or "
+            f"run the build on a node of the cluster with --address {head} ({CLUSTER_HELP})")
+    if missing is not None:
+        raise RayStartError(f"--address {address} needs Ray Client, which this Python lacks "
+                            f"({missing}): {CLUSTER_EXTRA} ({CLUSTER_HELP})")
 
 
 def _read_exactly(sock: socket.socket, size: int) -> bytes:
@@ -233,14 +274,56 @@ def _join_error(address: str, error: Exception, log: str | None,
                          f"{_log_hint(log, verbose)}")
 
 
-# -- keeping Ray's output off the terminal -----------------------------------
+# -- around ray.init: its output, the signals, a start cut short --------------
+
+@contextmanager
+def _starting(verbose: bool):
+    """Around ``ray.init``: Ray's output kept off the terminal (``_ray_output``), the
+    caller's signal handlers kept, and a start cut short (a second Ctrl-C, a failure)
+    undone, so that no Ray process of it outlives the command."""
+    with _ray_output(verbose) as log, _keep_signal_handlers():
+        try:
+            yield log
+        except BaseException:
+            _shutdown_quietly()
+            raise
+
+
+@contextmanager
+def _keep_signal_handlers():
+    """Keep this process's SIGTERM handler through ``ray.init`` and ``ray.shutdown``.
+
+    ``ray.init`` installs Python handlers that exit at once (leaving the Ray
+    processes it was starting), and the driver's C++ core one that ``ray.shutdown``
+    resets to the default, so that a SIGTERM then kills the driver outright.  A
+    process with no handler of its own keeps Ray's.  Without the C++ handler, only
+    its stack trace is missing should the driver itself crash.
+    """
+    import signal
+
+    from ray._private import ray_constants, utils
+
+    install = getattr(utils, "set_sigterm_handler", None)
+    if not callable(signal.getsignal(signal.SIGTERM)) or install is None:
+        yield
+        return
+    crash_handler = getattr(ray_constants, "RAY_DISABLE_FAILURE_SIGNAL_HANDLER", False)
+    ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True   # read as the core worker starts
+    utils.set_sigterm_handler = lambda handler: None
+    try:
+        yield
+    finally:
+        utils.set_sigterm_handler = install
+        ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = crash_handler
+
 
 @contextmanager
 def _ray_output(verbose: bool):
     """Send file descriptor 2 to a log file for the duration, unless ``verbose``.
 
-    Yields the log's path (``None`` when verbose).  The log is removed when
-    nothing went wrong, and kept for the error message otherwise.
+    Yields the log's path (``None`` when verbose).  The log is kept only when
+    the error that ends the block names it (``_log_hint``): else no one would
+    know it is there.
     """
     if verbose:
         yield None
@@ -250,15 +333,17 @@ def _ray_output(verbose: bool):
     saved = os.dup(2)
     os.dup2(fd, 2)
     os.close(fd)
-    failed = True
+    named = False
     try:
         yield path
-        failed = False
+    except BaseException as error:
+        named = path in str(error)
+        raise
     finally:
         sys.stderr.flush()
         os.dup2(saved, 2)
         os.close(saved)
-        if not failed or os.path.getsize(path) == 0:
+        if not named:
             os.unlink(path)
 
 

@@ -84,16 +84,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "Only the last ply is searched, on Ray workers; shallower plies follow "
                     "from their children. A book that already holds the ply above grows "
                     "cheaply: its entries bound each new position's score before the search. "
-                    "Rerunning the same command resumes; Ctrl-C stops "
-                    "cleanly, keeping every finished batch.")
+                    "Rerunning the same command resumes. Ctrl-C or SIGTERM stops cleanly in "
+                    "any step, keeping every finished batch, and exits 130 (Ctrl-C) or 143 "
+                    "(SIGTERM); a failure exits 1.")
     p.add_argument("--ply", type=whole, required=True,
                    help="last ply (stones on the board) to cover")
     p.add_argument("--root", default="", help="moves of the starting position (default: empty board)")
     _add_db(p, writes=True)
     _add_board(p, "of a new book; default 7x6. A book keeps the board it was made with")
     p.add_argument("--address", default=None,
-                   help="Ray cluster to join: 'auto', HOST:PORT or ray://HOST:PORT "
-                        "(default: start a local Ray on this machine's cores)")
+                   help="Ray cluster to join: 'auto', HOST:PORT, or ray://HOST:PORT (Ray "
+                        "Client: needs pip install 'c4book[cluster]' here and on the head); "
+                        "default: start a local Ray on this machine's cores")
     p.add_argument("--workers", type=positive, default=None,
                    help="positions solved at once (default: every CPU of the Ray cluster)")
     p.add_argument("--threads", type=positive, default=None,
