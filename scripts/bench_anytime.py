@@ -22,6 +22,8 @@ import statistics
 import time
 from pathlib import Path
 
+from _args import parse_args
+
 from bookgen import Book, Player
 from solver import Position, Solver
 
@@ -111,7 +113,7 @@ def main() -> None:
                         help="exact analyses, kept between runs (default: %(default)s)")
     parser.add_argument("--misses", action="store_true",
                         help="list the positions whose result the AI's move lost")
-    args = parser.parse_args()
+    args = parse_args(parser)
 
     all_moves = positions(args.count, args.seed)
     scores = analyses(all_moves, args.cache)

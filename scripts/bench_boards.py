@@ -32,6 +32,7 @@ import sys
 import time
 from pathlib import Path
 
+from _args import at_least_one, parse_args
 from solve_boards import board_arg, check, signed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,14 +99,22 @@ def bench_size(size: str, binary: str, rounds: int, table_log2: int, timeout: fl
             "score": ours[0]["score"], "problems": problems}
 
 
+def c4_pattern(text: str) -> str:
+    """The path of his binaries, with ``{size}`` where each size goes."""
+    if "{size}" not in text:
+        raise argparse.ArgumentTypeError(f"{text!r} has no {{size}} in it, e.g. "
+                                         "'/tmp/c4-{size}/c4'")
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sizes", nargs="+", type=board_arg, metavar="WxH",
                         help="board sizes, e.g. 6x6 7x5 9x4")
-    parser.add_argument("--c4", required=True, metavar="PATTERN",
+    parser.add_argument("--c4", required=True, metavar="PATTERN", type=c4_pattern,
                         help="path of his one-thread c4 binary for each size, with {size} "
                              "for WxH, e.g. '/tmp/c4-{size}/c4'")
-    parser.add_argument("--rounds", type=int, default=3,
+    parser.add_argument("--rounds", type=at_least_one, default=3,
                         help="solves of each size by each solver (default: %(default)s)")
     parser.add_argument("--table-log2", type=int, default=27,
                         help="our table as a power of two, 8-byte slots (default: %(default)s, "
@@ -113,11 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600,
                         help="seconds allowed for one solve, process start included "
                              "(default: %(default)s)")
-    args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
-    if "{size}" not in args.c4:
-        parser.error("--c4 needs {size} in it, e.g. '/tmp/c4-{size}/c4'")
+    args = parse_args(parser, argv)
     sizes = [str(board) for board in dict.fromkeys(args.sizes)]
     missing = [args.c4.format(size=size) for size in sizes
                if not os.access(args.c4.format(size=size), os.X_OK)]

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Benchmark reading a book, side by side with a baseline revision's reader and book.
+"""Benchmark reading a book, alone or side by side with a baseline revision's reader and book.
 
-Each round runs this revision and the baseline in fresh processes, in turn,
+Each round runs this revision (and the baseline, if given) in fresh processes, in turn,
 on the same positions (sampled from the book with a fixed seed, half of them
 mirrored): opening the book, ``Book.get`` one at a time, ``get_many`` in one
 call, a parent's seven move scores (``get`` of a position above the book's
 last ply, not asked before), and the memory the open book holds.  The
 baseline reads its own revision's ``book.db`` (``git show REV:book.db``), in
-memory as it could.
+memory as it could, whatever its schema.
 
+    python scripts/bench_book.py --db book.db                  # this revision alone
     python scripts/bench_book.py --baseline db49a35~1 --lookups 20000 --rounds 3
     python scripts/bench_book.py --baseline 6532439 --numba   # as a player or server reads
 """
@@ -24,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _args import at_least_one, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -87,24 +90,47 @@ ROWS = [("Book.open (s)", "open", 1, "{:.3f}"),
         ("file (bytes/position)", "file", 1, "{:.2f}")]
 
 
-def sample(db: str, count: int, seed: int, other: str | None = None) -> list[str]:
-    """Positions of the plies complete in the book (and in ``other``), with this revision's
-    listing: half mirrored."""
+class Failed(Exception):
+    """A side that cannot read its book: one line, not a traceback."""
+
+
+# Runs with PYTHONPATH set to a revision's tree: the plies its own reader finds complete.
+PLIES = ("import json, sys; from bookgen import Book; "
+         "print(json.dumps(list(Book.open(sys.argv[1]).info.plies_complete)))")
+
+
+def in_tree(tree: Path, code: str, *args: str) -> str:
+    """The output of ``code`` run by a fresh Python on ``tree``'s packages."""
+    done = subprocess.run([sys.executable, "-c", code, *args],
+                          env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True,
+                          text=True, cwd=tempfile.gettempdir())
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise Failed(f"{tree.name if tree != ROOT else 'this revision'}: {last}")
+    return done.stdout
+
+
+def sample(db: str, count: int, seed: int, plies_also: list[int] | None = None) -> list[str]:
+    """Positions of the plies complete in the book (and in ``plies_also``), with this
+    revision's listing: half mirrored."""
     sys.path.insert(0, str(ROOT))
     import numpy as np
 
     from bookgen import Book
     from bookgen.builder.listing import keys_by_ply
-    from solver import Position
+    from solver import C4Error, Position
     from solver.bitboard import mirror_moves
     from solver.packed import moves_of_keys
 
-    with Book.open(db) as book:
-        plies = [p for p in book.info.plies_complete]
-        root = book.info.root
-    if other is not None:
-        with Book.open(other) as book:
-            plies = [p for p in plies if p in book.info.plies_complete]
+    try:
+        with Book.open(db) as book:
+            plies = [p for p in book.info.plies_complete]
+            root = book.info.root
+    except C4Error as error:
+        raise Failed(f"this revision cannot read --db: {error}") from None
+    plies = [p for p in plies if plies_also is None or p in plies_also]
+    if not plies:
+        raise Failed(f"no ply is complete in both books ({db} and the baseline's)")
     levels = keys_by_ply(Position.from_moves(root), max(plies))
     keys = np.concatenate([levels[p] for p in plies if p in levels])
     rng = random.Random(seed)
@@ -113,57 +139,77 @@ def sample(db: str, count: int, seed: int, other: str | None = None) -> list[str
 
 
 def run(tree: Path, db: str, positions: str, numba: bool) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", WORKER, db, positions,
-                          "numba" if numba else "-"], env=env,
-                         capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-    result = json.loads(out.stdout)
+    result = json.loads(in_tree(tree, WORKER, db, positions, "numba" if numba else "-"))
     result["per_position"] = result["bytes_held"] / result["positions"]
     result["file"] = os.path.getsize(db) / result["positions"]
     return result
 
 
+def measure(args: argparse.Namespace, temp: Path) -> dict[str, list[dict]]:
+    """Each side's results, round by round: this revision, and the baseline if asked."""
+    sides = {"this": (ROOT, os.path.abspath(args.db))}   # the workers run elsewhere
+    plies_also = None
+    tree = temp / args.baseline.replace("/", "_") if args.baseline else None
+    if tree is not None:
+        added = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q",
+                                str(tree), args.baseline], capture_output=True, text=True)
+        if added.returncode:
+            raise Failed(f"no baseline {args.baseline!r}: {added.stderr.strip()}")
+        sides["baseline"] = (tree, str(tree / "book.db"))
+    try:
+        if tree is not None:
+            # The baseline's own reader says what its book holds: this revision's refuses
+            # another schema (cabe95d's book is schema 2).
+            plies_also = json.loads(in_tree(tree, PLIES, str(tree / "book.db")))
+        positions = temp / "positions.json"
+        asked = sample(sides["this"][1], 2 * args.lookups + 2000, args.seed, plies_also)
+        positions.write_text(json.dumps([asked[:2000], asked[2000:2000 + args.lookups],
+                                         asked[2000 + args.lookups:]]))
+        results: dict[str, list[dict]] = {name: [] for name in sides}
+        for round_ in range(args.rounds):
+            order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
+            for name in order:
+                results[name].append(run(*sides[name], str(positions), args.numba))
+        return results
+    finally:
+        if tree is not None:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                           check=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=str(ROOT / "book.db"), help="this revision's book")
-    parser.add_argument("--baseline", required=True, metavar="REV",
-                        help="git revision whose reader and book.db to compare with")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="git revision whose reader and book.db to compare with "
+                             "(default: none, this revision alone)")
     parser.add_argument("--lookups", type=int, default=20_000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=at_least_one, default=3)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--numba", action="store_true",
                         help="load numba in each process first, as a player or a server "
                              "has it (a reader then looks up with compiled kernels)")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
 
-    with tempfile.TemporaryDirectory() as temp:
-        temp = Path(temp)
-        tree = temp / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree),
-                        args.baseline], check=True)
-        try:
-            positions = temp / "positions.json"
-            asked = sample(args.db, 2 * args.lookups + 2000, args.seed, str(tree / "book.db"))
-            positions.write_text(json.dumps([asked[:2000], asked[2000:2000 + args.lookups],
-                                             asked[2000 + args.lookups:]]))
-            sides = {"this": (ROOT, args.db), "baseline": (tree, str(tree / "book.db"))}
-            results: dict[str, list[dict]] = {name: [] for name in sides}
-            for round_ in range(args.rounds):
-                order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
-                for name in order:
-                    results[name].append(run(*sides[name], str(positions), args.numba))
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                           check=False)
-    print(f"{args.lookups:,} lookups sampled from {args.db}; baseline {args.baseline}; "
-          f"median of {args.rounds} rounds, the two sides alternating"
+    try:
+        with tempfile.TemporaryDirectory() as temp:
+            results = measure(args, Path(temp))
+    except Failed as error:
+        parser.exit(1, f"bench_book.py: {error}\n")
+    print(f"{args.lookups:,} lookups sampled from {args.db}; "
+          + (f"baseline {args.baseline}; " if args.baseline else "")
+          + f"median of {args.rounds} rounds"
+          + (", the two sides alternating" if args.baseline else "")
           + ("; numba loaded first" if args.numba else ""))
-    print(f"{'':32}{'this':>14}{'baseline':>14}{'ratio':>9}")
+    names = list(results)
+    print(f"{'':32}{'this':>14}" + (f"{'baseline':>14}{'ratio':>9}" if args.baseline else ""))
     for label, name, scale, form in ROWS:
-        ours = statistics.median(r[name] for r in results["this"]) * scale
-        theirs = statistics.median(r[name] for r in results["baseline"]) * scale
-        print(f"{label:32}{form.format(ours):>14}{form.format(theirs):>14}"
-              f"{ours / theirs if theirs else float('nan'):>9.2f}")
+        ours, *theirs = [statistics.median(r[name] for r in results[side]) * scale
+                         for side in names]
+        line = f"{label:32}{form.format(ours):>14}"
+        for other in theirs:
+            line += f"{form.format(other):>14}{ours / other if other else float('nan'):>9.2f}"
+        print(line)
     return 0
 
 

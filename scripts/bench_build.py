@@ -27,6 +27,8 @@ import tempfile
 import time
 from contextlib import closing
 
+from _args import parse_args
+
 from bookgen.builder.driver import build
 from bookgen.builder.listing import keys_by_ply
 from bookgen.builder.solve_position import solve_position
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="transposition table per process, log2 of slots (default: 22)")
     parser.add_argument("--no-scratch", action="store_true",
                         help="skip the from-scratch comparison")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
 
     print(f"subtree {args.root or '(empty board)'} to ply {args.ply}; "
           f"{os.cpu_count()} CPUs on this machine")

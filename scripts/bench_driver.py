@@ -29,6 +29,7 @@ import tempfile
 import time
 
 import numpy as np
+from _args import parse_args
 
 from bookgen.book.rows import Rows
 from bookgen.book.segment import Segment
@@ -216,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--root", default="4444")
     p.add_argument("--db", default=None, help="keep the book here (default: a temporary file)")
     p.add_argument("--table-log2", type=int, default=27)
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     print(f"{os.cpu_count()} CPUs on this machine; python {sys.version.split()[0]}; "
           f"load average {os.getloadavg()[0]:.1f}")
     print(calibration())

@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from _args import parse_args
 from bench_anytime import random_positions
 
 from bookgen import Book, Player
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--book-count", type=int, default=1000,
                         help="positions a ply this book holds")
     parser.add_argument("--seed", type=int, default=2028)
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
 
     books = {"this": Book.open(args.db), "baseline": Book.open(args.baseline_db)}
     players = {name: Player(book) for name, book in books.items()}

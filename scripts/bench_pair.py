@@ -27,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 
+from _args import at_least_one, parse_args
 from bench_solver import ROOT, baseline_tree, find_set, format_time, load_lines
 
 sys.path.insert(0, str(ROOT))
@@ -77,16 +78,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="git revision whose solver to compare with")
     parser.add_argument("--sets", nargs="+", type=find_set, default=[find_set("ply8")],
                         metavar="SET", help="sets, as in bench_solver.py (default: ply8)")
-    parser.add_argument("--limit", type=int, default=30,
+    parser.add_argument("--limit", type=at_least_one, default=30,
                         help="first N lines of each set (default: %(default)s)")
-    parser.add_argument("--rounds", type=int, default=2,
+    parser.add_argument("--rounds", type=at_least_one, default=2,
                         help="passes over each set, each with fresh tables (default: %(default)s)")
     parser.add_argument("--table-log2", type=int, default=27,
                         help="table size as a power of two, 8-byte slots (default: %(default)s)")
-    args = parser.parse_args(argv)
-    for name in ("limit", "rounds"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be at least 1")
+    args = parse_args(parser, argv)
 
     tree = baseline_tree(args.baseline)
     try:

@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _args import at_least_one, parse_args
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 
@@ -138,25 +140,22 @@ def main(argv: list[str] | None = None) -> int:
                         default=[find_set(name) for name in DEFAULT_SETS], metavar="SET",
                         help="sets to run: L3_R1 .. L1_R3 (Pons), ply8, ply10, ply12, empty "
                              f"(default: {' '.join(DEFAULT_SETS)})")
-    parser.add_argument("--limit", type=int, default=1000,
+    parser.add_argument("--limit", type=at_least_one, default=1000,
                         help="first N lines of each set (default: %(default)s)")
     parser.add_argument("--weak", action="store_true", help="weak solve: compare signs only")
     parser.add_argument("--table-log2", type=int, default=27,
                         help="table size as a power of two, 8-byte slots (default: %(default)s, 1 GiB)")
-    parser.add_argument("--threads", type=int, default=1,
+    parser.add_argument("--threads", type=at_least_one, default=1,
                         help="search threads for this revision's solver (default: %(default)s)")
     parser.add_argument("--baseline", metavar="REV",
                         help="also run git revision REV, set by set, and print the speed-up")
-    parser.add_argument("--baseline-threads", type=int, default=1, metavar="N",
+    parser.add_argument("--baseline-threads", type=at_least_one, default=1, metavar="N",
                         help="search threads for the baseline's solver (default: %(default)s)")
-    parser.add_argument("--repeat", type=int, default=1, metavar="R",
+    parser.add_argument("--repeat", type=at_least_one, default=1, metavar="R",
                         help="run each set (and its baseline) R times, one line each: "
                              "searches with threads vary from run to run (default: %(default)s)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    for name in ("limit", "threads", "baseline_threads", "repeat"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    args = parse_args(parser, argv)
 
     if args.child:
         entry = find_set(args.child)

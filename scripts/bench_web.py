@@ -26,6 +26,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from _args import parse_args
+
 from solver import Position
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,7 +170,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="at most this long")
     parser.add_argument("--pages", type=int, default=5, help="page loads timed in Chromium")
     parser.add_argument("--seed", type=int, default=2026)
-    args = parser.parse_args()
+    args = parse_args(parser)
 
     print(f"machine: {machine()}")
     process, address, printed, answered = start_server(args.db, 1.0)

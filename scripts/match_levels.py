@@ -17,6 +17,8 @@ import argparse
 import random
 import time
 
+from _args import parse_args
+
 from bookgen import Book, Player
 from bookgen.play.levels import LEVELS
 from solver import Position
@@ -83,7 +85,7 @@ def main() -> None:
     parser.add_argument("--opening", type=int, default=4, help="random moves per opening")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--levels", nargs="+", default=list(LEVELS), choices=list(LEVELS))
-    args = parser.parse_args()
+    args = parse_args(parser)
 
     starts = openings(args.games // 2, args.opening, args.seed)
     names = args.levels

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from _args import parse_args
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -150,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table-log2", type=int, default=24,
                         help="table size as a power of two, 8-byte slots (default: %(default)s; "
                              "raised to a board's smallest if below it)")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     boards = list(dict.fromkeys([*args.sizes, *(sizes_up_to(args.all_up_to)
                                                 if args.all_up_to else [])]))
     if not boards:

@@ -248,7 +248,7 @@ def test_move_searched(db, solver):
 
 
 def test_move_with_a_time_budget(db):
-    # A second: enough to look 4 moves deep on a loaded machine, far too little to prove
+    # A second: enough to look 4 plies ahead on a loaded machine, far too little to prove
     # anything about the opening (0.3 s once went to loading the kernels under load).
     data = json.loads(c4book("move", "4", "--db", db, "--time", "1", "--json").stdout)
     assert (data["moves"], data["score"], data["source"], data["proven"]) == \
@@ -257,7 +257,7 @@ def test_move_with_a_time_budget(db):
     assert data["seconds"] < 5
     text = c4book("move", "4", "--db", db, "--time", "1")
     assert re.fullmatch(r"[1-7]  \(anytime, \d+\.\d ms, not proven: time ran out, "
-                        r"best found \d+ moves deep\)\n", text.stdout), text.stdout
+                        r"best found looking \d+ plies ahead\)\n", text.stdout), text.stdout
     assert data["keeps"] is None  # nothing proven about the opening
 
 

@@ -48,10 +48,26 @@ def test_dry_run_on_the_command_line(tmp_path):
                         "nothing written")
     assert "   10          36           0" in lines
     assert "frontier (ply 10): 36 positions, 0 already stored, 36 to search" in lines
-    assert lines[-1].startswith("search cost: about ") and "from 3 random missing" in lines[-1]
+    cost = [line for line in lines if line.startswith("search cost: about ")]
+    assert len(cost) == 1 and "from 3 random missing" in cost[0]   # then maybe why it is wide
     assert not path.exists()
     bad = subprocess.run([*command[:3], "7", *command[4:]], capture_output=True, text=True,
                          timeout=300)
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr == ("c4book build: error: --ply 7 must be between the root's ply (8) "
                           "and 42\n")
+
+
+def test_a_wide_range_says_why():
+    from bookgen.builder.dryrun import DryRunReport
+
+    # One slow position among quick ones: the heavy tail that makes a cold sample's range wide.
+    report = DryRunReport(root="", ply=12, db="book.db", frontier=1000, missing=1000,
+                          sample_seconds=[0.01] * 99 + [9.01])
+    estimate, low, high = report.core_hours()
+    assert low == 0 and high > 2 * low
+    assert report.report().splitlines()[-1] == (
+        "  the range is wide because search times vary a lot between positions: the slowest "
+        "of the 100 took 90% of the sample's time; a --sample four times larger halves the range")
+    report.sample_seconds = [0.1, 0.11, 0.12, 0.1]   # alike: a narrow range, no word on it
+    assert report.report().splitlines()[-1].startswith("search cost: about ")

@@ -187,7 +187,7 @@ def test_ai_answers_unproven_within_its_node_budget(book):
     assert play_game(ai, False, io.StringIO("q\n"), out, start="4444443") == 0
     (col, how), = ai_lines(out.getvalue())
     assert Position.from_moves("4444443").can_play(col)
-    assert re.fullmatch(r"not proven: best found in time, \d+ moves deep", how), how
+    assert re.fullmatch(r"not proven: best found in time, looking \d+ plies ahead", how), how
 
 
 # -- input handling -----------------------------------------------------------
@@ -266,7 +266,7 @@ def test_play_command_ai_first_answers_within_its_time(small_book_path):
     result = c4book("play", "--db", small_book_path, "--first", "ai", "--time", "0.5",
                     stdin="q\n")
     assert result.returncode == 0 and result.stderr == ""
-    match = re.search(r"AI plays [1-7]  \(not proven: best found in time, \d+ moves deep, "
+    match = re.search(r"AI plays [1-7]  \(not proven: best found in time, looking \d+ plies ahead, "
                       r"(\d+) ms\)", result.stdout)
     assert match and int(match.group(1)) < 30_000, result.stdout  # not minutes; compiling may count
     assert result.stdout.endswith("game abandoned\n")
@@ -300,7 +300,7 @@ def test_play_command_with_a_level_and_hints():
             f"{PROMPT}") in out
     assert out.count("hints:\n") == 3  # before each of the human's moves
     ai = ai_lines(out)
-    assert [how for col, how in ai] == ["looked 2 moves ahead"] * 2
+    assert [how for col, how in ai] == ["looked 2 plies ahead"] * 2
     again = c4book("play", "--db", str(SHIPPED), "--level", "beginner", "--seed", "7",
                    "--hints", stdin="4\n4\nq\n")
     assert ai_lines(again.stdout) == ai  # the same seed, the same game

@@ -1,6 +1,8 @@
 """``bookgen.play.levels``: the level table and the near-equal choice."""
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +40,16 @@ def test_pick_near_best_is_reproducible():
     values = {c: 0 for c in range(1, 8)}
     first = [pick_near_best(values, 5, random.Random(9)) for _ in range(3)]
     assert first == [pick_near_best(values, 5, random.Random(9)) for _ in range(3)]
+
+
+def test_each_level_says_how_it_plays_from_its_numbers():
+    assert LEVELS["casual"].about == ("looks 4 plies ahead with the evaluation, then picks at "
+                                      "random among the moves within 25 points of the best")
+    assert LEVELS["expert"].about == "the book, then the anytime search with 100,000 nodes a move"
+
+
+def test_docs_ai_md_tables_the_levels_in_their_own_words():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "ai.md").read_text()
+    rows = re.findall(r"^\| (\w+)(?: \(default\))? \| (.+) \|$",  # the header first
+                      text.split("## Levels")[1], re.MULTILINE)
+    assert dict(rows[1:]) == {name: level.about for name, level in LEVELS.items()}

@@ -191,6 +191,7 @@ def test_the_ai_plays_the_books_move_and_says_how(client, book):
     assert (answer["level"], answer["after"]) == ("perfect", "4453" + str(answer["column"]))
     weak = get(client, "/api/move?moves=4453&level=beginner&time=0.5")
     assert (weak["level"], weak["source"], weak["time"]) == ("beginner", "level", 0.5)
+    assert (answer["how"], weak["how"]) == ("book", "looked 2 plies ahead")  # as the game says
     assert Position.from_moves("4453").can_play(weak["column"])
 
 

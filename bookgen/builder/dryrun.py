@@ -59,6 +59,13 @@ class DryRunReport:
         scale = self.missing / 3600
         return mean * scale, max(0.0, mean - spread) * scale, (mean + spread) * scale
 
+    def why_wide(self) -> str:
+        """Why the 95% range is wide: a few positions take most of the search."""
+        times = self.sample_seconds
+        return (f"  the range is wide because search times vary a lot between positions: the "
+                f"slowest of the {len(times)} took {max(times) / sum(times):.0%} of the sample's "
+                f"time; a --sample four times larger halves the range")
+
     def report(self) -> str:
         board = "" if self.board == "7x6" else f"{self.board} board, "
         lines = [f"dry run for book {self.db}: {board}root {self.root or '(empty board)'}, "
@@ -78,6 +85,8 @@ class DryRunReport:
                 f"{high:,.2f}), from {n} random missing positions solved cold on one core in "
                 f"{sum(self.sample_seconds):.1f} s ({1000 * statistics.fmean(self.sample_seconds):.1f}"
                 f" ms each on average); warm worker tables usually search less")
+            if high > 2 * low:
+                lines.append(self.why_wide())
         elif self.missing == 0:
             lines.append("search cost: none, the frontier is all stored")
         return "\n".join(lines)

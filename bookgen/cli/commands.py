@@ -11,6 +11,7 @@ from solver import Board, Position
 from ..book.reader import Book, as_position
 from ..book.store import BookStore, sqlite_path
 from ..play.analysis import analyze, describe_score
+from ..play.levels import lookahead
 from ..play.player import Player
 
 
@@ -68,7 +69,8 @@ def run_move(moves: str, db: str | None, as_json: bool, time_budget: float | Non
             kept = {1: "win", 0: "draw", -1: "loss"}[decision.keeps]
             proof = f", not proven best: time ran out; it keeps the {kept}"
         else:
-            proof = f", not proven: time ran out, best found {decision.depth} moves deep"
+            proof = (f", not proven: time ran out, best found looking "
+                     f"{lookahead(decision.depth)}")
         score = "" if decision.score is None else f", score {_signed(decision.score)}"
         out.write(f"{decision.column}  ({decision.source}{score}, "
                   f"{decision.seconds * 1000:.1f} ms{proof})\n")

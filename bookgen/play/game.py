@@ -9,6 +9,7 @@ from solver import STANDARD, Board, GameOverError, Position
 
 from ..book.reader import Book
 from .analysis import ordinal
+from .levels import lookahead
 from .player import Decision, Player
 
 # ANSI colours: x red, o yellow; the last stone played also bold and underlined.
@@ -54,13 +55,13 @@ def board_text(position: Position, colour: bool = False) -> str:
 def describe_decision(decision: Decision) -> str:
     """How the AI found its move, in a few words."""
     if decision.source == "level":
-        return f"looked {decision.depth} moves ahead"
+        return f"looked {lookahead(decision.depth)}"
     if decision.proven:
         return decision.source
     if decision.keeps is not None:
         kept = {1: "its win", 0: "the draw", -1: "a lost game"}[decision.keeps]
         return f"keeps {kept}, not proven best in time"
-    return f"not proven: best found in time, {decision.depth} moves deep"
+    return f"not proven: best found in time, looking {lookahead(decision.depth)}"
 
 
 def hint_words(score: int | None, ply: int = 0, board: Board = STANDARD) -> str:

@@ -23,6 +23,12 @@ class LevelError(C4Error, ValueError):
     """A level name that does not exist."""
 
 
+def lookahead(depth: int) -> str:
+    """How far a search looks, in the words of every text that says it (a ply is one
+    side's move: 4 plies are two moves each)."""
+    return f"{depth} plies ahead"
+
+
 @dataclass(frozen=True)
 class Level:
     """How a level plays: ``depth`` and ``margin`` for the evaluation (no book), or
@@ -32,15 +38,25 @@ class Level:
     depth: int | None
     margin: int
     nodes: int | None
-    about: str
+
+    @property
+    def about(self) -> str:
+        """How it plays, in words made from its numbers (``play --help``, the explorer,
+        docs/ai.md's table: tests/test_levels.py holds the docs to it)."""
+        if self.depth is not None:
+            return (f"looks {lookahead(self.depth)} with the evaluation, then picks at random "
+                    f"among the moves within {self.margin} points of the best")
+        if self.nodes is not None:
+            return f"the book, then the anytime search with {self.nodes:,} nodes a move"
+        return "the book, then the exact solver"
 
 
 LEVELS = {level.name: level for level in (
-    Level("beginner", 2, 60, None, "sees one move ahead, often picks a weaker move"),
-    Level("casual", 4, 25, None, "sees two moves ahead, sometimes picks a weaker move"),
-    Level("club", 8, 6, None, "sees four moves ahead, rarely picks a weaker move"),
-    Level("expert", None, 0, 100_000, "the book, then a short exact-first search"),
-    Level("perfect", None, 0, None, "the book, then the exact solver"),
+    Level("beginner", 2, 60, None),
+    Level("casual", 4, 25, None),
+    Level("club", 8, 6, None),
+    Level("expert", None, 0, 100_000),
+    Level("perfect", None, 0, None),
 )}
 DEFAULT_LEVEL = "perfect"
 

@@ -35,6 +35,7 @@ from solver import STANDARD, Board, Position
 from solver.errors import ArgumentError, IllegalMoveError
 
 from ..limits import MAX_SERVE_WORKERS
+from ..play.game import describe_decision
 from ..play.levels import DEFAULT_LEVEL, LEVELS, LevelError, get_level
 from ..play.player import check_time_budget
 from .explore import Explored, Explorer, SharedTable, dumps, finished_json, from_book
@@ -178,7 +179,8 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
         level, seconds = _level(request), _seconds(request, cap)
         decision = await pool.run(Explorer.move, position, level, seconds)
         return JSON({"moves": position.moves, "level": level, "time": seconds,
-                     **decision.to_json(), "after": position.moves + str(decision.column)})
+                     **decision.to_json(), "how": describe_decision(decision),
+                     "after": position.moves + str(decision.column)})
 
     async def pons_solve(request: Request) -> Response:
         if book.board is not STANDARD:

@@ -339,10 +339,8 @@ function renderGame() {
 }
 
 function describe(decision) {
-  const ms = `${Math.round(decision.seconds * 1000)} ms`;
-  if (decision.source === "level") return `looked ${decision.depth} moves ahead, ${ms}`;
-  if (decision.proven) return `${decision.source}, ${ms}`;
-  return `not proven best in time, ${ms}`;
+  // decision.how: the server's words, the same as the terminal game's
+  return `${decision.how}, ${Math.round(decision.seconds * 1000)} ms`;
 }
 
 async function aiMove() {

@@ -1,0 +1,31 @@
+"""What every script's command line shares: ``--check-args``.
+
+``--check-args`` parses the arguments as the script would, prints them and
+exits before anything runs: the docs check (``tests/test_docs.py``) tries
+every documented invocation of a script that way, in a moment, where the
+benchmark itself would take minutes or hours.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def parse_args(parser: argparse.ArgumentParser,
+               argv: list[str] | None = None) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, with ``--check-args`` (before a script's mode, if any)."""
+    parser.add_argument("--check-args", action="store_true",
+                        help="parse the arguments, print them and exit without running")
+    args = parser.parse_args(argv)
+    if args.check_args:
+        print(vars(args))
+        raise SystemExit(0)
+    return args
+
+
+def at_least_one(text: str) -> int:
+    """A count argument: a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not at least 1")
+    return value
