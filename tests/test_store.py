@@ -37,6 +37,7 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
+from bookgen.book.checksum import meta_checksum
 from bookgen.book.plies import Plies
 from bookgen.book.rows import Rows
 from bookgen.book.schema import (
@@ -83,7 +84,7 @@ def changed(row: tuple, **values) -> tuple:
 def as_rows(rows: list[tuple]) -> Rows:
     """Tuples of one ply in ``schema.COLUMNS`` order as the columns the store writes
     (``wdl`` follows from the score)."""
-    keys, plies, scores, _, best, move_scores, nodes = zip(*rows)
+    keys, plies, scores, _, best, move_scores, nodes = zip(*(row[:7] for row in rows))
     assert len(set(plies)) == 1
     packed = (None if move_scores[0] is None else
               np.frombuffer(b"".join(move_scores), np.uint8).reshape(-1, 7))
@@ -124,8 +125,10 @@ def store(tmp_path):
 
 
 def table(path: str) -> list[tuple]:
+    """Every row's fields but its checksum (which every read of the store checks)."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return conn.execute(f"SELECT {', '.join(COLUMNS)} FROM positions ORDER BY key").fetchall()
+        return conn.execute(f"SELECT {', '.join(COLUMNS[:-1])} FROM positions "
+                            "ORDER BY key").fetchall()
 
 
 def journal_mode(path: str) -> str:
@@ -146,10 +149,12 @@ def test_the_rows_are_real_solves(frontier_rows, derived_row):
 # -- creating a book -----------------------------------------------------------
 
 def test_a_new_store_writes_its_metadata(store):
-    assert store.meta() == {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
-                            "width": "7", "height": "6", "root": SMALL_ROOT,
-                            "root_key": str(ROOT_KEY), "ply": "8", "complete_plies": "[]"}
-    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 3)
+    meta = store.meta()
+    assert meta == {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
+                    "width": "7", "height": "6", "root": SMALL_ROOT,
+                    "root_key": str(ROOT_KEY), "ply": "8", "complete_plies": "[]",
+                    "meta_checksum": meta_checksum(meta)}
+    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 4)
     assert store.count_by_ply() == {} and store.row_counts() == {}
     assert store.storage_by_ply() == {}
     assert len(store.keys_at(SMALL_PLY)) == 0 and len(store.scores_at(SMALL_PLY)[0]) == 0
@@ -204,14 +209,15 @@ def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, d
     store.upsert(as_rows([derived_row]))
     assert store.count_by_ply() == {11: 1, 12: 3}
     assert {r[0]: r for r in table(store.db)}[derived_row[0]] == derived_row
-    # upsert replaces the four result columns of a stored key, not its identity or nodes
-    wrong = changed(derived_row, score=-7, wdl=-1, best_moves="13", ply=3, nodes=5,
+    # upsert replaces the whole row of a stored key, checksum and all
+    wrong = changed(derived_row, score=-7, wdl=-1, best_moves="13", nodes=5,
                     move_scores=pack_scores([-7, -8, -7, None, -9, -9, -9]))
     store.upsert(as_rows([wrong]))
     store.upsert(as_rows([wrong]))
     row = {r[0]: r for r in table(store.db)}[derived_row[0]]
     assert row == (derived_row[0], 11, -7, -1, "13",
-                   pack_scores([-7, -8, -7, None, -9, -9, -9]), 0)
+                   pack_scores([-7, -8, -7, None, -9, -9, -9]), 5)
+    assert store.scores_at(11)[1].tolist() == [-7]   # read back, checked
     assert store.count_by_ply() == {11: 1, 12: 3}
 
 
@@ -337,17 +343,20 @@ def test_files_that_are_not_books_are_refused(tmp_path):
 
 
 def test_schema_and_board_size_are_checked(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '4' WHERE name = 'schema_version'")
-    with pytest.raises(SchemaMismatchError, match="schema version '4'"):
+    # Changed as another c4book would have written them: checksums and all.
+    run_sql(small_book_copy, "UPDATE meta SET value = '5' WHERE name = 'schema_version'",
+            stamped=True)
+    with pytest.raises(SchemaMismatchError, match="schema version '5'"):
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    for old in ("1", "2"):
-        run_sql(small_book_copy, f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'")
+    for old in ("1", "2", "3"):
+        run_sql(small_book_copy, f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'",
+                stamped=True)
         with pytest.raises(SchemaMismatchError, match=f"schema version {old}; this c4book reads "
-                                                      f"version 3: convert it in place with "
+                                                      f"version 4: convert it in place with "
                                                       f"'c4book upgrade --db {small_book_copy}'"):
             BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    run_sql(small_book_copy, "UPDATE meta SET value = '3' WHERE name = 'schema_version'",
-            "UPDATE meta SET value = '5' WHERE name = 'height'")
+    run_sql(small_book_copy, "UPDATE meta SET value = '4' WHERE name = 'schema_version'",
+            "UPDATE meta SET value = '5' WHERE name = 'height'", stamped=True)
     with pytest.raises(BookSizeError, match="7x5 board, not 7x6") as info:
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
     assert isinstance(info.value, IncompatibleBookError) and isinstance(info.value, BoardSizeError)
@@ -479,7 +488,9 @@ def test_many_rows_in_one_write(store):
     for k in (int(derived[0]), int(derived[len(derived) // 2]), int(derived[-1])):
         assert after[k][2:6] == (3, 1, "4", pack_scores([1, -2, None, 3, 0, None, None]))
     assert after[int(keys[1])] == stored[1]
-    assert after[int(derived[0])][6] == stored[0][6]  # nodes stay with the searched row
+    assert after[int(derived[0])][6] == 0   # a derived row has no nodes
+    read = dict(zip(*(a.tolist() for a in store.scores_at(12))))   # read back, checked
+    assert [read[k] for k in derived.tolist()] == [3] * len(derived)
 
 
 def test_a_failed_write_is_a_book_error_and_writes_nothing(small_book_copy, frontier_rows):
@@ -681,10 +692,10 @@ def test_a_book_keeps_its_board_and_refuses_another(tmp_path):
     with pytest.raises(BookSizeError, match=r"6x5 board, not 8x7"):
         Book.open(db, board="8x7")
     assert Book.open(db, board="6x5").board is Board(6, 5)
-    run_sql(db, "UPDATE meta SET value = 'x' WHERE name = 'width'")
+    run_sql(db, "UPDATE meta SET value = 'x' WHERE name = 'width'", stamped=True)
     with pytest.raises(CorruptBookError, match="records no usable board size"):
         Book.open(db)
-    run_sql(db, "UPDATE meta SET value = '10' WHERE name = 'width'")
+    run_sql(db, "UPDATE meta SET value = '10' WHERE name = 'width'", stamped=True)
     with pytest.raises(CorruptBookError, match="records no usable board size"):
         Book.open(db)
 

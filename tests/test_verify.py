@@ -290,7 +290,7 @@ def test_an_unexpected_row_fails_the_count(small_book_copy):
 def test_only_complete_plies_are_counted(small_book_copy):
     delete(small_book_copy, "444444331112")
     run_sql(small_book_copy, "UPDATE meta SET value = '[8, 9, 10, 11]' "
-                             "WHERE name = 'complete_plies'")
+                             "WHERE name = 'complete_plies'", stamped=True)
     report = verify(small_book_copy, sample=0, progress=False)
     assert report.plies_counted == [8, 9, 10, 11]
     # Ply 12 is not complete, so a position missing there is no problem; but ply 11,
@@ -307,7 +307,7 @@ def test_a_ply_that_keeps_its_best_moves_may_come_before_an_incomplete_one(small
     edit_ply(small_book_copy, 11, lambda segment: segment._replace(best=bits.copy()))
     delete(small_book_copy, "444444331112")
     run_sql(small_book_copy, "UPDATE meta SET value = '[8, 9, 10, 11]' "
-                             "WHERE name = 'complete_plies'")
+                             "WHERE name = 'complete_plies'", stamped=True)
     report = verify(small_book_copy, sample=136 + 573, progress=False)
     assert report.ok, report.problems
     assert report.plies_counted == [8, 9, 10, 11] and report.frontier_sampled == 136 + 573

@@ -35,7 +35,7 @@ import zstandard
 
 from solver.bitboard import STANDARD, Board
 
-from .schema import CorruptBookError
+from .schema import CorruptBookError, damaged_ply
 
 MAGIC = b"C4SG"
 VERSION = 1
@@ -80,8 +80,7 @@ def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
     """The segment in ``blob``, of a book of ``board``; ``CorruptBookError`` naming ``ply``
     if it is damaged."""
     def damaged(why: str) -> CorruptBookError:
-        return CorruptBookError(f"the book's ply {ply} is damaged: {why}; "
-                                "rebuild it or take book.db from a good copy")
+        return damaged_ply(ply, why)
 
     if blob is None or len(blob) < HEADER.size:
         raise damaged("its segment is truncated")
@@ -117,15 +116,16 @@ def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
     return Segment(keys, scores, best)
 
 
-def merge(parts: list[Segment]) -> Segment:
-    """One segment of several, in key order; best-move bits kept only if every part has them."""
+def merge(parts: list[Segment], ply: int) -> Segment:
+    """One segment of ``ply`` of several, in key order; best-move bits kept only if every part
+    has them.  Parts that share a key are a damaged book."""
     if len(parts) == 1:
         return parts[0]
     keys = np.concatenate([p.keys for p in parts])
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
-        raise ValueError("segments of one ply share a key")
+        raise damaged_ply(ply, "two of its parts (segments or rows) hold the same key")
     scores = np.concatenate([p.scores for p in parts])[order]
     best = (np.concatenate([p.best for p in parts])[order]
             if all(p.best is not None for p in parts) else None)
