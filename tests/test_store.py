@@ -369,6 +369,118 @@ def test_a_damaged_file_is_refused(small_book_copy):
     assert repr(small_book_copy) in str(info.value)
 
 
+def test_a_root_key_that_is_not_its_root_s_is_named_damage_not_another_root(small_book_copy):
+    with pytest.raises(CorruptBookError, match=r"its meta's root key '\d+' is not the key of its "
+                                               r"root '44444433' \(12345\)"):
+        BookStore(small_book_copy, SMALL_ROOT, 12345)
+
+
+def test_a_damaged_row_or_meta_value_is_refused_by_every_read(tmp_path, frontier_rows):
+    path = str(tmp_path / "built.db")   # a build stopped with three frontier rows written
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    store.insert_new(as_rows(frontier_rows))
+    store.close()
+    first = min(r[0] for r in frontier_rows)
+    run_sql(path, f"UPDATE positions SET score = score + 2 WHERE key = {first}")
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    try:
+        damaged = f"ply 12 is damaged: its row of key {first} fails its checksum"
+        for read in (lambda: store.entries_at(12), lambda: store.keys_at(12),
+                     lambda: store.keys_at(12, first, first + 1), lambda: store.pack_rows(12),
+                     lambda: store.seal(12, store.entries_at(12))):
+            with pytest.raises(CorruptBookError, match=damaged):
+                read()
+        assert store.keys_at(12, first + 1).tolist() == sorted(r[0] for r in frontier_rows)[1:]
+    finally:
+        store.close()
+    with pytest.raises(CorruptBookError, match=damaged):
+        Book.open(path)
+    # a meta value: every reader names it
+    run_sql(path, "UPDATE meta SET value = '[9]' WHERE name = 'complete_plies'")
+    named = "its meta 'complete_plies' \\(value '\\[9\\]'\\) fails its checksum"
+    for read in (lambda: Book.open(path), lambda: BookStore(path, SMALL_ROOT, ROOT_KEY)):
+        with pytest.raises(CorruptBookError, match=named):
+            read()
+
+
+def test_a_meta_write_never_takes_a_damaged_value_in(tmp_path):
+    path = str(tmp_path / "meta.db")
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    try:
+        run_sql(path, "UPDATE meta SET value = '9' WHERE name = 'ply'")
+        for write in (lambda: store.set_meta(note="x"), lambda: store.mark_complete(12),
+                      lambda: store.insert_new(Rows(12, np.array([3], np.uint64),
+                                                    np.array([1], np.int8),
+                                                    np.array([1], np.uint8)), 2.0)):
+            with pytest.raises(CorruptBookError, match="its meta 'ply' \\(value '9'\\) fails"):
+                write()
+        assert table(path) == []   # the rows' transaction went with it
+    finally:
+        store.close()
+
+
+# -- a new book that fails leaves nothing ---------------------------------------
+
+CREATE_UNDER_LIMIT = """
+import os, resource, signal, sys
+from bookgen.book.schema import BookError
+from bookgen.book.store import BookStore
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # writes past the limit fail with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]),) * 2)
+try:
+    BookStore(sys.argv[1], "44444433", int(sys.argv[3])).close()
+except BookError as error:
+    print(error, file=sys.stderr)
+    sys.exit(1)
+"""
+
+
+def test_a_new_book_that_cannot_be_written_leaves_nothing(tmp_path):
+    # A real full disk, as far as SQLite can tell: the process may not write past a size.
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    outcomes = []
+    for limit in range(0, 64 * 1024, 2048):
+        path = tmp_path / f"limited-{limit}.db"
+        done = subprocess.run([sys.executable, "-c", CREATE_UNDER_LIMIT, str(path), str(limit),
+                               str(ROOT_KEY)], capture_output=True, text=True, timeout=120,
+                              env=env)
+        left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(path.name))
+        if done.returncode == 0:   # room enough: a whole book, which opens
+            with Book.open(str(path)) as book:
+                assert book.info.root == SMALL_ROOT and len(book) == 0
+            outcomes.append("book")
+            break
+        assert done.returncode == 1 and left == [], (limit, left, done.stderr)
+        assert done.stderr.count("\n") == 1 and "cannot write a book at" in done.stderr, \
+            done.stderr
+        outcomes.append("nothing")
+    assert outcomes[0] == "nothing" and outcomes[-1] == "book" and len(outcomes) > 2, outcomes
+
+
+# -- journal mode ----------------------------------------------------------------
+
+def test_a_book_held_open_through_a_write_leaves_one_file_in_delete_mode(tmp_path,
+                                                                        frontier_rows):
+    path = str(tmp_path / "held.db")
+    BookStore(path, SMALL_ROOT, ROOT_KEY).close()
+    with Book.open(path) as held:   # a server, a notebook: open the whole time
+        store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+        store.insert_new(as_rows(frontier_rows))
+        assert journal_mode(path) == "wal"
+        store.close()
+        assert journal_mode(path) == "delete"
+        assert os.listdir(tmp_path) == ["held.db"]
+        assert len(held) == 0   # it answers from what it read at open
+        with Book.open(path) as later:   # a later reader makes no file beside it
+            assert later.get("444444331112").score == -2
+        assert os.listdir(tmp_path) == ["held.db"]
+
+
 def test_an_unwritable_place_is_a_book_error(tmp_path):
     path = str(tmp_path / "no" / "such" / "dir.db")
     with pytest.raises(BookError, match="cannot write a book at") as info:

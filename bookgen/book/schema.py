@@ -146,9 +146,17 @@ def damaged_ply(ply: int, why: str) -> CorruptBookError:
 
 def corrupt_database(db: str, error: BaseException) -> CorruptBookError | None:
     """The ``CorruptBookError`` of a SQLite driver error that says the file is damaged
-    ("database disk image is malformed", "file is not a database"), else ``None``."""
+    ("database disk image is malformed", "file is not a database", a text that is not
+    UTF-8), else ``None`` (locked, full, read-only: not damage)."""
     error = getattr(error, "orig", error)   # SQLAlchemy's wrapper: the driver's own
-    if type(error) is not sqlite3.DatabaseError:   # locked, full, read-only...: not damage
+    if type(error) is sqlite3.DatabaseError:
+        why = " ".join(str(error).split())
+    elif isinstance(error, sqlite3.OperationalError) and str(error).startswith(_NOT_UTF8):
+        # The damaged text itself, quoted in the driver's message, could hold anything.
+        why = str(error).split(" with text ")[0].lower()
+    else:
         return None
-    return CorruptBookError(f"{db!r} is damaged or not a database: "
-                            f"{' '.join(str(error).split())}")
+    return CorruptBookError(f"{db!r} is damaged or not a database: {why}")
+
+
+_NOT_UTF8 = "Could not decode to UTF-8"   # the sqlite3 module's word for it
