@@ -348,11 +348,13 @@ def test_a_key_at_the_wrong_ply(small_book_copy):
 
 
 def test_a_key_no_game_reaches_is_named_by_its_number(small_book_copy):
-    # the root with one more first-player stone: no game reaches it
+    # the root with one more first-player stone: no game reaches it (put among ply 10's
+    # keys: a ply's segment whose first and last keys are of another ply is damaged)
     impossible = key(SMALL_ROOT) + (1 << 7)
-    replace_key(small_book_copy, 8, key(SMALL_ROOT), impossible)
+    replace_key(small_book_copy, 10, int(stored_plies(small_book_copy)[10].keys[5]),
+                impossible)
     report = verify(small_book_copy, sample=0, progress=False)
-    assert report.problems[0].startswith(f"key {impossible}: not the canonical key")
+    assert f"key {impossible}: not the canonical key of a position at ply 10" in report.problems
 
 
 # -- not a book ------------------------------------------------------------------

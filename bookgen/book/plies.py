@@ -24,7 +24,7 @@ from solver.bitboard import STANDARD, Board
 from .keys import walker
 from .rows import read_rows
 from .schema import CorruptBookError, SegmentRow
-from .segment import Segment, merge, unpack
+from .segment import Segment, check_row, merge, unpack
 
 # compiled_keys bakes these and entry_code into its cached kernels, and numba checks only
 # compiled_keys.py's own time stamp: after changing one here, touch that file too.
@@ -82,9 +82,11 @@ class Plies:
         """Every segment and row of the book on ``conn``; ``offset`` is what a key loses
         on its way into SQL (``store.key_offset``)."""
         parts: dict[int, list[Segment]] = {}
-        for ply, data in conn.execute(select(SegmentRow.ply, SegmentRow.data)
-                                      .order_by(SegmentRow.ply, SegmentRow.id)):
-            parts.setdefault(ply, []).append(unpack(data, ply, board))
+        for ply, count, data in conn.execute(
+                select(SegmentRow.ply, SegmentRow.count, SegmentRow.data)
+                .order_by(SegmentRow.ply, SegmentRow.id)):
+            parts.setdefault(ply, []).append(check_row(unpack(data, ply, board), ply, count,
+                                                       board))
         row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
         row_counts = {}
         if len(row_plies):

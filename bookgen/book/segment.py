@@ -21,7 +21,8 @@ when the segment keeps them; two bytes, little-endian, on a board of width 9.
     16      ...   zstd frame of the payload: key planes, scores, best-move bits
 
 A blob that fails any check raises ``CorruptBookError`` naming its ply:
-a damaged book never answers.
+a damaged book never answers.  So does a segment whose row (its ply, its
+count: outside the blob's checksum) does not describe it (``check_row``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import zstandard
 
 from solver.bitboard import STANDARD, Board
 
+from .keys import walker
 from .schema import CorruptBookError, damaged_ply
 
 MAGIC = b"C4SG"
@@ -114,6 +116,21 @@ def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
         best = data[(planes + 1) * count:].view("<u2" if best_bytes == 2 else np.uint8)
         best = best.astype(np.uint16) if best_bytes == 2 else best.copy()
     return Segment(keys, scores, best)
+
+
+def check_row(segment: Segment, ply: int, count: int, board: Board = STANDARD) -> Segment:
+    """``segment`` if its row's ``ply`` and ``count`` describe it: as many positions, and
+    its first or last one of ``ply`` stones (a row whose ply was damaged moves the whole
+    segment to another ply); else ``CorruptBookError``."""
+    if count != len(segment.keys):
+        raise damaged_ply(ply, f"its segment's row says {count} positions, the segment "
+                               f"{len(segment.keys)}")
+    if count:
+        _, masks = walker(board).boards_of_keys(segment.keys[[0, -1]])
+        stones = [int(mask).bit_count() for mask in masks.tolist()]
+        if ply not in stones:
+            raise damaged_ply(ply, f"its segment holds positions of {stones[0]} stones")
+    return segment
 
 
 def merge(parts: list[Segment], ply: int) -> Segment:

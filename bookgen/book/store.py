@@ -34,7 +34,7 @@ from solver.errors import BoardSizeError
 
 from .checksum import META_CHECKSUM, check_meta, meta_checksum
 from .rows import Rows, read_rows
-from .segment import Segment, merge, pack, unpack
+from .segment import Segment, check_row, merge, pack, unpack
 from .schema import (
     COLUMNS,
     FORMAT,
@@ -378,9 +378,10 @@ class BookStore:
         """The packed part of ``ply`` (its segments merged), or ``None``; read once."""
         if ply not in self._segments:
             with self.engine.connect() as conn:
-                parts = [unpack(data, ply, self.board) for data in conn.execute(
-                    select(SegmentRow.data).where(SegmentRow.ply == ply)
-                    .order_by(SegmentRow.id)).scalars()]
+                parts = [check_row(unpack(data, ply, self.board), ply, count, self.board)
+                         for count, data in conn.execute(
+                             select(SegmentRow.count, SegmentRow.data)
+                             .where(SegmentRow.ply == ply).order_by(SegmentRow.id))]
             self._segments[ply] = merge(parts, ply) if parts else None
         return self._segments[ply]
 
