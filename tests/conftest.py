@@ -18,12 +18,38 @@ SMALL_ROOT = "44444433"  # column 4 full: small subtrees that still take real se
 SMALL_PLY = 12
 
 
-def run_sql(path: str, *statements: str) -> None:
-    """Change a book file behind the project's back, as a damaged or foreign file would."""
+def run_sql(path: str, *statements: str, stamped: bool = False) -> None:
+    """Change a book file behind the project's back, as a damaged or foreign file would.
+
+    ``stamped``: then give its rows and meta the checksums c4book would have written
+    (``stamp``), as a book that is wrong, not damaged, would carry them."""
     with closing(sqlite3.connect(path)) as conn:
         for statement in statements:
             conn.execute(statement)
         conn.commit()
+    if stamped:
+        stamp(path)
+
+
+def stamp(path: str) -> None:
+    """Give a SQLite book's rows and meta the checksums c4book writes with them (rows only
+    where the table has their column), over whatever they hold now."""
+    from bookgen.book.checksum import META_CHECKSUM, meta_checksum
+    from bookgen.book.rows import stamp_rows
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        with engine.begin() as conn:
+            meta = dict(conn.execute(text("SELECT name, value FROM meta")).all())
+            columns = [c[1] for c in conn.exec_driver_sql("PRAGMA table_info(positions)")]
+            if "checksum" in columns:
+                width = meta.get("width", "7")
+                stamp_rows(conn, path, int(width) if width.isdigit() else 7)
+            conn.execute(text("INSERT OR REPLACE INTO meta (name, value) VALUES (:n, :v)"),
+                         {"n": META_CHECKSUM, "v": meta_checksum(meta)})
+    finally:
+        engine.dispose()
 
 
 def open_store(db: str):
@@ -132,14 +158,15 @@ def edit_ply(path: str, ply: int, edit) -> None:
         conn.commit()
 
 
-def unseal(path: str, version: int = 3) -> None:
+def unseal(path: str, version: int = 4) -> None:
     """Turn a book's segments back into one row per position, as schema version 2 kept
     them: a derived ply (the next one complete) with its best moves and move scores, the
     deepest with its best moves and no move scores; no node counts (0).
 
-    ``version`` 3: a version-3 book whose plies are all still rows (an upgrade from
-    version 2 interrupted before it packed anything).  ``version`` 2: the segments table
-    goes too and the book says version 2, as a book written by c4book before segments.
+    ``version`` 4: a book of this version whose plies are all still rows, each with its
+    checksum (an upgrade from version 2 interrupted before it packed anything).
+    ``version`` 3: the same without checksums, as version 3 kept them.  ``version`` 2: the
+    segments table goes too, as a book written by c4book before segments.
     """
     import json
 
@@ -166,14 +193,22 @@ def unseal(path: str, version: int = 3) -> None:
                          None if move_scores is None else move_scores[i].tobytes(), 0))
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("DELETE FROM positions")
-        conn.executemany("INSERT INTO positions (key, ply, score, wdl, best_moves, move_scores, "
-                         "nodes) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        if version < 4:
+            conn.execute("ALTER TABLE positions DROP COLUMN checksum")
+            conn.execute("DELETE FROM meta WHERE name = 'meta_checksum'")
+        else:   # each row's checksum written below
+            rows = [(*row, 0) for row in rows]
+        conn.executemany(f"INSERT INTO positions VALUES ({', '.join('?' * len(rows[0]))})",
+                         rows)
         if version == 2:
             conn.execute("DROP TABLE segments")
         else:
             conn.execute("DELETE FROM segments")
         conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
         conn.commit()
+    if version == 4:
+        stamp(path)
+    with closing(sqlite3.connect(path)) as conn:
         conn.execute("VACUUM")
 
 

@@ -134,6 +134,26 @@ def test_extending_a_book_adds_plies_and_fills_the_old_frontier(small_book_path,
     assert sealed(shallow) == sealed(small_book_path)   # ply 10 no longer keeps best moves
 
 
+def test_a_book_held_open_through_a_build_is_left_one_file_readers_add_nothing_to(
+        tmp_path, ray_session):
+    import os
+    import sqlite3
+    from contextlib import closing
+
+    from bookgen import Book
+
+    path = str(tmp_path / "held.db")
+    build(path, 10, SMALL_ROOT, progress=False, table_log2=18)
+    with Book.open(path) as held:   # a server or a notebook, open through the next build
+        build(path, 11, SMALL_ROOT, progress=False, table_log2=18)
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        assert os.listdir(tmp_path) == ["held.db"]
+        with Book.open(path) as later:
+            assert later.info.max_ply == 11 and held.info.max_ply == 10
+        assert os.listdir(tmp_path) == ["held.db"]   # no -wal, no -shm
+
+
 def test_growing_a_book_one_ply_bounds_the_frontier_by_its_parents(small_book_path, tmp_path,
                                                                   ray_session):
     grown = str(tmp_path / "grown.db")

@@ -72,13 +72,8 @@ def test_a_sealed_book_is_read_whole(plies, small_book_path):
 
 
 def test_counts_and_outcomes(plies, small_book_path):
-    engine = make_engine(small_book_path, readonly=True)
-    try:
-        with engine.connect() as conn:
-            assert plies.count_by_ply(conn) == COUNTS
-            outcomes = plies.score_counts(conn)
-    finally:
-        engine.dispose()
+    assert plies.count_by_ply() == COUNTS
+    outcomes = plies.score_counts()
     assert {ply: sum(c.values()) for ply, c in outcomes.items()} == COUNTS
     assert outcomes[8] == {1: 1}
     for ply, (_, scores, _) in stored_plies(small_book_path).items():
@@ -87,18 +82,17 @@ def test_counts_and_outcomes(plies, small_book_path):
                                  if (signs == wdl).any()}
 
 
-def test_a_ply_kept_as_rows_is_counted_not_read(small_rows_book_path):
+def test_plies_kept_as_rows_are_read_and_checked_as_sealed_ones(plies, small_rows_book_path):
     rows = read_plies(small_rows_book_path)
-    assert rows.segments == {} and rows.parents == frozenset()
-    assert rows.row_counts == COUNTS
-    assert rows.find(canonical(SMALL_ROOT), 8) is None   # asked through SQL by the reader
-    engine = make_engine(small_rows_book_path, readonly=True)
-    try:
-        with engine.connect() as conn:
-            assert rows.count_by_ply(conn) == COUNTS
-            assert sum(map(sum, (c.values() for c in rows.score_counts(conn).values()))) == 753
-    finally:
-        engine.dispose()
+    assert rows.row_counts == COUNTS and rows.parents == plies.parents
+    assert {ply: len(s.keys) for ply, s in rows.segments.items()} == COUNTS
+    for ply, sealed in plies.segments.items():
+        assert rows.segments[ply].keys.tolist() == sealed.keys.tolist()
+        assert rows.segments[ply].scores.tolist() == sealed.scores.tolist()
+    # rows keep their best moves, sealed parents derive theirs: the same answers
+    assert all(rows.find(int(k), ply) == plies.find(int(k), ply)
+               for ply, s in plies.segments.items() for k in s.keys)
+    assert rows.count_by_ply() == COUNTS and rows.score_counts() == plies.score_counts()
 
 
 # -- find ----------------------------------------------------------------------------
@@ -282,10 +276,10 @@ def test_a_score_no_move_reaches_is_a_damaged_book(small_book_path):
         Plies(sealed, {}, COMPLETE, "some.db").find(int(keys[0]), 11)
 
 
-def test_parents_need_the_next_ply_complete_sealed_and_without_rows(small_book_path):
+def test_parents_need_the_next_ply_complete_and_in_memory(small_book_path):
     sealed = read_plies(small_book_path).segments
     assert Plies(sealed, {}, COMPLETE).parents == {8, 9, 10, 11}
     assert Plies(sealed, {}, (8, 9, 10, 11)).parents == {8, 9, 10}   # 12 not complete
-    assert Plies(sealed, {12: 3}, COMPLETE).parents == {8, 9, 10}    # 12 partly rows
+    assert Plies(sealed, {12: 3}, COMPLETE).parents == {8, 9, 10, 11}   # rows read in too
     assert Plies({p: s for p, s in sealed.items() if p != 10}, {}, COMPLETE).parents == {8, 11}
     assert Plies(sealed, {}, ()).parents == frozenset()

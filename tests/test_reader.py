@@ -200,7 +200,7 @@ def test_len_counts_and_info(book):
     assert {ply: sum(c.values()) for ply, c in counts.items()} == COUNTS
     assert counts[8] == {1: 1}
     assert book.info == BookInfo(width=7, height=6, root="44444433",
-                                 plies_complete=(8, 9, 10, 11, 12), schema_version=3, max_ply=12)
+                                 plies_complete=(8, 9, 10, 11, 12), schema_version=4, max_ply=12)
 
 
 def test_best_moves_agree_with_move_scores_on_derived_entries(book, small_book_path):
@@ -291,7 +291,7 @@ def test_sqlite_file_without_book_tables(tmp_path):
 
 
 def test_book_tables_without_the_format_mark(small_book_copy):
-    run_sql(small_book_copy, "DELETE FROM meta WHERE name = 'format'")
+    run_sql(small_book_copy, "DELETE FROM meta WHERE name = 'format'", stamped=True)
     with pytest.raises(NotABookError, match="not a c4book book") as info:
         Book.open(small_book_copy)
     assert repr(small_book_copy) in str(info.value)
@@ -305,32 +305,34 @@ def test_garbage_in_the_middle_is_corrupt(small_book_copy):
 
 
 def test_a_book_for_another_board_size(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '8' WHERE name = 'width'")
+    run_sql(small_book_copy, "UPDATE meta SET value = '8' WHERE name = 'width'", stamped=True)
     with pytest.raises(IncompatibleBookError, match=r"8x6 board, not 7x6") as info:
         Book.open(small_book_copy, board="7x6")
     assert repr(small_book_copy) in str(info.value)
     assert isinstance(info.value, BoardSizeError)
     # A height changed in the file changes its root's key, or makes it no position at all.
     run_sql(small_book_copy, "UPDATE meta SET value = '7' WHERE name = 'width'",
-            "UPDATE meta SET value = '5' WHERE name = 'height'")
+            "UPDATE meta SET value = '5' WHERE name = 'height'", stamped=True)
     with pytest.raises(CorruptBookError, match=r"root '44444433' and root key '\d+' do not agree "
                                                r"on its 7x5 board"):
         Book.open(small_book_copy)
 
 
 def test_an_unknown_schema_version(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '99' WHERE name = 'schema_version'")
+    run_sql(small_book_copy, "UPDATE meta SET value = '99' WHERE name = 'schema_version'",
+            stamped=True)
     with pytest.raises(SchemaMismatchError, match="schema version '99'") as info:
         Book.open(small_book_copy)
-    assert repr(small_book_copy) in str(info.value) and "reads version 3" in str(info.value)
+    assert repr(small_book_copy) in str(info.value) and "reads version 4" in str(info.value)
 
 
 def test_a_version_1_book_names_the_upgrade_command(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '1' WHERE name = 'schema_version'")
+    run_sql(small_book_copy, "UPDATE meta SET value = '1' WHERE name = 'schema_version'",
+            "DELETE FROM meta WHERE name = 'meta_checksum'")   # as version 1 wrote it: none
     with pytest.raises(SchemaMismatchError, match="c4book upgrade --db") as info:
         Book.open(small_book_copy)
     assert str(info.value) == (f"{small_book_copy!r} has book schema version 1; this c4book "
-                               f"reads version 3: convert it in place with 'c4book upgrade "
+                               f"reads version 4: convert it in place with 'c4book upgrade "
                                f"--db {small_book_copy}'")
 
 

@@ -1,4 +1,5 @@
-"""``bookgen.book.rows``: one ply's columns, as the statements and parameters the store binds."""
+"""``bookgen.book.rows``: one ply's columns, as the statements and parameters the store binds,
+and read back from a real SQLite table, every row checked against its checksum."""
 
 import sqlite3
 from contextlib import closing
@@ -24,33 +25,38 @@ def written(rows: Rows, per_statement: int) -> list[tuple]:
         return conn.execute("SELECT * FROM positions ORDER BY key").fetchall()
 
 
-def test_frontier_rows_bind_key_score_wdl_best_and_nodes():
+def test_frontier_rows_bind_key_score_wdl_best_nodes_and_checksum():
     rows = Rows(12, KEYS, SCORES, BEST, nodes=np.array([7, 8, 9]))
     assert len(rows) == 3
-    assert rows.insert(2).endswith(" VALUES (?, 12, ?, ?, ?, NULL, ?), (?, 12, ?, ?, ?, NULL, ?)")
-    assert rows.values() == [5, -2, -1, "2", 7, 9, 0, 0, "124", 8, 12, 7, 1, "7", 9]
+    assert rows.insert(2).endswith(" VALUES (?, 12, ?, ?, ?, NULL, ?, ?), "
+                                   "(?, 12, ?, ?, ?, NULL, ?, ?)")
+    c = rows.checksums().tolist()
+    assert rows.values() == [5, -2, -1, "2", 7, c[0], 9, 0, 0, "124", 8, c[1],
+                             12, 7, 1, "7", 9, c[2]]
     assert all(type(v) in (int, str) for v in rows.values())
-    expected = [(5, 12, -2, -1, "2", None, 7), (9, 12, 0, 0, "124", None, 8),
-                (12, 12, 7, 1, "7", None, 9)]
+    expected = [(5, 12, -2, -1, "2", None, 7, c[0]), (9, 12, 0, 0, "124", None, 8, c[1]),
+                (12, 12, 7, 1, "7", None, 9, c[2])]
     assert written(rows, 2) == written(rows, 3) == written(rows, 100) == expected
 
 
 def test_derived_rows_bind_their_move_scores_once_a_statement_and_store_no_nodes():
     rows = Rows(8, KEYS, SCORES, BEST, np.frombuffer(b"".join(PACKED), np.uint8).reshape(3, 7))
-    assert rows.values() == [5, -2, -1, "2", 9, 0, 0, "124", 12, 7, 1, "7"]
+    c = rows.checksums().tolist()
+    assert rows.values() == [5, -2, -1, "2", c[0], 9, 0, 0, "124", c[1], 12, 7, 1, "7", c[2]]
     assert list(rows.statements(2)) == [
-        (2, [(b"".join(PACKED[:2]), 5, -2, -1, "2", 9, 0, 0, "124")]),
-        (1, [(PACKED[2], 12, 7, 1, "7")])]
-    expected = [(5, 8, -2, -1, "2", PACKED[0], 0), (9, 8, 0, 0, "124", PACKED[1], 0),
-                (12, 8, 7, 1, "7", PACKED[2], 0)]
+        (2, [(b"".join(PACKED[:2]), 5, -2, -1, "2", c[0], 9, 0, 0, "124", c[1])]),
+        (1, [(PACKED[2], 12, 7, 1, "7", c[2])])]
+    expected = [(5, 8, -2, -1, "2", PACKED[0], 0, c[0]), (9, 8, 0, 0, "124", PACKED[1], 0, c[1]),
+                (12, 8, 7, 1, "7", PACKED[2], 0, c[2])]
     assert written(rows, 1) == written(rows, 2) == written(rows, 3) == expected
     assert PACKED[0].endswith(b"\x00") and written(rows, 2)[0][5] == PACKED[0]
 
 
 def test_statements_group_rows_then_take_the_rest_in_one():
     rows = Rows(12, KEYS, SCORES, BEST, nodes=np.array([7, 8, 9]))
-    assert list(rows.statements(2)) == [(2, [(5, -2, -1, "2", 7, 9, 0, 0, "124", 8)]),
-                                        (1, [(12, 7, 1, "7", 9)])]
+    c = rows.checksums().tolist()
+    assert list(rows.statements(2)) == [(2, [(5, -2, -1, "2", 7, c[0], 9, 0, 0, "124", 8, c[1])]),
+                                        (1, [(12, 7, 1, "7", 9, c[2])])]
     assert list(rows.statements(3)) == [(3, [tuple(rows.values())])]
     assert list(rows.statements(5)) == [(3, [tuple(rows.values())])]
     assert [(c, len(p)) for c, p in rows.statements(1)] == [(1, 3)]
@@ -60,12 +66,13 @@ def test_statements_group_rows_then_take_the_rest_in_one():
 def test_a_slice_is_rows_of_the_same_ply():
     rows = Rows(12, KEYS, SCORES, BEST, nodes=np.array([7, 8, 9]))
     part = rows[1:]
-    assert part.ply == 12 and len(part) == 2 and part.values() == rows.values()[5:]
+    assert part.ply == 12 and len(part) == 2 and part.values() == rows.values()[6:]
 
 
 def test_rows_with_both_move_scores_and_nodes():
     rows = Rows(8, KEYS, SCORES, BEST, np.frombuffer(b"".join(PACKED), np.uint8).reshape(3, 7),
                 np.array([7, 8, 9]))
-    assert written(rows, 2) == [(5, 8, -2, -1, "2", PACKED[0], 7),
-                                (9, 8, 0, 0, "124", PACKED[1], 8),
-                                (12, 8, 7, 1, "7", PACKED[2], 9)]
+    c = rows.checksums().tolist()
+    assert written(rows, 2) == [(5, 8, -2, -1, "2", PACKED[0], 7, c[0]),
+                                (9, 8, 0, 0, "124", PACKED[1], 8, c[1]),
+                                (12, 8, 7, 1, "7", PACKED[2], 9, c[2])]

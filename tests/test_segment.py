@@ -95,21 +95,22 @@ def test_merge_joins_parts_in_key_order():
     cuts = [order[:300], order[300:301], order[301:]]
     parts = [Segment(whole.keys[np.sort(c)], whole.scores[np.sort(c)], whole.best[np.sort(c)])
              for c in cuts]
-    assert same(merge(parts), whole)
-    assert same(merge(parts[::-1]), whole)
-    assert merge(parts[:1]) is parts[0]
+    assert same(merge(parts, 9), whole)
+    assert same(merge(parts[::-1], 9), whole)
+    assert merge(parts[:1], 9) is parts[0]
     # best moves only if every part keeps them
     scores_only = parts[1]._replace(best=None)
-    merged = merge([parts[0], scores_only, parts[2]])
+    merged = merge([parts[0], scores_only, parts[2]], 9)
     assert merged.best is None and same(merged, whole._replace(best=None))
     empty = Segment(np.empty(0, np.uint64), np.empty(0, np.int8), np.empty(0, np.uint8))
-    assert same(merge([empty, whole]), whole)
+    assert same(merge([empty, whole], 9), whole)
 
 
-def test_merge_refuses_a_key_in_two_parts():
+def test_merge_refuses_a_key_in_two_parts_as_a_damaged_ply():
     part = random_segment(10, seed=7)
-    with pytest.raises(ValueError, match="share a key"):
-        merge([part, Segment(part.keys[3:4], part.scores[3:4], part.best[3:4])])
+    with pytest.raises(CorruptBookError, match="ply 9 is damaged: two of its parts .* hold "
+                                               "the same key"):
+        merge([part, Segment(part.keys[3:4], part.scores[3:4], part.best[3:4])], 9)
 
 
 # -- damage ------------------------------------------------------------------------

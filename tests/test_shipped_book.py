@@ -44,7 +44,7 @@ def building(book) -> list[int]:
 
 def test_it_is_an_empty_board_book_of_every_position_up_to_its_last_ply(book, stored):
     assert (book.info.width, book.info.height, book.info.root) == (7, 6, "")
-    assert book.info.schema_version == 3
+    assert book.info.schema_version == 4
     complete = set(range(book.info.max_ply + 1))
     assert set(book.info.plies_complete) == complete and book.info.max_ply >= 8
     assert set(stored) == complete | set(building(book))   # and at most the next, in part

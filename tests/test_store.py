@@ -38,6 +38,7 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
+from bookgen.book.checksum import meta_checksum
 from bookgen.book.plies import Plies
 from bookgen.book.rows import Rows
 from bookgen.book.schema import (
@@ -84,7 +85,7 @@ def changed(row: tuple, **values) -> tuple:
 def as_rows(rows: list[tuple]) -> Rows:
     """Tuples of one ply in ``schema.COLUMNS`` order as the columns the store writes
     (``wdl`` follows from the score)."""
-    keys, plies, scores, _, best, move_scores, nodes = zip(*rows)
+    keys, plies, scores, _, best, move_scores, nodes = zip(*(row[:7] for row in rows))
     assert len(set(plies)) == 1
     packed = (None if move_scores[0] is None else
               np.frombuffer(b"".join(move_scores), np.uint8).reshape(-1, 7))
@@ -125,8 +126,10 @@ def store(tmp_path):
 
 
 def table(path: str) -> list[tuple]:
+    """Every row's fields but its checksum (which every read of the store checks)."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return conn.execute(f"SELECT {', '.join(COLUMNS)} FROM positions ORDER BY key").fetchall()
+        return conn.execute(f"SELECT {', '.join(COLUMNS[:-1])} FROM positions "
+                            "ORDER BY key").fetchall()
 
 
 def journal_mode(path: str) -> str:
@@ -147,10 +150,12 @@ def test_the_rows_are_real_solves(frontier_rows, derived_row):
 # -- creating a book -----------------------------------------------------------
 
 def test_a_new_store_writes_its_metadata(store):
-    assert store.meta() == {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
-                            "width": "7", "height": "6", "root": SMALL_ROOT,
-                            "root_key": str(ROOT_KEY), "ply": "8", "complete_plies": "[]"}
-    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 3)
+    meta = store.meta()
+    assert meta == {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
+                    "width": "7", "height": "6", "root": SMALL_ROOT,
+                    "root_key": str(ROOT_KEY), "ply": "8", "complete_plies": "[]",
+                    "meta_checksum": meta_checksum(meta)}
+    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 4)
     assert store.count_by_ply() == {} and store.row_counts() == {}
     assert store.storage_by_ply() == {}
     assert len(store.keys_at(SMALL_PLY)) == 0 and len(store.scores_at(SMALL_PLY)[0]) == 0
@@ -205,14 +210,15 @@ def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, d
     store.upsert(as_rows([derived_row]))
     assert store.count_by_ply() == {11: 1, 12: 3}
     assert {r[0]: r for r in table(store.db)}[derived_row[0]] == derived_row
-    # upsert replaces the four result columns of a stored key, not its identity or nodes
-    wrong = changed(derived_row, score=-7, wdl=-1, best_moves="13", ply=3, nodes=5,
+    # upsert replaces the whole row of a stored key, checksum and all
+    wrong = changed(derived_row, score=-7, wdl=-1, best_moves="13", nodes=5,
                     move_scores=pack_scores([-7, -8, -7, None, -9, -9, -9]))
     store.upsert(as_rows([wrong]))
     store.upsert(as_rows([wrong]))
     row = {r[0]: r for r in table(store.db)}[derived_row[0]]
     assert row == (derived_row[0], 11, -7, -1, "13",
-                   pack_scores([-7, -8, -7, None, -9, -9, -9]), 0)
+                   pack_scores([-7, -8, -7, None, -9, -9, -9]), 5)
+    assert store.scores_at(11)[1].tolist() == [-7]   # read back, checked
     assert store.count_by_ply() == {11: 1, 12: 3}
 
 
@@ -338,17 +344,20 @@ def test_files_that_are_not_books_are_refused(tmp_path):
 
 
 def test_schema_and_board_size_are_checked(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '4' WHERE name = 'schema_version'")
-    with pytest.raises(SchemaMismatchError, match="schema version '4'"):
+    # Changed as another c4book would have written them: checksums and all.
+    run_sql(small_book_copy, "UPDATE meta SET value = '5' WHERE name = 'schema_version'",
+            stamped=True)
+    with pytest.raises(SchemaMismatchError, match="schema version '5'"):
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    for old in ("1", "2"):
-        run_sql(small_book_copy, f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'")
+    for old in ("1", "2", "3"):
+        run_sql(small_book_copy, f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'",
+                stamped=True)
         with pytest.raises(SchemaMismatchError, match=f"schema version {old}; this c4book reads "
-                                                      f"version 3: convert it in place with "
+                                                      f"version 4: convert it in place with "
                                                       f"'c4book upgrade --db {small_book_copy}'"):
             BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    run_sql(small_book_copy, "UPDATE meta SET value = '3' WHERE name = 'schema_version'",
-            "UPDATE meta SET value = '5' WHERE name = 'height'")
+    run_sql(small_book_copy, "UPDATE meta SET value = '4' WHERE name = 'schema_version'",
+            "UPDATE meta SET value = '5' WHERE name = 'height'", stamped=True)
     with pytest.raises(BookSizeError, match="7x5 board, not 7x6") as info:
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
     assert isinstance(info.value, IncompatibleBookError) and isinstance(info.value, BoardSizeError)
@@ -368,6 +377,118 @@ def test_a_book_is_never_written_in_memory(db):
 
     with pytest.raises(ArgumentError, match="is a database in memory"):
         BookStore(db, SMALL_ROOT, ROOT_KEY)
+
+
+def test_a_root_key_that_is_not_its_root_s_is_named_damage_not_another_root(small_book_copy):
+    with pytest.raises(CorruptBookError, match=r"its meta's root key '\d+' is not the key of its "
+                                               r"root '44444433' \(12345\)"):
+        BookStore(small_book_copy, SMALL_ROOT, 12345)
+
+
+def test_a_damaged_row_or_meta_value_is_refused_by_every_read(tmp_path, frontier_rows):
+    path = str(tmp_path / "built.db")   # a build stopped with three frontier rows written
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    store.insert_new(as_rows(frontier_rows))
+    store.close()
+    first = min(r[0] for r in frontier_rows)
+    run_sql(path, f"UPDATE positions SET score = score + 2 WHERE key = {first}")
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    try:
+        damaged = f"ply 12 is damaged: its row of key {first} fails its checksum"
+        for read in (lambda: store.entries_at(12), lambda: store.keys_at(12),
+                     lambda: store.keys_at(12, first, first + 1), lambda: store.pack_rows(12),
+                     lambda: store.seal(12, store.entries_at(12))):
+            with pytest.raises(CorruptBookError, match=damaged):
+                read()
+        assert store.keys_at(12, first + 1).tolist() == sorted(r[0] for r in frontier_rows)[1:]
+    finally:
+        store.close()
+    with pytest.raises(CorruptBookError, match=damaged):
+        Book.open(path)
+    # a meta value: every reader names it
+    run_sql(path, "UPDATE meta SET value = '[9]' WHERE name = 'complete_plies'")
+    named = "its meta 'complete_plies' \\(value '\\[9\\]'\\) fails its checksum"
+    for read in (lambda: Book.open(path), lambda: BookStore(path, SMALL_ROOT, ROOT_KEY)):
+        with pytest.raises(CorruptBookError, match=named):
+            read()
+
+
+def test_a_meta_write_never_takes_a_damaged_value_in(tmp_path):
+    path = str(tmp_path / "meta.db")
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+    try:
+        run_sql(path, "UPDATE meta SET value = '9' WHERE name = 'ply'")
+        for write in (lambda: store.set_meta(note="x"), lambda: store.mark_complete(12),
+                      lambda: store.insert_new(Rows(12, np.array([3], np.uint64),
+                                                    np.array([1], np.int8),
+                                                    np.array([1], np.uint8)), 2.0)):
+            with pytest.raises(CorruptBookError, match="its meta 'ply' \\(value '9'\\) fails"):
+                write()
+        assert table(path) == []   # the rows' transaction went with it
+    finally:
+        store.close()
+
+
+# -- a new book that fails leaves nothing ---------------------------------------
+
+CREATE_UNDER_LIMIT = """
+import os, resource, signal, sys
+from bookgen.book.schema import BookError
+from bookgen.book.store import BookStore
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # writes past the limit fail with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]),) * 2)
+try:
+    BookStore(sys.argv[1], "44444433", int(sys.argv[3])).close()
+except BookError as error:
+    print(error, file=sys.stderr)
+    sys.exit(1)
+"""
+
+
+def test_a_new_book_that_cannot_be_written_leaves_nothing(tmp_path):
+    # A real full disk, as far as SQLite can tell: the process may not write past a size.
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    outcomes = []
+    for limit in range(0, 64 * 1024, 2048):
+        path = tmp_path / f"limited-{limit}.db"
+        done = subprocess.run([sys.executable, "-c", CREATE_UNDER_LIMIT, str(path), str(limit),
+                               str(ROOT_KEY)], capture_output=True, text=True, timeout=120,
+                              env=env)
+        left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(path.name))
+        if done.returncode == 0:   # room enough: a whole book, which opens
+            with Book.open(str(path)) as book:
+                assert book.info.root == SMALL_ROOT and len(book) == 0
+            outcomes.append("book")
+            break
+        assert done.returncode == 1 and left == [], (limit, left, done.stderr)
+        assert done.stderr.count("\n") == 1 and "cannot write a book at" in done.stderr, \
+            done.stderr
+        outcomes.append("nothing")
+    assert outcomes[0] == "nothing" and outcomes[-1] == "book" and len(outcomes) > 2, outcomes
+
+
+# -- journal mode ----------------------------------------------------------------
+
+def test_a_book_held_open_through_a_write_leaves_one_file_in_delete_mode(tmp_path,
+                                                                        frontier_rows):
+    path = str(tmp_path / "held.db")
+    BookStore(path, SMALL_ROOT, ROOT_KEY).close()
+    with Book.open(path) as held:   # a server, a notebook: open the whole time
+        store = BookStore(path, SMALL_ROOT, ROOT_KEY)
+        store.insert_new(as_rows(frontier_rows))
+        assert journal_mode(path) == "wal"
+        store.close()
+        assert journal_mode(path) == "delete"
+        assert os.listdir(tmp_path) == ["held.db"]
+        assert len(held) == 0   # it answers from what it read at open
+        with Book.open(path) as later:   # a later reader makes no file beside it
+            assert later.get("444444331112").score == -2
+        assert os.listdir(tmp_path) == ["held.db"]
 
 
 def test_an_unwritable_place_is_a_book_error(tmp_path):
@@ -531,7 +652,9 @@ def test_many_rows_in_one_write(store):
     for k in (int(derived[0]), int(derived[len(derived) // 2]), int(derived[-1])):
         assert after[k][2:6] == (3, 1, "4", pack_scores([1, -2, None, 3, 0, None, None]))
     assert after[int(keys[1])] == stored[1]
-    assert after[int(derived[0])][6] == stored[0][6]  # nodes stay with the searched row
+    assert after[int(derived[0])][6] == 0   # a derived row has no nodes
+    read = dict(zip(*(a.tolist() for a in store.scores_at(12))))   # read back, checked
+    assert [read[k] for k in derived.tolist()] == [3] * len(derived)
 
 
 def test_a_failed_write_is_a_book_error_and_writes_nothing(small_book_copy, frontier_rows):
@@ -733,10 +856,10 @@ def test_a_book_keeps_its_board_and_refuses_another(tmp_path):
     with pytest.raises(BookSizeError, match=r"6x5 board, not 8x7"):
         Book.open(db, board="8x7")
     assert Book.open(db, board="6x5").board is Board(6, 5)
-    run_sql(db, "UPDATE meta SET value = 'x' WHERE name = 'width'")
+    run_sql(db, "UPDATE meta SET value = 'x' WHERE name = 'width'", stamped=True)
     with pytest.raises(CorruptBookError, match="records no usable board size"):
         Book.open(db)
-    run_sql(db, "UPDATE meta SET value = '10' WHERE name = 'width'")
+    run_sql(db, "UPDATE meta SET value = '10' WHERE name = 'width'", stamped=True)
     with pytest.raises(CorruptBookError, match="records no usable board size"):
         Book.open(db)
 

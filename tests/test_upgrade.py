@@ -1,7 +1,8 @@
-"""``c4book upgrade`` and ``c4book pack``: a version-1 book (with its moves column) or a
-version-2 book (a row per position) becomes version 3 in place, each ply packed into one
-segment, nothing re-solved; an interrupted upgrade leaves a valid book and running it
-again finishes it; refusals leave the file as it was.
+"""``c4book upgrade`` and ``c4book pack``: a version-1 book (with its moves column), a
+version-2 book (a row per position) or a version-3 book (segments, rows without
+checksums) becomes version 4 in place, each row and the meta given their checksums and
+each ply packed into one segment, nothing re-solved; an interrupted upgrade leaves a valid
+book and running it again finishes it; refusals leave the file as it was.
 
 Older books are made from the real small book: its plies written back as rows
 (``conftest.unseal``), then, for version 1, with each row's moves beside its key.
@@ -24,7 +25,7 @@ from bookgen.builder.verify import verify
 from solver.packed import moves_of_key
 
 from conftest import (SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, entries, free_pages,
-                      open_store, run_sql, segment_rows, unseal)
+                      open_store, run_sql, segment_rows, stamp, unseal)
 
 # The positions table as schema version 1 wrote it.
 VERSION_1_TABLE = """CREATE TABLE positions (
@@ -77,6 +78,14 @@ def version_2_book(small_book_copy) -> str:
 
 
 @pytest.fixture()
+def version_3_book(small_book_copy) -> str:
+    """The small book as version 3 could hold it: a row per position (an upgrade from
+    version 2 interrupted before it packed anything), no checksums."""
+    unseal(small_book_copy, version=3)
+    return small_book_copy
+
+
+@pytest.fixture()
 def version_1_book(version_2_book) -> str:
     """The small book as version 1 stored it: each row's moves beside its key."""
     small_book_copy = version_2_book
@@ -104,12 +113,10 @@ def test_the_older_books_are_what_those_versions_wrote(version_1_book, small_boo
         (16, 1, "25", pack_scores([0, 16, 2, None, 16, 0, 2]))
 
 
-@pytest.mark.parametrize("version", [1, 2])
-def test_an_older_book_upgrades_in_place_and_verifies(version_1_book, small_book_path,
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_an_older_book_upgrades_in_place_and_verifies(request, small_book_path,
                                                        small_answers, version):
-    if version == 2:   # the same file, as version 2 (no moves column)
-        run_sql(version_1_book, "ALTER TABLE positions DROP COLUMN moves",
-                "UPDATE meta SET value = '2' WHERE name = 'schema_version'")
+    version_1_book = request.getfixturevalue(f"version_{version}_book")   # the name it had
     with pytest.raises(SchemaMismatchError, match="c4book upgrade"):
         Book.open(version_1_book)
     assert upgrade(version_1_book) == version
@@ -121,7 +128,7 @@ def test_an_older_book_upgrades_in_place_and_verifies(version_1_book, small_book
         assert [r[1:] for r in segment_rows(version_1_book, ply)] == \
             [r[1:] for r in segment_rows(small_book_path, ply)]
     with Book.open(version_1_book) as book:
-        assert book.info.schema_version == 3 and book.get("444444331112").score == -2
+        assert book.info.schema_version == 4 and book.get("444444331112").score == -2
     assert answers(version_1_book) == small_answers
     assert verify(version_1_book, sample=5, progress=False).ok
     before = Path(version_1_book).read_bytes()
@@ -134,10 +141,10 @@ def test_the_command_line(version_1_book, small_answers):
     command = [*c4book_command(), "upgrade", "--db", version_1_book]
     first = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert first.stdout == f"{version_1_book}: upgraded from book schema version 1 to 3\n"
+    assert first.stdout == f"{version_1_book}: upgraded from book schema version 1 to 4\n"
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
-    assert again.stdout == f"{version_1_book}: already book schema version 3; nothing to do\n"
+    assert again.stdout == f"{version_1_book}: already book schema version 4; nothing to do\n"
     assert answers(version_1_book) == small_answers
 
 
@@ -145,10 +152,10 @@ def test_the_command_line_on_a_version_2_book(version_2_book, small_answers):
     command = [*c4book_command(), "upgrade", "--db", version_2_book]
     first = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert first.stdout == f"{version_2_book}: upgraded from book schema version 2 to 3\n"
+    assert first.stdout == f"{version_2_book}: upgraded from book schema version 2 to 4\n"
     assert all_sealed(version_2_book) and answers(version_2_book) == small_answers
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert again.stdout == f"{version_2_book}: already book schema version 3; nothing to do\n"
+    assert again.stdout == f"{version_2_book}: already book schema version 4; nothing to do\n"
     assert answers(version_2_book) == small_answers
 
 
@@ -162,7 +169,7 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
                             "WHEN OLD.ply = 10 BEGIN SELECT RAISE(ABORT, 'interrupted'); END")
     with pytest.raises(DatabaseError, match="interrupted"):
         upgrade(version_2_book)
-    store = open_store(version_2_book)   # a version-3 book: it opens
+    store = open_store(version_2_book)   # a version-4 book: it opens
     try:
         assert store.row_counts() == {10: 36, 11: 136, 12: 574}
         assert store.is_sealed(8) and store.is_sealed(9)
@@ -177,11 +184,11 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
     command = [*c4book_command(), "upgrade", "--db", version_2_book]
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
-    assert again.stdout == f"{version_2_book}: book schema version 3; packed the rows left\n"
+    assert again.stdout == f"{version_2_book}: book schema version 4; packed the rows left\n"
     assert entries(version_2_book) == entries(small_book_path) and all_sealed(version_2_book)
     assert answers(version_2_book) == small_answers
     third = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert third.stdout == f"{version_2_book}: already book schema version 3; nothing to do\n"
+    assert third.stdout == f"{version_2_book}: already book schema version 4; nothing to do\n"
 
 
 @pytest.mark.parametrize("book, change, error, message", [
@@ -194,7 +201,7 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
 ])
 def test_a_refused_upgrade_leaves_the_file_byte_for_byte(request, book, change, error, message):
     path = request.getfixturevalue(book)
-    run_sql(path, change)
+    run_sql(path, change, stamped=True)   # checksums and all: only the change is wrong
     before = Path(path).read_bytes()
     with pytest.raises(error, match=message):
         upgrade(path)
@@ -228,13 +235,14 @@ def partly_rows(path: str, complete: list[int]) -> None:
                      (pack(half), len(half.keys), row))
         conn.execute("UPDATE segments SET data = ? WHERE id = ?", (pack(eleven), row_11))
         conn.executemany(
-            "INSERT INTO positions (key, ply, score, wdl, best_moves, nodes) "
-            "VALUES (?, ?, ?, ?, ?, 0)",
+            "INSERT INTO positions (key, ply, score, wdl, best_moves, nodes, checksum) "
+            "VALUES (?, ?, ?, ?, ?, 0, 0)",
             [(k, SMALL_PLY, s, (s > 0) - (s < 0), BEST_TEXT[b]) for k, s, b in zip(
                 twelve.keys[1::2].tolist(), twelve.scores[1::2].tolist(),
                 twelve.best[1::2].tolist())])
         conn.execute("UPDATE meta SET value = ? WHERE name = 'complete_plies'", (str(complete),))
         conn.commit()
+    stamp(path)   # as the build writes them: with their checksums
 
 
 def test_pack_gives_a_ply_being_built_one_more_segment(small_book_copy, small_book_path):

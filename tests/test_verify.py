@@ -290,7 +290,7 @@ def test_an_unexpected_row_fails_the_count(small_book_copy):
 def test_only_complete_plies_are_counted(small_book_copy):
     delete(small_book_copy, "444444331112")
     run_sql(small_book_copy, "UPDATE meta SET value = '[8, 9, 10, 11]' "
-                             "WHERE name = 'complete_plies'")
+                             "WHERE name = 'complete_plies'", stamped=True)
     report = verify(small_book_copy, sample=0, progress=False)
     assert report.plies_counted == [8, 9, 10, 11]
     # Ply 12 is not complete, so a position missing there is no problem; but ply 11,
@@ -307,7 +307,7 @@ def test_a_ply_that_keeps_its_best_moves_may_come_before_an_incomplete_one(small
     edit_ply(small_book_copy, 11, lambda segment: segment._replace(best=bits.copy()))
     delete(small_book_copy, "444444331112")
     run_sql(small_book_copy, "UPDATE meta SET value = '[8, 9, 10, 11]' "
-                             "WHERE name = 'complete_plies'")
+                             "WHERE name = 'complete_plies'", stamped=True)
     report = verify(small_book_copy, sample=136 + 573, progress=False)
     assert report.ok, report.problems
     assert report.plies_counted == [8, 9, 10, 11] and report.frontier_sampled == 136 + 573
@@ -348,11 +348,13 @@ def test_a_key_at_the_wrong_ply(small_book_copy):
 
 
 def test_a_key_no_game_reaches_is_named_by_its_number(small_book_copy):
-    # the root with one more first-player stone: no game reaches it
+    # the root with one more first-player stone: no game reaches it (put among ply 10's
+    # keys: a ply's segment whose first and last keys are of another ply is damaged)
     impossible = key(SMALL_ROOT) + (1 << 7)
-    replace_key(small_book_copy, 8, key(SMALL_ROOT), impossible)
+    replace_key(small_book_copy, 10, int(stored_plies(small_book_copy)[10].keys[5]),
+                impossible)
     report = verify(small_book_copy, sample=0, progress=False)
-    assert report.problems[0].startswith(f"key {impossible}: not the canonical key")
+    assert f"key {impossible}: not the canonical key of a position at ply 10" in report.problems
 
 
 # -- not a book ------------------------------------------------------------------

@@ -1,12 +1,13 @@
-"""A book's sealed plies in memory: per ply, sorted canonical keys, scores and best moves.
+"""A book's plies in memory: per ply, sorted canonical keys, scores and best moves.
 
-Read once at open from the ``segments`` table (``segment``): ten bytes a
-position, a lookup a binary search in one ply's keys.  A ply whose children
-the book holds whole stores no best moves; a lookup in it derives the move
-scores and best moves of its chunk of positions at once, with numpy over the
-ply below (seven bytes a position, as ``schema.pack_scores`` packs them, and
-a best-move byte), and keeps them; many lookups at once derive the whole ply.
-Plies still kept as rows are counted here and asked through SQL by the reader.
+Read once at open from the ``segments`` table (``segment``), and the rows of
+plies still being built with them, each checked (``rows.read_rows``): ten
+bytes a position, a lookup a binary search in one ply's keys.  A ply whose
+children the book holds whole stores no best moves; a lookup in it derives
+the move scores and best moves of its chunk of positions at once, with numpy
+over the ply below (seven bytes a position, as ``schema.pack_scores`` packs
+them, and a best-move byte), and keeps them; many lookups at once derive the
+whole ply.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ import sys
 from bisect import bisect_left
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from solver.bitboard import STANDARD, Board
 
 from .keys import walker
-from .schema import CorruptBookError, Entry, SegmentRow
-from .segment import Segment, merge, unpack
+from .rows import read_rows
+from .schema import CorruptBookError, SegmentRow
+from .segment import Segment, check_row, merge, unpack
 
 # compiled_keys bakes these and entry_code into its cached kernels, and numba checks only
 # compiled_keys.py's own time stamp: after changing one here, touch that file too.
@@ -52,10 +54,10 @@ class _Ply:
 
 
 class Plies:
-    """Sealed plies by number, and how many rows each ply has besides.
+    """Plies by number, and how many of each ply's entries were rows (``row_counts``).
 
     ``parents`` are the plies whose children are all here (the next ply is
-    complete and sealed): their move scores are derived, not stored.
+    complete): their move scores are derived, not stored.
     """
 
     def __init__(self, segments: dict[int, Segment], row_counts: dict[int, int],
@@ -66,8 +68,7 @@ class Plies:
         self.keys = {ply: p.view.keys for ply, p in self._plies.items()}   # for compiled searches
         self.row_counts = row_counts
         self.parents = frozenset(p for p in complete if p + 1 in complete
-                                 and p in self._plies and p + 1 in self._plies
-                                 and p + 1 not in row_counts)
+                                 and p in self._plies and p + 1 in self._plies)
         self._db = db
         # A parent ply's keys and scores, and its children's: a compiled lookup reads a
         # position's move scores from them, with nothing derived or kept.
@@ -77,13 +78,27 @@ class Plies:
 
     @classmethod
     def read(cls, conn, complete: tuple[int, ...] = (), db: str = "",
-             board: Board = STANDARD) -> Plies:
+             board: Board = STANDARD, offset: int = 0) -> Plies:
+        """Every segment and row of the book on ``conn``; ``offset`` is what a key loses
+        on its way into SQL (``store.key_offset``)."""
         parts: dict[int, list[Segment]] = {}
-        for ply, data in conn.execute(select(SegmentRow.ply, SegmentRow.data)
-                                      .order_by(SegmentRow.ply, SegmentRow.id)):
-            parts.setdefault(ply, []).append(unpack(data, ply, board))
-        rows = conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all()
-        plies = cls({ply: merge(p) for ply, p in parts.items()}, dict(rows), complete, db, board)
+        for ply, count, data in conn.execute(
+                select(SegmentRow.ply, SegmentRow.count, SegmentRow.data)
+                .order_by(SegmentRow.ply, SegmentRow.id)):
+            parts.setdefault(ply, []).append(check_row(unpack(data, ply, board), ply, count,
+                                                       board))
+        row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
+        row_counts = {}
+        if len(row_plies):
+            order = np.argsort(row_plies, kind="stable")   # by ply, each in key order
+            plies, starts = np.unique(row_plies[order], return_index=True)
+            for ply, part in zip(plies.tolist(), np.split(order, starts[1:])):
+                parts.setdefault(ply, []).append(Segment(rows.keys[part], rows.scores[part],
+                                                         rows.best[part]))
+                row_counts[ply] = len(part)
+        del rows, row_plies
+        plies = cls({ply: merge(p, ply) for ply, p in parts.items()}, row_counts, complete, db,
+                    board)
         del parts
         _return_freed_memory()
         return plies
@@ -236,23 +251,16 @@ class Plies:
                                    f"score from the ply-{ply + 1} scores")
         return packed.tobytes(), best.tobytes()
 
-    def count_by_ply(self, conn) -> dict[int, int]:
-        counts = {ply: len(p) for ply, p in self._plies.items()}
-        for ply, count in conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)):
-            counts[ply] = counts.get(ply, 0) + count
-        return dict(sorted(counts.items()))
+    def count_by_ply(self) -> dict[int, int]:
+        return {ply: len(p) for ply, p in sorted(self._plies.items())}
 
-    def score_counts(self, conn) -> dict[int, dict[int, int]]:
-        """``{ply: {wdl: count}}``: sealed plies counted here, rows by SQL."""
+    def score_counts(self) -> dict[int, dict[int, int]]:
+        """``{ply: {wdl: count}}``."""
         counts: dict[int, dict[int, int]] = {}
-        for ply, at_ply in self._plies.items():
+        for ply, at_ply in sorted(self._plies.items()):
             signs = np.bincount(np.sign(at_ply.view.scores.astype(np.int64)) + 1, minlength=3)
             counts[ply] = {wdl: int(n) for wdl, n in zip((-1, 0, 1), signs) if n}
-        stmt = select(Entry.ply, Entry.wdl, func.count()).group_by(Entry.ply, Entry.wdl)
-        for ply, wdl, count in conn.execute(stmt):
-            into = counts.setdefault(ply, {})
-            into[wdl] = into.get(wdl, 0) + count
-        return {ply: dict(sorted(c.items())) for ply, c in sorted(counts.items())}
+        return counts
 
 
 def _return_freed_memory() -> None:

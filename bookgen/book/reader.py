@@ -7,9 +7,10 @@
 
 Lookups take a move string or a ``Position``, find a mirror image through the
 canonical key, and return columns in the asker's orientation.  Opening reads
-every sealed ply into arrays (``plies``): a lookup is then a binary search,
-with no query; only a ply still being built, kept as rows, is asked through
-SQL.  A position's move scores and best moves come from its children's
+every ply into arrays, sealed or still rows, each checked (``plies``), and
+lets go of the file: a lookup is then a binary search, with no query, and a
+book held open never keeps a build from leaving WAL mode.  A position's move
+scores and best moves come from its children's
 scores when the book holds the ply below it complete; at the book's last
 ply its best moves are stored.  Every kind of score and best moves is decoded
 once, at import, in either orientation: a lookup indexes that table.
@@ -21,30 +22,27 @@ walk the moves with compiled kernels (``compiled_keys``), in half the time.
 
 from __future__ import annotations
 
-import gc
 import json
 import struct
 import sys
-import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
-from sqlalchemy import bindparam, select
 
 from solver import Position
 from solver.bitboard import STANDARD, Board
 from solver.errors import ArgumentTypeError
 from solver.position import position_on
 
-from .keys import Oriented, walker
+from .keys import walker
 from .location import find_book
+from .collector import paused as _collector_paused
 from .plies import FULL_COLUMN, NO_MOVE, SCORE_OFFSET, Plies, entry_code
-from .schema import SCHEMA_VERSION, BookError, CorruptBookError, Entry, board_of_meta
+from .schema import SCHEMA_VERSION, BookError, board_of_meta
 from .store import (SEARCH_SECONDS, check_sqlite_file, key_offset, make_engine, read_meta,
                     sqlite_path)
 
@@ -117,7 +115,6 @@ class _Codes:
         columns = tuple(tuple(c + 1 for c in range(width) if bits >> c & 1)
                         for bits in range(1 << width))
         mirrored = tuple(tuple(sorted(width - c + 1 for c in cols)) for cols in columns)
-        self.best_bits = {"".join(str(c) for c in cols): bits for bits, cols in enumerate(columns)}
         self.best_of = columns + mirrored   # bits + (1 << width) if mirrored -> asker's columns
         self.unpack_scores = struct.Struct(f"{width}b").unpack
         # An entry code -> (score, wdl, best moves) in the asker's orientation, by
@@ -146,36 +143,6 @@ def codes(board: Board) -> _Codes:
 codes(STANDARD)   # made at import, as before: a first lookup never waits for them
 
 
-_pauses = [0]   # get_many calls in their collector pause, over every thread
-_pauses_lock = threading.Lock()
-
-
-@contextmanager
-def _collector_paused():
-    """Python's cycle collector off while many entries are made: they hold no cycles, and
-    each 700 new tuples would otherwise start a collection (most of get_many's time).
-
-    Counted, so that overlapping calls end the pause once; it is taken only if the
-    collector is on.  (A caller that turns the collector off meanwhile finds it on
-    again when the last get_many returns.)
-    """
-    with _pauses_lock:
-        if _pauses[0] == 0 and not gc.isenabled():
-            paused = False
-        else:
-            paused = True
-            _pauses[0] += 1
-            gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            with _pauses_lock:
-                _pauses[0] -= 1
-                if _pauses[0] == 0:
-                    gc.enable()
-
-
 _compiled = None   # bookgen.book.compiled_keys, once loaded
 
 
@@ -189,14 +156,6 @@ def _kernels():
         except ImportError:   # numba there but unusable: the Python walk, from now on
             _compiled = False
     return _compiled or None
-
-
-class _Stones(NamedTuple):
-    """A position as ``Walker.board_of_position`` reads one: its stones, and its ply."""
-
-    current: int
-    mask: int
-    ply: int
 
 
 class BookClosedError(BookError, ValueError):
@@ -223,26 +182,22 @@ class Book:
         if path is not None:
             check_sqlite_file(path, must_exist=True)
         self.db = db
-        self._engine = make_engine(db, readonly=True)
-        meta = read_meta(self._engine, db, board=None if board is None else Board.parse(board))
-        self.board = board_of_meta(meta, db)
+        engine = make_engine(db, readonly=True)
+        try:
+            meta = read_meta(engine, db, board=None if board is None else Board.parse(board))
+            self.board = board_of_meta(meta, db)
+            complete = tuple(json.loads(meta.get("complete_plies", "[]")))
+            with engine.connect() as conn:
+                self._plies = Plies.read(conn, complete, db, self.board, key_offset(self.board))
+        finally:
+            engine.dispose()   # everything is in memory: the file is not held open
         self._walk = walker(self.board)
         self._codes = codes(self.board)
         self._heads = self._codes.heads
-        self._key_offset = key_offset(self.board)
-        self._conn = self._engine.connect()
-        complete = tuple(json.loads(meta.get("complete_plies", "[]")))
         self.info = BookInfo(width=self.board.width, height=self.board.height,
                              root=meta["root"], plies_complete=complete,
                              schema_version=SCHEMA_VERSION, max_ply=int(meta.get("ply", 0)),
                              search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)))
-        self._plies = Plies.read(self._conn, complete, db, self.board)
-        self._row_plies = self._plies.row_counts
-        # Plies with all their children in the book but not all in memory: each
-        # child is looked up on its own (a book whose last ply is not yet packed).
-        self._slow_parents = frozenset(p for p in complete if p + 1 in complete) \
-            - self._plies.parents
-        self._lookup = select(Entry.score, Entry.best_moves).where(Entry.key == bindparam("key"))
         self._compiled: dict[int, object] = {}   # a ply's compiled lookup, bound to its arrays
 
     @classmethod
@@ -263,8 +218,6 @@ class Book:
 
     def close(self) -> None:
         self._plies = _Closed(self.db)   # later lookups fail, saying so
-        self._conn.close()
-        self._engine.dispose()
 
     def __enter__(self) -> Book:
         return self
@@ -281,8 +234,7 @@ class Book:
         text = moves if type(moves) is str else moves.moves \
             if type(moves) is Position and moves.board is self.board else None
         if text is not None and (kernels := _kernels()) is not None \
-                and (keys := self._plies.keys.get(ply := len(text))) is not None \
-                and not (self._slow_parents and ply in self._slow_parents):
+                and (keys := self._plies.keys.get(ply := len(text))) is not None:
             family = self._plies.families.get(ply)
             lookup = self._compiled.get(ply) or self._compile(kernels, ply, keys, family)
             if family is not None:   # a parent: its move scores read from its children
@@ -303,7 +255,7 @@ class Book:
                 if where >= 0:
                     return self._entry(text, ply, self._plies.at(ply, where >> 1),
                                        where & 1 == 1)
-            # Else the walk below: the rows of a ply being built, or a miss to explain.
+            # Else the walk below: a miss to explain.
         if type(moves) is str:
             key, asked = self._walk.key_of(moves), moves
         elif isinstance(moves, Position) and moves.board is self.board:
@@ -315,12 +267,10 @@ class Book:
         ply = len(asked)
         mirror = self.board.mirror_bits(key)
         flip = mirror < key
-        found = self._find(mirror if flip else key, ply)
+        found = self._plies.find(mirror if flip else key, ply)
         if found is None:
             as_position(moves, self.board)   # raises, naming the input, if not a legal game
             return None
-        if self._slow_parents and ply in self._slow_parents:
-            found = self._with_children(moves, ply, flip)
         return self._entry(asked, ply, found, flip)
 
     def _compile(self, kernels, ply: int, keys, family):
@@ -351,36 +301,6 @@ class Book:
             scores = tuple(map(_SCORE_OF_BYTE.__getitem__, packed))
         return _new_entry(BookEntry, (asked, ply, *head, scores, self.board))
 
-    def _find(self, canonical: int, ply: int) -> int | tuple[int, bytes] | None:
-        """``Plies.find``, and then the rows of a ply still being built."""
-        found = self._plies.find(canonical, ply)
-        if found is None and ply in self._row_plies:
-            row = self._conn.execute(self._lookup, {"key": canonical - self._key_offset}).first()
-            if row is not None:
-                found = entry_code(row[0], self._codes.best_bits[row[1]], self.board.width)
-        return found
-
-    def _with_children(self, moves, ply: int, flip: bool) -> tuple[int, bytes]:
-        """``Plies.find``'s answer at a parent ply, ``(code, packed move scores)``, each
-        child looked up on its own, in the canonical orientation as the other paths give."""
-        walk = self._walk
-        stones = walk.board_of(moves) if type(moves) is str else walk.board_of_position(moves)
-        scores = []
-        for child in walk.child_boards(stones, ply):
-            if type(child) is not Oriented:   # a full column (None) or a finished game's score
-                scores.append(child)
-                continue
-            found = self._find(child.canonical, ply + 1)
-            if found is None:
-                raise CorruptBookError(f"{self.db!r}: ply {ply + 1} lacks a child of a ply-{ply} "
-                                       "position, though both are complete")
-            code = found if type(found) is int else found[0]
-            scores.append(SCORE_OFFSET - (code >> self.board.width))
-        if flip:   # the canonical orientation's, as the other paths give them
-            scores.reverse()
-        packed = bytes(FULL_COLUMN if s is None else s + SCORE_OFFSET for s in scores)
-        return self._codes.code_of(packed), packed
-
     # -- many positions ----------------------------------------------------
     def get_many(self, moves_list: Sequence[str | Position]) -> list[BookEntry | None]:
         """``[book.get(m) for m in moves_list]``, with numpy over the whole list: each
@@ -390,8 +310,7 @@ class Book:
             raise ArgumentTypeError(f"moves_list must be a list of move strings or Positions, "
                                     f"got {moves_list!r}: for one position, use get")
         moves_list = list(moves_list)
-        if len(moves_list) < _LARGE or set(map(type, moves_list)) != {str} \
-                or self._row_plies or self._slow_parents:
+        if len(moves_list) < _LARGE or set(map(type, moves_list)) != {str}:
             return [self.get(m) for m in moves_list]
         plies = np.fromiter(map(len, moves_list), dtype=np.int64, count=len(moves_list))
         kernels = _kernels()
@@ -447,14 +366,11 @@ class Book:
         in the canonical orientation (bit c: column c + 1), sorted by key."""
         found: tuple[list[int], list[int], list[int]] = ([], [], [])
         keys = sorted(set(map(int, keys)))
-        boards = self._walk.boards_of_keys(np.array(keys, dtype=np.uint64))
-        for key, current, mask in zip(keys, *(b.tolist() for b in boards)):
-            stones = _Stones(current, mask, mask.bit_count())
-            code = self._find(key, stones.ply)
+        _, masks = self._walk.boards_of_keys(np.array(keys, dtype=np.uint64))
+        for key, mask in zip(keys, masks.tolist()):
+            code = self._plies.find(key, mask.bit_count())
             if code is None:
                 continue
-            if stones.ply in self._slow_parents:
-                code = self._with_children(stones, stones.ply, False)
             if type(code) is tuple:
                 code = code[0]
             found[0].append(key)
@@ -470,11 +386,11 @@ class Book:
         return sum(self.count_by_ply().values())
 
     def count_by_ply(self) -> dict[int, int]:
-        return self._plies.count_by_ply(self._conn)
+        return self._plies.count_by_ply()
 
     def score_counts(self) -> dict[int, dict[int, int]]:
         """``{ply: {wdl: count}}`` over the whole book."""
-        return self._plies.score_counts(self._conn)
+        return self._plies.score_counts()
 
     def entries(self, ply: int | Iterable[int] | None = None) -> Iterator[BookEntry]:
         """Every position the book stores, or those of ``ply`` (a ply or a range): a

@@ -1,20 +1,30 @@
-"""Rows to write into a book, as columns: one ply's arrays, bound without a Python object per row.
+"""Rows of the ``positions`` table, as columns: written without a Python object per row,
+and read back checked against their checksums (``checksum``).
 
 The driver writes millions of rows.  A tuple per row costs more than the
 insert itself: building it, and the garbage collector walking every tuple
 still alive (all of them, until the batch is written).  So rows stay numpy
 columns until they are bound, and then become one flat list of values,
 sliced into a plain tuple of parameters per statement of many rows.
+Reading (``read_rows``) takes every field of a row and checks it before any
+of it is used: a damaged row is ``CorruptBookError`` naming its ply and key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import repeat
 
 import numpy as np
+from sqlalchemy import text
 
-from .schema import BEST_TEXT, COLUMNS
+from .checksum import move_score_words, row_checksums
+from .collector import paused
+from .schema import BEST_BITS, BEST_TEXT, COLUMNS, corrupt_database, damaged_ply
+from .segment import Segment
+
+READ_CHUNK = 20_000   # rows fetched at a time: each chunk's objects go before the next
 
 _BEST_TEXT = np.array(BEST_TEXT, dtype=object)  # index by bit set: the stored text
 
@@ -64,23 +74,31 @@ class Rows:
         head = f"INSERT INTO positions ({', '.join(COLUMNS)}) "
         ply, bound_nodes = int(self.ply), self.nodes is not None
         if self.move_scores is None:
-            row = f"(?, {ply}, ?, ?, ?, NULL, {'?' if bound_nodes else '0'})"
+            row = f"(?, {ply}, ?, ?, ?, NULL, {'?' if bound_nodes else '0'}, ?)"
             return head + "VALUES " + ", ".join([row] * count)
         width = self.width
-        rows = ", ".join(f"(?, ?, ?, ?, {1 + width * i}{', ?' if bound_nodes else ''})"
+        rows = ", ".join(f"(?, ?, ?, ?, {1 + width * i}{', ?' if bound_nodes else ''}, ?)"
                          for i in range(count))
         # WHERE true: SQLite's parser needs it before ON CONFLICT after a SELECT.
         return (head + f"SELECT column1, {ply}, column2, column3, column4, "
-                f"substr(?, column5, {width}), {'column6' if bound_nodes else '0'} "
+                f"substr(?, column5, {width}), {'column6' if bound_nodes else '0'}, "
+                f"{'column7' if bound_nodes else 'column6'} "
                 f"FROM (VALUES {rows}) AS v WHERE true")
+
+    def checksums(self) -> np.ndarray:
+        """Each row's checksum, as ``read_rows`` checks it (keys as SQL stores them)."""
+        return row_checksums(self.keys, self.ply, self.scores, np.sign(self.scores), self.best,
+                             move_score_words(self.move_scores, len(self)),
+                             0 if self.nodes is None else self.nodes)
 
     def values(self) -> list:
         """The values bound per row, row after row: key, score, win/draw/loss,
-        best columns as text, and nodes if any."""
+        best columns as text, nodes if any, and the row's checksum."""
         columns = [self.keys.tolist(), self.scores.tolist(), np.sign(self.scores).tolist(),
                    _BEST_TEXT[self.best].tolist()]
         if self.nodes is not None:
             columns.append(self.nodes.tolist())
+        columns.append(self.checksums().tolist())
         flat = [None] * (len(columns) * len(self))
         for i, column in enumerate(columns):
             flat[i::len(columns)] = column   # interleaved in C: no loop per row here
@@ -104,3 +122,112 @@ class Rows:
                 size = self.width   # move-score bytes a row
                 yield count, [(packed[size * s:size * (s + count)],
                                *flat[width * s:width * (s + count)]) for s in starts]
+
+
+# -- reading ------------------------------------------------------------------------
+
+def read_rows(conn, where: str, db: str, width: int, offset: int = 0,
+              kind=np.uint8) -> tuple[np.ndarray, Segment]:
+    """``(plies, entries)`` of the rows ``where`` selects (SQL of integer literals only), in
+    key order, each row checked against its checksum first; ``offset`` is what keys lose
+    on their way into SQL (``store.key_offset``).  Fetched in chunks on the driver's own
+    cursor: no result row objects, never one list of every row."""
+    plies, keys, scores, best = [], [], [], []
+    cursor = conn.connection.cursor()
+    try:
+        with paused():
+            cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM positions {where} ORDER BY key")
+            while chunk := cursor.fetchmany(READ_CHUNK):
+                for into, column in zip((plies, keys, scores, best), _checked(chunk, width)):
+                    into.append(column)
+    except Exception as error:
+        corrupt = corrupt_database(db, error)
+        if corrupt is None:
+            raise
+        raise corrupt from None
+    finally:
+        cursor.close()
+    if not keys:
+        empty = np.empty(0, np.int64)
+        return empty, Segment(empty.view(np.uint64), empty.astype(np.int8), empty.astype(kind))
+    keys = np.concatenate(keys).view(np.uint64)
+    return np.concatenate(plies), Segment(keys ^ np.uint64(offset) if offset else keys,
+                                          np.concatenate(scores).astype(np.int8),
+                                          np.concatenate(best).astype(kind))
+
+
+def _checked(chunk: list[tuple], width: int) -> tuple[np.ndarray, ...]:
+    """``(plies, keys as SQL stores them, scores, best-move bits)`` of fetched rows, every
+    field checked: of its type, best moves as written, the checksum right."""
+    bad = np.zeros(len(chunk), bool)
+    columns = list(zip(*chunk))
+    plies, keys, scores, best, expected = _fields(columns, width, bad)
+    bad |= expected != _integers(columns[7], bad)
+    if bad.any():
+        at = int(np.flatnonzero(bad)[0])
+        raise damaged_ply(chunk[at][1], f"its row of key {chunk[at][0]!r} fails its checksum")
+    return plies, keys, scores, best
+
+
+def _fields(columns: list[tuple], width: int, bad: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(plies, keys, scores, best-move bits, checksums)`` of rows, given as their columns
+    in the order of ``COLUMNS`` (a stored checksum, if there, is left out); a field of the
+    wrong type or best moves not as written mark their row in ``bad``."""
+    key, ply, score, wdl, texts, packed, nodes = columns[:7]
+    keys, plies, scores, wdls, nodes = (_integers(c, bad) for c in (key, ply, score, wdl, nodes))
+    best = np.fromiter(map(BEST_BITS.get, texts, repeat(-1)), np.int64, len(texts))
+    bad |= best < 0
+    checksums = row_checksums(keys, plies, scores, wdls, best,
+                              _move_score_words(packed, width, bad), nodes)
+    return plies, keys, scores, best, checksums
+
+
+def stamp_rows(conn, db: str, width: int) -> int:
+    """Give every row its checksum, in ``conn``'s transaction: ``upgrade`` from a version
+    that kept none, whose rows are taken as they are (nothing can check them).  A row
+    that cannot be read as one is ``CorruptBookError``.  The rows stamped."""
+    stamped, after = 0, None
+    update = text("UPDATE positions SET checksum = :checksum WHERE key = :key")
+    while True:   # a key range at a time: no read is open while its rows are written
+        where = "" if after is None else f"WHERE key > {after}"
+        chunk = conn.exec_driver_sql(f"SELECT {', '.join(COLUMNS[:7])} FROM positions {where} "
+                                     f"ORDER BY key LIMIT {READ_CHUNK}").fetchall()
+        if not chunk:
+            return stamped
+        bad = np.zeros(len(chunk), bool)
+        checksums = _fields(list(zip(*chunk)), width, bad)[-1]
+        if bad.any():
+            at = int(np.flatnonzero(bad)[0])
+            raise damaged_ply(chunk[at][1], f"its row of key {chunk[at][0]!r} cannot be read")
+        conn.execute(update, [{"checksum": c, "key": row[0]}
+                              for c, row in zip(checksums.tolist(), chunk)])
+        stamped += len(chunk)
+        after = chunk[-1][0]
+
+
+def _integers(column: tuple, bad: np.ndarray) -> np.ndarray:
+    """An integer column as int64; a value of another type (a damaged record) marks its row."""
+    if set(map(type, column)) != {int}:
+        column = list(column)
+        for at, value in enumerate(column):
+            if type(value) is not int:
+                bad[at], column[at] = True, 0
+    return np.fromiter(column, np.int64, len(column))
+
+
+def _move_score_words(column: tuple, width: int, bad: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Stored move scores (bytes of ``width``, or ``None``) as ``move_score_words``."""
+    if column.count(None) == len(column):
+        return move_score_words(None, len(column))
+    present = [at for at, value in enumerate(column) if value is not None]
+    blobs = []
+    for at in present:
+        value = column[at]
+        if not isinstance(value, (bytes, memoryview)) or len(value) != width:
+            bad[at], value = True, bytes(width)
+        blobs.append(bytes(value))
+    low, high = move_score_words(np.frombuffer(b"".join(blobs), np.uint8).reshape(-1, width),
+                                 len(present))
+    words = move_score_words(None, len(column))
+    words[0][present], words[1][present] = low, high
+    return words

@@ -18,14 +18,12 @@ from itertools import repeat
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from sqlalchemy import select
 
 from solver.bitboard import Board
 from solver.errors import C4Error
 
 from .keys import walker
 from .plies import FULL_COLUMN, SCORE_OFFSET
-from .schema import Entry
 
 if TYPE_CHECKING:
     from .reader import Book, BookEntry
@@ -105,26 +103,17 @@ def slices(book: Book, plies: Iterable[int], size: int = SLICE) -> Iterator[Slic
 
 
 def _stored(book: Book, ply: int, size: int):
-    """``(keys, scores, best, move scores)`` of each slice of ``ply``: from the arrays of a
-    sealed ply, else (a ply still being built) each position looked up as ``Book.get`` does."""
+    """``(keys, scores, best, move scores)`` of each slice of ``ply``: from the ply's arrays
+    (a book reads its rows into them at open), else, where neither best moves nor the
+    children are there to derive them, each position looked up as ``Book.get`` does."""
     plies = book._plies
-    sealed = ply in plies.segments and ply not in plies.row_counts \
-        and ply not in book._slow_parents
-    if sealed and (ply in plies.parents or plies.segments[ply].best is not None):
-        for start in range(0, len(plies.segments[ply].keys), size):
+    keys = plies.segments[ply].keys
+    if ply in plies.parents or plies.segments[ply].best is not None:
+        for start in range(0, len(keys), size):
             yield plies.slice_of(ply, start, start + size)
         return
-    keys = _keys_at(book, ply)
     for start in range(0, len(keys), size):
         yield _looked_up(book, keys[start:start + size])
-
-
-def _keys_at(book: Book, ply: int) -> np.ndarray:
-    """Every key ``ply`` holds, packed or rows, sorted."""
-    packed = book._plies.segments.get(ply)
-    rows = book._conn.execute(select(Entry.key).where(Entry.ply == ply)).scalars().all()
-    keys = np.array([key + book._key_offset for key in rows], dtype=np.uint64)
-    return np.union1d(keys, packed.keys) if packed is not None else np.sort(keys)
 
 
 def _looked_up(book: Book, keys: np.ndarray):

@@ -7,13 +7,17 @@ have several, packed as it goes.  ``positions`` holds what is not packed
 yet: one row per mirror pair, keyed by the canonical key and written in that
 orientation.  The key is the whole position (``solver.packed``).  ``meta``
 is a name/value table: board size, schema version, root, plies, totals.
-``docs/book-format.md`` describes it all.
+Segments carry a CRC-32, rows and the meta checksums of their own
+(``checksum``).  ``docs/book-format.md`` describes it all.
 
 Schema versions: 1 stored each row's move string; 2 dropped it; 3 packs
-plies into segments.  ``c4book upgrade`` brings a version-1 or -2 book to 3.
+plies into segments; 4 checks rows and meta.  ``c4book upgrade`` brings a
+version-1, -2 or -3 book to 4.
 """
 
 from __future__ import annotations
+
+import sqlite3
 
 from sqlalchemy import BigInteger, Integer, LargeBinary, SmallInteger, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -22,8 +26,8 @@ from solver.bitboard import MAX_WIDTH, Board
 from solver.errors import C4Error
 
 FORMAT = "c4book"
-SCHEMA_VERSION = 3
-UPGRADABLE_VERSIONS = (1, 2)  # what ``c4book upgrade`` converts
+SCHEMA_VERSION = 4
+UPGRADABLE_VERSIONS = (1, 2, 3)  # what ``c4book upgrade`` converts
 
 # On SQLite the key must be declared exactly INTEGER to become the rowid
 # itself, rather than a second index beside it.
@@ -46,6 +50,8 @@ class Entry(Base):
     # frontier, where only the position itself was searched.
     move_scores: Mapped[bytes | None] = mapped_column(LargeBinary(MAX_WIDTH), nullable=True)
     nodes: Mapped[int] = mapped_column(BigInteger, default=0)
+    # ``checksum.row_checksums`` of the fields above: a damaged row is refused.
+    checksum: Mapped[int] = mapped_column(BigInteger)
 
     def __repr__(self) -> str:
         return f"Entry(key={self.key}, ply={self.ply}, score={self.score})"
@@ -66,7 +72,7 @@ class SegmentRow(Base):
 
 
 # The column order of rows as written (``rows.Rows``) and as read back.
-COLUMNS = ("key", "ply", "score", "wdl", "best_moves", "move_scores", "nodes")
+COLUMNS = ("key", "ply", "score", "wdl", "best_moves", "move_scores", "nodes", "checksum")
 
 
 class Meta(Base):
@@ -80,6 +86,9 @@ class Meta(Base):
 # (bit c set when column c + 1 is best), on a board of any width.
 BEST_TEXT = tuple("".join(str(col + 1) for col in range(MAX_WIDTH) if bits >> col & 1)
                   for bits in range(1 << MAX_WIDTH))
+
+
+BEST_BITS = {text: bits for bits, text in enumerate(BEST_TEXT)}   # and back
 
 
 def best_text(bits: int) -> str:
@@ -127,3 +136,27 @@ def board_of_meta(meta: dict[str, str], db: str) -> Board:
     except (KeyError, ValueError) as error:
         raise CorruptBookError(f"{db!r} records no usable board size "
                                f"({meta.get('width')!r} x {meta.get('height')!r}): {error}") from None
+
+
+def damaged_ply(ply: int, why: str) -> CorruptBookError:
+    """The error of a damaged part of ``ply`` (a segment, a row): a damaged book never answers."""
+    return CorruptBookError(f"the book's ply {ply!r} is damaged: {why}; "
+                            "rebuild it or take book.db from a good copy")
+
+
+def corrupt_database(db: str, error: BaseException) -> CorruptBookError | None:
+    """The ``CorruptBookError`` of a SQLite driver error that says the file is damaged
+    ("database disk image is malformed", "file is not a database", a text that is not
+    UTF-8), else ``None`` (locked, full, read-only: not damage)."""
+    error = getattr(error, "orig", error)   # SQLAlchemy's wrapper: the driver's own
+    if type(error) is sqlite3.DatabaseError:
+        why = " ".join(str(error).split())
+    elif isinstance(error, sqlite3.OperationalError) and str(error).startswith(_NOT_UTF8):
+        # The damaged text itself, quoted in the driver's message, could hold anything.
+        why = str(error).split(" with text ")[0].lower()
+    else:
+        return None
+    return CorruptBookError(f"{db!r} is damaged or not a database: {why}")
+
+
+_NOT_UTF8 = "Could not decode to UTF-8"   # the sqlite3 module's word for it

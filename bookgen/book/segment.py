@@ -21,7 +21,8 @@ when the segment keeps them; two bytes, little-endian, on a board of width 9.
     16      ...   zstd frame of the payload: key planes, scores, best-move bits
 
 A blob that fails any check raises ``CorruptBookError`` naming its ply:
-a damaged book never answers.
+a damaged book never answers.  So does a segment whose row (its ply, its
+count: outside the blob's checksum) does not describe it (``check_row``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ import zstandard
 
 from solver.bitboard import STANDARD, Board
 
-from .schema import CorruptBookError
+from .keys import walker
+from .schema import CorruptBookError, damaged_ply
 
 MAGIC = b"C4SG"
 VERSION = 1
@@ -80,8 +82,7 @@ def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
     """The segment in ``blob``, of a book of ``board``; ``CorruptBookError`` naming ``ply``
     if it is damaged."""
     def damaged(why: str) -> CorruptBookError:
-        return CorruptBookError(f"the book's ply {ply} is damaged: {why}; "
-                                "rebuild it or take book.db from a good copy")
+        return damaged_ply(ply, why)
 
     if blob is None or len(blob) < HEADER.size:
         raise damaged("its segment is truncated")
@@ -117,15 +118,31 @@ def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
     return Segment(keys, scores, best)
 
 
-def merge(parts: list[Segment]) -> Segment:
-    """One segment of several, in key order; best-move bits kept only if every part has them."""
+def check_row(segment: Segment, ply: int, count: int, board: Board = STANDARD) -> Segment:
+    """``segment`` if its row's ``ply`` and ``count`` describe it: as many positions, and
+    its first or last one of ``ply`` stones (a row whose ply was damaged moves the whole
+    segment to another ply); else ``CorruptBookError``."""
+    if count != len(segment.keys):
+        raise damaged_ply(ply, f"its segment's row says {count} positions, the segment "
+                               f"{len(segment.keys)}")
+    if count:
+        _, masks = walker(board).boards_of_keys(segment.keys[[0, -1]])
+        stones = [int(mask).bit_count() for mask in masks.tolist()]
+        if ply not in stones:
+            raise damaged_ply(ply, f"its segment holds positions of {stones[0]} stones")
+    return segment
+
+
+def merge(parts: list[Segment], ply: int) -> Segment:
+    """One segment of ``ply`` of several, in key order; best-move bits kept only if every part
+    has them.  Parts that share a key are a damaged book."""
     if len(parts) == 1:
         return parts[0]
     keys = np.concatenate([p.keys for p in parts])
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
-        raise ValueError("segments of one ply share a key")
+        raise damaged_ply(ply, "two of its parts (segments or rows) hold the same key")
     scores = np.concatenate([p.scores for p in parts])[order]
     best = (np.concatenate([p.best for p in parts])[order]
             if all(p.best is not None for p in parts) else None)

@@ -8,32 +8,36 @@ writer while it runs (``pack`` and ``upgrade`` wait for the book's write lock,
 
 A ply's entries are rows while it is built and a packed segment once sealed
 (``segment``); the reads here (``keys_at``, ``scores_at``, ``best_at``)
-join the two, so the builder need not know which a ply is.
+join the two, so the builder need not know which a ply is.  Every read of
+rows checks them (``rows.read_rows``), and every write of meta rewrites its
+checksum in the same transaction (``write_meta``): a damaged book raises
+``CorruptBookError``, and is never answered from or sealed.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import numpy as np
-from sqlalchemy import Engine, Float, String, cast, create_engine, delete, event, func, insert, select
+from sqlalchemy import Engine, create_engine, delete, event, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 
 from solver.bitboard import STANDARD, Board
 from solver.errors import BoardSizeError
 
+from .checksum import META_CHECKSUM, check_meta, meta_checksum
 from .location import book_location, check_lasting
-from .rows import Rows
-from .segment import Segment, merge, pack, unpack
+from .rows import Rows, read_rows
+from .segment import Segment, check_row, merge, pack, unpack
 from .schema import (
+    COLUMNS,
     FORMAT,
     SCHEMA_VERSION,
     UPGRADABLE_VERSIONS,
@@ -48,6 +52,7 @@ from .schema import (
     SchemaMismatchError,
     SegmentRow,
     board_of_meta,
+    corrupt_database,
 )
 
 if TYPE_CHECKING:
@@ -56,16 +61,16 @@ if TYPE_CHECKING:
 SQLITE_HEADER = b"SQLite format 3\x00"
 SEARCH_SECONDS = "search_core_seconds"  # meta: worker search time over every run
 LOCK_WAIT_SECONDS = 30.0
-READ_CHUNK = 200_000       # rows per fetch when reading a ply into arrays
+FOLD_ATTEMPTS = 20         # tries, a quarter of a second apart, to leave WAL mode
 # Rows per INSERT statement: each statement executed costs the driver about
 # as much as the rows it inserts, so many rows share one (100 rows: 2.2 times
-# the rows per second of one a statement).  At most 5 values a row are bound,
-# and one blob: 501 parameters, under the 999 that SQLite before 3.32 allows.
+# the rows per second of one a statement).  At most 6 values a row are bound,
+# and one blob: 601 parameters, under the 999 that SQLite before 3.32 allows.
 ROWS_PER_STATEMENT = 100
 BIND_CHUNK = 50_000        # rows bound at a time within one write's transaction
 KEY_LIMIT = (1 << 64) - 1  # above every key of every board
-_REPLACE = "DO UPDATE SET " + ", ".join(
-    f"{c} = excluded.{c}" for c in ("score", "wdl", "best_moves", "move_scores"))
+# A stored key's row replaced whole: its checksum covers every column.
+_REPLACE = "DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS if c != "key")
 
 
 class BookSizeError(IncompatibleBookError, BoardSizeError):
@@ -137,25 +142,50 @@ def make_engine(db: str, *, readonly: bool = False) -> Engine:
     if readonly:
         # Quoted: '#', '?' or '%' in a file name would otherwise end the path.
         uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
-        return create_engine("sqlite://", creator=lambda: sqlite3.connect(
+        engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(
             uri, uri=True, timeout=LOCK_WAIT_SECONDS, check_same_thread=False))
-    engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": LOCK_WAIT_SECONDS})
-    event.listen(engine, "connect", _sqlite_pragmas)
+    else:
+        engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": LOCK_WAIT_SECONDS})
+        event.listen(engine, "connect", _sqlite_pragmas)
+
+    def damaged(context) -> None:
+        """SQLite's word for a damaged file, as one line naming the book."""
+        corrupt = corrupt_database(db, context.original_exception)
+        if corrupt is not None:
+            raise corrupt
+
+    event.listen(engine, "handle_error", damaged)
     return engine
 
 
 def fold_wal(engine: Engine) -> None:
-    """Fold a SQLite book's write-ahead log back into its file, so the book is one file."""
+    """Fold a SQLite book's write-ahead log back into its file and leave WAL mode, so the
+    book is one file that readers open without making any other.  A reader that holds
+    the file (another process's query) is waited for a few seconds."""
     if engine.dialect.name != "sqlite":
         return
-    try:
-        with engine.connect() as conn:
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-            conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
-    except OperationalError:
-        # An open reader keeps WAL mode on; the checkpoint has still
-        # moved every committed row into the main file.
-        pass
+    engine.dispose()   # this engine's own idle connections hold the file too
+    for attempt in range(FOLD_ATTEMPTS):
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+                if conn.exec_driver_sql("PRAGMA journal_mode=DELETE").scalar() == "delete":
+                    return
+        except OperationalError:
+            pass
+        # A reader keeps WAL mode on; the checkpoint has still moved every committed
+        # row into the main file.
+        if attempt < FOLD_ATTEMPTS - 1:
+            time.sleep(0.25)
+
+
+def remove_book_files(db: str) -> None:
+    """Remove a SQLite book and the files SQLite keeps beside it (none for a URL)."""
+    path = sqlite_path(db)
+    if path is not None:
+        for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+            if os.path.exists(name):
+                os.remove(name)
 
 
 def free_bytes(engine: Engine) -> int:
@@ -190,13 +220,16 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
     try:
         conn = engine.connect()
     except DatabaseError as error:   # a server that does not answer, a database not created
-        raise BookError(f"cannot connect to {db!r}: {error.orig}") from None
+        _check_database_exists(engine, db, error)
+        raise BookError(f"cannot connect to {db!r}: {' '.join(str(error.orig).split())}") \
+            from None
     try:
         with conn:
             if engine.dialect.name == "sqlite":
                 check = conn.exec_driver_sql("PRAGMA quick_check").scalar()
-                if check != "ok":
-                    raise CorruptBookError(f"{db!r} is a damaged SQLite file: {check}")
+                if check != "ok":   # SQLite's report may take several lines: one here
+                    raise CorruptBookError(f"{db!r} is a damaged SQLite file: "
+                                           f"{' '.join(str(check).split())}")
             tables = set(engine.dialect.get_table_names(conn))
             if Meta.__tablename__ not in tables or Entry.__tablename__ not in tables:
                 raise NotABookError(f"{db!r} is a database but not a c4book book (no book tables)")
@@ -205,7 +238,10 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
         if isinstance(error, OperationalError) and "locked" in str(error):
             raise BookError(f"{db!r} is locked by another process") from None
         _check_database_exists(engine, db, error)
-        raise CorruptBookError(f"{db!r} is damaged or not a database: {error.orig}") from None
+        raise CorruptBookError(f"{db!r} is damaged or not a database: "
+                               f"{' '.join(str(error.orig).split())}") from None
+    if META_CHECKSUM in meta:   # a damaged value is named before anything reads it
+        check_meta(meta, db)
     if meta.get("format") != FORMAT:
         raise NotABookError(f"{db!r} is a database but not a c4book book")
     version = meta.get("schema_version")
@@ -217,11 +253,14 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
         raise SchemaMismatchError(
             f"{db!r} has book schema version {meta.get('schema_version')!r}; "
             f"this c4book reads version {SCHEMA_VERSION}")
+    if version == str(SCHEMA_VERSION):
+        check_meta(meta, db)   # a book of this version without its checksum is damaged too
     found = board_of_meta(meta, db)
     if board is not None and found is not board:
         raise BookSizeError(f"{db!r} is a book of the {found} board, not {board}: "
                             f"leave out --board, or give {found}")
     _check_root(meta, db, found)
+    _check_values(meta, db)
     return meta
 
 
@@ -236,6 +275,28 @@ def _check_database_exists(engine: Engine, db: str, error: DatabaseError) -> Non
             "tables, not the database") from None
 
 
+def _check_values(meta: dict[str, str], db: str) -> None:
+    """Every recorded number and list must read as one: what a reader takes from the meta."""
+    def readable(name: str, read) -> bool:
+        try:
+            read(meta[name])
+        except KeyError:
+            return True   # older books may lack one; a checksum names a missing one
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    def plies(text: str) -> None:
+        value = json.loads(text)
+        if type(value) is not list or not all(type(p) is int for p in value):
+            raise ValueError(text)
+
+    for name, read in (("ply", int), ("complete_plies", plies), (SEARCH_SECONDS, float)):
+        if not readable(name, read):
+            raise CorruptBookError(f"{db!r} is damaged: its meta {name!r} is "
+                                   f"{meta.get(name)!r}, which c4book cannot read")
+
+
 def _check_root(meta: dict[str, str], db: str, board: Board) -> None:
     """The recorded root must be a position of the recorded board, with the recorded key:
     a board size or root changed by damage would make every key mean another position."""
@@ -247,8 +308,8 @@ def _check_root(meta: dict[str, str], db: str, board: Board) -> None:
     except (KeyError, ValueError):
         same = False
     if not same:
-        raise CorruptBookError(f"{db!r} is damaged: its root {meta.get('root')!r} and root key "
-                               f"{meta.get('root_key')!r} do not agree on its {board} board")
+        raise CorruptBookError(f"{db!r} is damaged: its meta's root {meta.get('root')!r} and root "
+                               f"key {meta.get('root_key')!r} do not agree on its {board} board")
 
 
 def _is_empty(engine: Engine) -> bool:
@@ -271,6 +332,10 @@ class BookStore:
         path = sqlite_path(db)
         meta = existing_meta(db, board)
         if meta is not None and int(meta["root_key"]) != root_key:
+            if meta["root"] == root_moves:   # the same moves, another key: not another root
+                raise CorruptBookError(f"{db!r} is damaged: its meta's root key "
+                                       f"{meta['root_key']!r} is not the key of its root "
+                                       f"{root_moves!r} ({root_key})")
             raise IncompatibleBookError(
                 f"{db!r} is a book from root {meta['root']!r}, not {root_moves!r}: "
                 "use another --db for another root")
@@ -281,45 +346,42 @@ class BookStore:
         self._offset = key_offset(self.board)
         self.engine = make_engine(db, readonly=readonly and path is not None)
         self._segments: dict[int, Segment | None] = {}   # merged segments by ply, as read
+        self.wrote = False   # whether this store has committed entries (rows or segments)
         if meta is None and not readonly:
+            new_file = path is not None and not os.path.exists(path)
             try:
                 self._create(root_moves, root_key)
-            except BookError:
+            except BaseException:
+                # Nothing half made is left behind: a rerun finds no book, and makes it.
                 self.engine.dispose()
+                if new_file:
+                    remove_book_files(db)
                 raise
 
     def _create(self, root_moves: str, root_key: int) -> None:
+        """The tables and the meta, in one transaction: all of the book, or nothing."""
         try:
-            Base.metadata.create_all(self.engine)
             with self.engine.begin() as conn:
-                for name, value in {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
-                                    "width": str(self.board.width),
-                                    "height": str(self.board.height),
-                                    "root": root_moves, "root_key": str(root_key),
-                                    "ply": str(len(root_moves)), "complete_plies": "[]"}.items():
-                    conn.execute(self._insert(Meta).values(name=name, value=value)
-                                 .on_conflict_do_nothing(index_elements=["name"]))
+                Base.metadata.create_all(conn)
+                write_meta(conn, self.db, {
+                    "format": FORMAT, "schema_version": str(SCHEMA_VERSION),
+                    "width": str(self.board.width), "height": str(self.board.height),
+                    "root": root_moves, "root_key": str(root_key),
+                    "ply": str(len(root_moves)), "complete_plies": "[]"}, first=True)
         except OperationalError as error:
             raise BookError(f"cannot write a book at {self.db!r}: {error.orig}") from None
 
-    def _insert(self, table):
-        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
-        return dialect.insert(table)
-
     # -- metadata ----------------------------------------------------------
     def meta(self) -> dict[str, str]:
+        """The book's metadata, checked against its checksum."""
         with self.engine.connect() as conn:
-            return dict(conn.execute(select(Meta.name, Meta.value)).all())
+            meta = dict(conn.execute(select(Meta.name, Meta.value)).all())
+        check_meta(meta, self.db)
+        return meta
 
     def set_meta(self, **values: str) -> None:
         with self.engine.begin() as conn:
-            self._set_meta(conn, **values)
-
-    def _set_meta(self, conn, **values: str) -> None:
-        for name, value in values.items():
-            stmt = self._insert(Meta).values(name=name, value=value)
-            conn.execute(stmt.on_conflict_do_update(index_elements=["name"],
-                                                    set_={"value": value}))
+            write_meta(conn, self.db, values)
 
     def complete_plies(self) -> list[int]:
         return json.loads(self.meta().get("complete_plies", "[]"))
@@ -338,41 +400,34 @@ class BookStore:
             return text
         return text.replace("%", "%%").replace("?", "%s")
 
-    def _read_column(self, sql: str, params: tuple) -> np.ndarray:
-        """One integer column as an int64 array, fetched in chunks on the driver's
-        own cursor (no result row objects; never one list of every row)."""
-        parts = []
+    def _read_rows(self, where: str) -> tuple[np.ndarray, Segment]:
+        """``rows.read_rows`` on this book: ``(plies, entries)``, every row checked."""
         with self.engine.connect() as conn:
-            cursor = conn.connection.cursor()
-            try:
-                cursor.execute(self._sql(sql), params)
-                while rows := cursor.fetchmany(READ_CHUNK):
-                    parts.append(np.fromiter(itertools.chain.from_iterable(rows),
-                                             dtype=np.int64, count=len(rows)))
-            finally:
-                cursor.close()
-        return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+            return read_rows(conn, where, self.db, self.board.width, self._offset,
+                             self.board.column_set_type)
 
     def segment_at(self, ply: int) -> Segment | None:
         """The packed part of ``ply`` (its segments merged), or ``None``; read once."""
         if ply not in self._segments:
             with self.engine.connect() as conn:
-                parts = [unpack(data, ply, self.board) for data in conn.execute(
-                    select(SegmentRow.data).where(SegmentRow.ply == ply)
-                    .order_by(SegmentRow.id)).scalars()]
-            self._segments[ply] = merge(parts) if parts else None
+                parts = [check_row(unpack(data, ply, self.board), ply, count, self.board)
+                         for count, data in conn.execute(
+                             select(SegmentRow.count, SegmentRow.data)
+                             .where(SegmentRow.ply == ply).order_by(SegmentRow.id))]
+            self._segments[ply] = merge(parts, ply) if parts else None
         return self._segments[ply]
 
     def keys_at(self, ply: int, low: int = 0, high: int = KEY_LIMIT) -> np.ndarray:
         """Sorted keys stored at ``ply`` within ``[low, high)``: packed, and rows by a
-        range scan of the key."""
+        range scan of the key.  Every row in the range is checked, whatever its ply:
+        a row whose ply was damaged is found here too."""
         offset = self._offset
         high = min(int(high), KEY_LIMIT)
         if low >= high:
             return np.empty(0, dtype=np.uint64)
-        rows = self._from_sql(self._read_column(
-            "SELECT key FROM positions WHERE key >= ? AND key < ? AND ply = ? ORDER BY key",
-            (int(low) - offset, min(high - offset, (1 << 63) - 1), ply)))
+        plies, found = self._read_rows(f"WHERE key >= {int(low) - offset} "
+                                       f"AND key < {min(high - offset, (1 << 63) - 1)}")
+        rows = found.keys[plies == ply]
         segment = self.segment_at(ply)
         if segment is None:
             return rows
@@ -380,33 +435,9 @@ class BookStore:
                               segment.keys.searchsorted(np.uint64(min(int(high), KEY_LIMIT)))]
         return np.union1d(packed, rows) if len(rows) else packed
 
-    def _from_sql(self, keys: np.ndarray) -> np.ndarray:
-        """Keys as SQL gave them (int64), back to the board's keys (uint64)."""
-        keys = keys.view(np.uint64)
-        return keys ^ np.uint64(self._offset) if self._offset else keys
-
     def _row_entries(self, ply: int) -> Segment:
-        """The rows of ``ply`` with their best-move bits, the bits from the stored digits in
-        SQL: key, score and bits in one integer a row (on 7x6, 49 + 6 + 7 bits) when they
-        fit, else in two passes."""
-        width = self.board.width
-        bits = " + ".join(f"(CASE WHEN best_moves LIKE '%{col + 1}%' THEN {1 << col} ELSE 0 END)"
-                          for col in range(width))
-        kind = self.board.column_set_type
-        low = 6 + width   # score + 32 in 6 bits, then the best-move bits
-        if self.board.key_bits + low <= 62:
-            packed = self._read_column(f"SELECT key * {1 << low} + (score + 32) * {1 << width}"
-                                       f" + {bits} FROM positions WHERE ply = ? ORDER BY key",
-                                       (ply,))
-            return Segment((packed >> low).astype(np.uint64),
-                           ((packed >> width & 63) - 32).astype(np.int8),
-                           (packed & ((1 << width) - 1)).astype(kind))
-        keys = self._from_sql(self._read_column(
-            "SELECT key FROM positions WHERE ply = ? ORDER BY key", (ply,)))
-        rest = self._read_column(f"SELECT (score + 32) * {1 << width} + {bits} "
-                                 "FROM positions WHERE ply = ? ORDER BY key", (ply,))
-        return Segment(keys, ((rest >> width) - 32).astype(np.int8),
-                       (rest & ((1 << width) - 1)).astype(kind))
+        """The rows of ``ply``, checked, with their best-move bits."""
+        return self._read_rows(f"WHERE ply = {int(ply)}")[1]
 
     def entries_at(self, ply: int) -> Segment:
         """Every entry at ``ply``, packed and rows together, in key order; best-move
@@ -414,7 +445,7 @@ class BookStore:
         rows, segment = self._row_entries(ply), self.segment_at(ply)
         if segment is None:
             return rows
-        return merge([segment, rows]) if len(rows.keys) else segment
+        return merge([segment, rows], ply) if len(rows.keys) else segment
 
     def scores_at(self, ply: int) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, scores)`` of every entry at ``ply``, sorted by key."""
@@ -485,9 +516,10 @@ class BookStore:
                     conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply - 1))
                     conn.execute(insert(SegmentRow).values(
                         ply=ply - 1, count=len(above.keys), data=above_blob))
-                self._set_meta(conn, complete_plies=json.dumps(plies))
+                write_meta(conn, self.db, {"complete_plies": json.dumps(plies)})
 
         self._retry_locked(write)
+        self.wrote = True
         self._segments.pop(ply, None)
         self._segments.pop(ply - 1, None)
 
@@ -515,6 +547,7 @@ class BookStore:
                 conn.execute(delete(Entry).where(Entry.ply == ply))
 
         self._retry_locked(write)
+        self.wrote = True
         self._segments.pop(ply, None)
         return len(keys)
 
@@ -535,19 +568,19 @@ class BookStore:
             return 0
         if self._offset:   # as SQL stores them (``key_offset``)
             rows = rows.with_keys((rows.keys ^ np.uint64(self._offset)).view(np.int64))
-        extra = []
-        if search_seconds:
-            add = self._insert(Meta).values(name=SEARCH_SECONDS, value=repr(float(search_seconds)))
-            total = cast(cast(Meta.value, Float) + search_seconds, String)
-            extra.append(add.on_conflict_do_update(index_elements=["name"], set_={"value": total}))
-        return self._retry_locked(lambda: self._execute(rows, replace, extra))
+        def add_seconds(meta: Mapping[str, str]) -> dict[str, str]:
+            return {SEARCH_SECONDS: repr(float(meta.get(SEARCH_SECONDS, 0)) + search_seconds)}
+
+        return self._retry_locked(lambda: self._execute(rows, replace,
+                                                        add_seconds if search_seconds else None))
 
     def _insert_sql(self, rows: Rows, count: int, replace: bool) -> str:
         """An insert of ``count`` rows; a stored key is replaced or left alone."""
         return self._sql(f"{rows.insert(count)} ON CONFLICT (key) "
                          f"{_REPLACE if replace else 'DO NOTHING'}")
 
-    def _execute(self, rows: Rows, replace: bool, extra: Sequence = ()) -> int:
+    def _execute(self, rows: Rows, replace: bool,
+                 meta: Callable[[Mapping[str, str]], dict[str, str]] | None = None) -> int:
         # One transaction for all the rows, so an interrupted write leaves
         # none of them; bound a slice at a time, so memory stays small.
         # Through SQLAlchemy, not the driver's cursor: its cost is per call (a
@@ -558,8 +591,9 @@ class BookStore:
                 for count, params in rows[start:start + BIND_CHUNK].statements(
                         ROWS_PER_STATEMENT):
                     conn.exec_driver_sql(self._insert_sql(rows, count, replace), params)
-            for statement in extra:
-                conn.execute(statement)
+            if meta is not None:
+                write_meta(conn, self.db, meta)
+        self.wrote = True
         return len(rows)
 
     def _retry_locked(self, write, attempts: int = 10):
@@ -580,6 +614,26 @@ class BookStore:
         if not self.readonly:
             fold_wal(self.engine)
         self.engine.dispose()
+
+
+def write_meta(conn, db: str,
+               change: Mapping[str, str] | Callable[[Mapping[str, str]], Mapping[str, str]],
+               *, first: bool = False) -> None:
+    """Set meta values in ``conn``'s transaction, and the meta's checksum with them.
+
+    ``change`` is the values, or makes them from the meta as stored.  The stored meta is
+    checked first, so that a damaged value is never taken into the new checksum; with
+    ``first``, there is no checksum yet to check (a new book, an upgrade to this version).
+    """
+    meta = dict(conn.execute(select(Meta.name, Meta.value)).all())
+    if not first:
+        check_meta(meta, db)
+    values = dict(change(meta) if callable(change) else change)
+    values[META_CHECKSUM] = meta_checksum({**meta, **values})
+    insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert
+    for name, value in values.items():
+        conn.execute(insert(Meta).values(name=name, value=value)
+                     .on_conflict_do_update(index_elements=["name"], set_={"value": value}))
 
 
 def existing_meta(db: str, board: Board | None = None) -> dict[str, str] | None:

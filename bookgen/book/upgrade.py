@@ -1,15 +1,17 @@
 """``c4book upgrade``: bring a book of an older schema version to this one, in place.
 
 Version 1 stored each row's move string beside its key; version 2 derived it
-from the key; version 3 packs each ply into segments (``segment``).  Nothing
-is re-solved: the same entries move, checked on the way.
+from the key; version 3 packs each ply into segments (``segment``); version
+4 gives rows and meta checksums (``checksum``).  Nothing is re-solved: the
+same entries move, checked on the way.
 
-1 -> 2: every stored move string must replay to its key (so nothing is lost
-by dropping it); the column goes in one transaction.  2 -> 3: the segments
-table is made and the version recorded in one transaction (a version-3 book
-may keep rows), then each ply's rows are packed in a transaction of its own,
-shallowest first.  An interrupted upgrade leaves a valid book; running it
-again packs what is left.  Both commands hold the book's write lock
+Every stored move string of version 1 must replay to its key (so nothing is
+lost by dropping it).  Then, in one transaction: the moves column goes, the
+segments table is made, each row gets its checksum, and the meta its
+checksum and this version (a version-4 book may keep rows).  Then each ply's
+rows are packed in a transaction of its own, shallowest first.  An
+interrupted upgrade leaves a valid book; running it again packs what is
+left.  Both commands hold the book's write lock
 (``lock``): a pack beside a running build would drop the rows the build
 wrote between the pack's read and its delete, so it is refused instead.
 """
@@ -19,12 +21,11 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import IO
 
-from sqlalchemy import text
-
 from solver import Position
 
 from .location import book_location
 from .lock import BuildLock
+from .rows import stamp_rows
 from .schema import (
     SCHEMA_VERSION,
     UPGRADABLE_VERSIONS,
@@ -34,7 +35,7 @@ from .schema import (
     board_of_meta,
 )
 from .store import (BookStore, check_sqlite_file, fold_wal, free_bytes, make_engine,
-                    read_meta, reclaim_space, sqlite_path)
+                    read_meta, reclaim_space, sqlite_path, write_meta)
 
 CHECK_CHUNK = 100_000
 
@@ -62,14 +63,14 @@ def upgrade(db: str) -> int | None:
     finally:
         probe.dispose()
     with _write_lock(db, "upgrade") as engine:
-        if version == "1":
-            with engine.begin() as conn:
-                conn.exec_driver_sql("ALTER TABLE positions DROP COLUMN moves")
         if version != str(SCHEMA_VERSION):
-            Base.metadata.create_all(engine)   # the segments table; the others exist
             with engine.begin() as conn:
-                conn.execute(text("UPDATE meta SET value = :v WHERE name = 'schema_version'"),
-                             {"v": str(SCHEMA_VERSION)})
+                if version == "1":
+                    conn.exec_driver_sql("ALTER TABLE positions DROP COLUMN moves")
+                Base.metadata.create_all(conn)   # the segments table; the others exist
+                conn.exec_driver_sql("ALTER TABLE positions ADD COLUMN checksum BIGINT")
+                stamp_rows(conn, db, board_of_meta(meta, db).width)
+                write_meta(conn, db, {"schema_version": str(SCHEMA_VERSION)}, first=True)
         packed = _pack_rows(db, meta)
     if version == str(SCHEMA_VERSION) and not packed:
         return None

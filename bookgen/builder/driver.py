@@ -17,7 +17,6 @@ rerunning the same command solves only what is missing.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import IO
@@ -31,14 +30,13 @@ from solver.errors import C4Error
 
 from ..book.location import book_location
 from ..book.segment import Segment
-from ..book.store import BookStore, reclaim_space, sqlite_path
+from ..book.store import BookStore, reclaim_space, remove_book_files
 from . import WORKER_TABLE_LOG2
 from .derive import derive
 from .interrupts import StopRequest, graceful_interrupts
 from .listing import keys_by_ply
 from ..book.lock import BuildLock
 from .missing import MissingKeys
-from .ray_connect import RayStartError
 from .report import BuildSummary, timed
 from .schedule import FIRST_BATCH, describe, solve_missing, warm_up_workers
 
@@ -104,13 +102,15 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
             with BuildLock(store.engine, db):
                 _build(store, root_position, ply, summary, address, workers, threads,
                        table_log2, progress, stop, verbose)
-        except (RayStartError, BuildArgumentError):
-            discard = store.created  # nothing was searched: a book this run made goes again
+        except Exception:
+            # A book this run made and wrote nothing into goes again (a full disk, no Ray):
+            # the rerun finds no half-made file in its place.
+            discard = store.created and not store.wrote
             raise
         finally:
             store.close()
             if discard:
-                _remove_new_book(db)
+                remove_book_files(db)
         if stop.is_set():   # also when it came during the last step: the run was stopped
             summary.interrupted, summary.stopped_by = True, stop.signal
         summary.wall_seconds = time.perf_counter() - started
@@ -180,14 +180,6 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
         summary.stopped_by = stop.signal
     finally:
         summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
-
-
-def _remove_new_book(db: str) -> None:
-    path = sqlite_path(db)
-    if path is not None:
-        for name in (path, path + "-wal", path + "-shm", path + "-journal"):
-            if os.path.exists(name):
-                os.remove(name)
 
 
 def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]:

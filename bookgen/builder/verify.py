@@ -38,7 +38,6 @@ from .solve_position import solve_position
 SHOWN_PROBLEMS = 10
 NOT_KEPT = -1   # a frontier entry's best moves, where its ply keeps none
 READ_CHUNK = 200_000
-_BEST_BITS = {text: bits for bits, text in enumerate(BEST_TEXT)}
 
 
 @dataclass
