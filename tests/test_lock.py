@@ -53,7 +53,8 @@ def holder(path: str):
 
 def test_a_second_build_is_refused_at_once_naming_the_running_one(tmp_path):
     path = str(tmp_path / "busy.db")
-    args = [*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "11", "--db", path,
+    # Ply 14: long enough (about 15 s) that the first is still building when stopped.
+    args = [*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "14", "--db", path,
             "--no-progress", "--table-log2", "18"]
     first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
