@@ -36,7 +36,10 @@ from numba.extending import (
     unbox,
 )
 
+from ._kernel_cache import SOLVER, drop_stale, fingerprint
 from .bitboard import Board
+
+drop_stale(SOLVER, fingerprint(SOLVER))
 
 _INT = types.int64
 _BITS = types.uint64

@@ -17,15 +17,21 @@ Python walk stays, and gives the same answers (``tests/test_compiled_keys.py``).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from solver._bits import has_four, mirror
+from solver._kernel_cache import SOLVER, drop_stale, fingerprint
 
 from .keys import ABSENT, NOT_A_GAME
 from .plies import NO_MOVE, entry_code   # baked into the cached kernels (see plies)
+
+_HERE = Path(__file__).resolve().parent
+drop_stale(_HERE, fingerprint(SOLVER, _HERE))   # kernels inlined from both folders
 
 _READ = 127                    # a column whose score a child gives: it is read below
 _entry_code = njit(inline="always")(entry_code)

@@ -11,15 +11,20 @@ looks each child up by binary search.  Build and verify both derive this way.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from solver._kernel_cache import SOLVER, drop_stale, fingerprint
 from solver.bitboard import STANDARD, Board
 from solver.packed import canonical, child_key, decode, is_full_column
 
 from ..book.scoring import best_of, sign  # noqa: F401  (re-exported for callers of derive)
+
+_HERE = Path(__file__).resolve().parent
+drop_stale(_HERE, fingerprint(SOLVER, _HERE.parent / "book", _HERE))   # kernels inlined from each
 
 NO_MOVE = 0      # a full column, in packed move scores
 SCORE_OFFSET = 64  # packed move score = score + 64 (see ``schema.pack_scores``)
