@@ -213,8 +213,10 @@ def test_an_interrupted_export_leaves_no_file(tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert process.returncode == 130 and "interrupted" in errors
-    assert list(tmp_path.iterdir()) == []
+    assert process.returncode == 130 and "interrupted" in errors, errors
+    # Nothing, or (on a loaded machine, the signal handled only after the rename) the
+    # whole file: never a part of one.
+    assert [p.name for p in tmp_path.iterdir()] in ([], ["big.csv"])
 
 
 def test_the_python_call_refuses_as_the_command_does(tmp_path, ply10_book):

@@ -103,10 +103,12 @@ def export(out: str, format: str | None = None, plies: int | str | Iterable[int]
         temporary = _temporary(out)
         try:
             rows = _write(writer(temporary, book.board, meta), book, chosen, mirrors, progress)
-            os.replace(temporary, out)
         except BaseException:
             os.unlink(temporary)
             raise
+        # Outside the try: a Ctrl-C just after the rename finds the file complete, and
+        # must not look for the temporary name it no longer has.
+        os.replace(temporary, out)
     finally:
         if book is not db:
             book.close()
