@@ -109,10 +109,16 @@ def mirror(board, bits):
 
 
 @njit(cache=True, inline="always")
+def four_starts(stones, shift):
+    """The first cell (the lowest bit) of every four of ``stones`` along ``shift``."""
+    pairs = stones & (stones >> shift)
+    return pairs & (pairs >> (U2 * shift))
+
+
+@njit(cache=True, inline="always")
 def has_four(board, stones):
     """Whether ``stones`` (any set of cells) holds four in a row (see ``Board.has_four``)."""
-    for s in (U1, board.h, board.h1, board.h2):  # vertical, both diagonals, horizontal
-        pairs = stones & (stones >> s)
-        if pairs & (pairs >> (U2 * s)):
+    for s in (U1, board.h, board.h1, board.h2):  # vertical, falling, horizontal, rising
+        if four_starts(stones, s):
             return True
     return False

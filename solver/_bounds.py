@@ -33,30 +33,22 @@ Two rules, both proofs rather than guesses, so the search stays exact:
 
 * **Who completes first, on width 4.**  There every four but a vertical one
   spans all four columns.  If the mover's fours under either rule all lie
-  above one of the follower's horizontal fours, column by column, the mover
-  cannot fill any of them before the follower's row is full: the follower
-  still wins.  (A vertical four of the mover's would need two cells of one
+  above one of the follower's fours (a row or a diagonal), column by column,
+  the mover cannot fill any of them before the follower's four is full: the
+  follower still wins.  (A vertical four of the mover's would need two cells of one
   column in a row, one of them the follower's, unless it wins at once.)
 
 Cheap (a few shifts per node), and they cut many nodes.  Pairing the odd
-columns is an idea from Steininger's evens strategy, comparing rows his
-evens bound.
+columns is an idea from Steininger's evens strategy; comparing which four
+fills first, his evens bound.
 """
 
 import numpy as np
 from numba import njit
 
-from ._bits import U1, U2, has_four, popcount
+from ._bits import U1, four_starts, has_four, popcount
 
 ZERO = np.uint64(0)
-U4 = np.uint64(4)
-
-
-@njit(cache=True, inline="always")
-def _starts(stones, shift):
-    """The first cell of every four of ``stones`` along ``shift``."""
-    pairs = stones & (stones >> shift)
-    return pairs & (pairs >> (U2 * shift))
 
 
 @njit(cache=True, inline="always")
@@ -69,7 +61,7 @@ def _under(low, rows):
 def _above(theirs, shift, rows, rising, falling, rise_row, rise_rising, rise_falling):
     """Whether the fours of ours (their starts: ``rows``, ``rising``, ``falling``) all
     start high enough above the lowest of theirs along ``shift``."""
-    starts = _starts(theirs, shift)
+    starts = four_starts(theirs, shift)
     if starts == ZERO:
         return False
     low = starts & (ZERO - starts)
@@ -80,13 +72,13 @@ def _above(theirs, shift, rows, rising, falling, rise_row, rise_rising, rise_fal
 @njit(cache=True, inline="always")
 def rows_first(board, theirs, mine):
     """On width 4, whether every four of ``mine`` lies above one of ``theirs`` (module doc)."""
-    if board.width != 4 or _starts(mine, U1) != ZERO:
+    if board.width != 4 or four_starts(mine, U1) != ZERO:
         return False
     # Every four but a vertical one starts in column 0.  How many rows above
     # the start of their four ours must start, to lie above it in each column:
-    rows = _starts(mine, board.h1)
-    rising = _starts(mine, board.h2)
-    falling = _starts(mine, board.h)    # ends three rows below its start
+    rows = four_starts(mine, board.h1)
+    rising = four_starts(mine, board.h2)
+    falling = four_starts(mine, board.h)    # ends three rows below its start
     return (_above(theirs, board.h1, rows, rising, falling, 0, 0, 3)
             or _above(theirs, board.h2, rows, rising, falling, 3, 0, 6)
             or _above(theirs, board.h, rows, rising, falling, 0, 0, 0))
