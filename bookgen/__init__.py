@@ -11,6 +11,17 @@ from .book.schema import (
 )
 from .play.player import Decision, Player
 
-__all__ = ["Book", "BookEntry", "BookInfo", "Player", "Decision", "BookError",
-           "BookNotFoundError", "CorruptBookError", "IncompatibleBookError", "NotABookError",
-           "SchemaMismatchError", "BookClosedError"]
+__all__ = [
+    "Book",
+    "BookEntry",
+    "BookInfo",
+    "Player",
+    "Decision",
+    "BookError",
+    "BookNotFoundError",
+    "CorruptBookError",
+    "IncompatibleBookError",
+    "NotABookError",
+    "SchemaMismatchError",
+    "BookClosedError",
+]

@@ -11,11 +11,15 @@ from __future__ import annotations
 import argparse
 
 
-def parse_args(parser: argparse.ArgumentParser,
-               argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(
+    parser: argparse.ArgumentParser, argv: list[str] | None = None
+) -> argparse.Namespace:
     """``parser.parse_args(argv)``, with ``--check-args`` (before a script's mode, if any)."""
-    parser.add_argument("--check-args", action="store_true",
-                        help="parse the arguments, print them and exit without running")
+    parser.add_argument(
+        "--check-args",
+        action="store_true",
+        help="parse the arguments, print them and exit without running",
+    )
     args = parser.parse_args(argv)
     if args.check_args:
         print(vars(args))

@@ -59,8 +59,10 @@ def analyses(all_moves: list[str], cache: Path) -> dict[str, list[int | None]]:
         for i, moves in enumerate(missing, 1):
             known[moves] = solver.analyze(Position.from_moves(moves))
             if i % 25 == 0:
-                print(f"  analysed {i}/{len(missing)} ({time.perf_counter() - started:.0f} s)",
-                      flush=True)
+                print(
+                    f"  analysed {i}/{len(missing)} ({time.perf_counter() - started:.0f} s)",
+                    flush=True,
+                )
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(known, indent=0, sort_keys=True))
     return known
@@ -70,12 +72,15 @@ def sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
-def run_budget(db: str, budget: float, all_moves: list[str], scores: dict,
-               nodes: bool = False) -> list[dict]:
+def run_budget(
+    db: str, budget: float, all_moves: list[str], scores: dict, nodes: bool = False
+) -> list[dict]:
     """Each position answered within ``budget`` seconds (or, with ``nodes``, nodes)."""
     rows = []
     with Book.open(db) as book:
-        player = Player(book, node_budget=int(budget)) if nodes else Player(book, time_budget=budget)
+        player = (
+            Player(book, node_budget=int(budget)) if nodes else Player(book, time_budget=budget)
+        )
         player.choose("44444433123")  # load the kernels before anything is timed
         player.choose("4444443312")
         for moves in all_moves:
@@ -83,10 +88,18 @@ def run_budget(db: str, budget: float, all_moves: list[str], scores: dict,
             move_scores = scores[moves]
             best = max(s for s in move_scores if s is not None)
             got = move_scores[decision.column - 1]
-            rows.append({"moves": moves, "how": decision.source, "ply": len(moves),
-                         "seconds": decision.seconds,
-                         "kept": sign(got) == sign(best), "exact": got == best,
-                         "proven": decision.proven, "column": decision.column})
+            rows.append(
+                {
+                    "moves": moves,
+                    "how": decision.source,
+                    "ply": len(moves),
+                    "seconds": decision.seconds,
+                    "kept": sign(got) == sign(best),
+                    "exact": got == best,
+                    "proven": decision.proven,
+                    "column": decision.column,
+                }
+            )
     return rows
 
 
@@ -96,8 +109,10 @@ def summary(rows: list[dict]) -> str:
     exact = sum(r["exact"] for r in rows)
     proven = sum(r["proven"] for r in rows)
     times = sorted(r["seconds"] for r in rows)
-    return (f"{n:>4} | {kept:>4} ({100 * kept / n:5.1f}%) | {exact:>4} ({100 * exact / n:5.1f}%) | "
-            f"{proven:>4} | {statistics.median(times) * 1000:7.1f} | {times[-1] * 1000:7.1f}")
+    return (
+        f"{n:>4} | {kept:>4} ({100 * kept / n:5.1f}%) | {exact:>4} ({100 * exact / n:5.1f}%) | "
+        f"{proven:>4} | {statistics.median(times) * 1000:7.1f} | {times[-1] * 1000:7.1f}"
+    )
 
 
 def main() -> None:
@@ -106,18 +121,27 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.02, 0.1, 1.0])
-    parser.add_argument("--nodes", type=int, nargs="+",
-                        help="node budgets instead of time budgets: the same answers under any "
-                             "load, for comparing changes on a shared machine")
-    parser.add_argument("--cache", type=Path, default=Path("scripts/data/bench_anytime_scores.json"),
-                        help="exact analyses, kept between runs (default: %(default)s)")
-    parser.add_argument("--misses", action="store_true",
-                        help="list the positions whose result the AI's move lost")
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        nargs="+",
+        help="node budgets instead of time budgets: the same answers under any "
+        "load, for comparing changes on a shared machine",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path("scripts/data/bench_anytime_scores.json"),
+        help="exact analyses, kept between runs (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--misses", action="store_true", help="list the positions whose result the AI's move lost"
+    )
     args = parse_args(parser)
 
     all_moves = positions(args.count, args.seed)
     scores = analyses(all_moves, args.cache)
-    header = ("   n | keeps the result | exactly optimal | proven | median ms | worst ms")
+    header = "   n | keeps the result | exactly optimal | proven | median ms | worst ms"
     for budget in args.nodes or args.budgets:
         rows = run_budget(args.db, budget, all_moves, scores, nodes=bool(args.nodes))
         unit = "nodes" if args.nodes else "s"
@@ -127,14 +151,21 @@ def main() -> None:
         print(f" all {summary(rows)}")
         lost = [r for r in rows if not r["kept"]]
         if lost and args.misses:
-            print(" result lost: " + ", ".join(f"{r['moves']} (played {r['column']}, scores "
-                                               f"{scores[r['moves']]})" for r in lost))
+            print(
+                " result lost: "
+                + ", ".join(
+                    f"{r['moves']} (played {r['column']}, scores {scores[r['moves']]})"
+                    for r in lost
+                )
+            )
         if args.nodes:
             continue
         slowest = sorted(rows, key=lambda r: -r["seconds"])[:3]
-        print(f" worst answer: {(slowest[0]['seconds'] - budget) * 1000:+.1f} ms against the "
-              "budget; slowest: " + ", ".join(f"{r['moves']} ({r['how']}, "
-                                              f"{r['seconds'] * 1000:.1f} ms)" for r in slowest))
+        print(
+            f" worst answer: {(slowest[0]['seconds'] - budget) * 1000:+.1f} ms against the "
+            "budget; slowest: "
+            + ", ".join(f"{r['moves']} ({r['how']}, {r['seconds'] * 1000:.1f} ms)" for r in slowest)
+        )
         over = [r for r in rows if r["seconds"] > budget + 0.020]
         print(f" answers more than 20 ms over: {len(over)}", flush=True)
 

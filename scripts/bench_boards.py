@@ -49,9 +49,13 @@ print(json.dumps(solve_empty(sys.argv[1], table_log2=int(sys.argv[2]))))
 
 def run_ours(size: str, table_log2: int, timeout: float) -> dict:
     """Our solve of ``size``'s empty board in a fresh process: score, nodes, seconds."""
-    done = subprocess.run([sys.executable, "-c", OURS.format(scripts=str(SCRIPTS)), size,
-                           str(table_log2)], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", OURS.format(scripts=str(SCRIPTS)), size, str(table_log2)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"our solver failed on {size}: {done.stderr.strip()[-500:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -60,22 +64,29 @@ def run_ours(size: str, table_log2: int, timeout: float) -> dict:
 def run_his(binary: str, size: str, timeout: float) -> dict:
     """His ``c4`` binary's solve of the empty board: score, seconds (his), wall seconds."""
     start = time.perf_counter()
-    done = subprocess.run([binary], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "LC_ALL": "C"})
+    done = subprocess.run(
+        [binary],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "LC_ALL": "C"},
+    )
     wall = time.perf_counter() - start
     out = done.stdout
     shape = re.search(r"Using a (\d+) x (\d+) board.*?and (\d+) threads", out)
     score = re.search(r"Final strong score is (-?\d+)", out)
     seconds = re.search(r"Time to solve\s*=\s*([\d.,]+) s", out)
     if done.returncode != 0 or not (shape and score and seconds):
-        raise RuntimeError(f"{binary} did not print a result (exit {done.returncode}): "
-                           f"{(out + done.stderr).strip()[-500:]}")
+        raise RuntimeError(
+            f"{binary} did not print a result (exit {done.returncode}): "
+            f"{(out + done.stderr).strip()[-500:]}"
+        )
     if f"{shape[1]}x{shape[2]}" != size:
         raise RuntimeError(f"{binary} plays {shape[1]}x{shape[2]}, not {size}")
     if shape[3] != "1":
         print(f"warning: {binary} runs {shape[3]} threads, not 1", file=sys.stderr)
-    return {"score": int(score[1]), "seconds": float(seconds[1].replace(",", "")),
-            "wall": wall}
+    return {"score": int(score[1]), "seconds": float(seconds[1].replace(",", "")), "wall": wall}
 
 
 def bench_size(size: str, binary: str, rounds: int, table_log2: int, timeout: float) -> dict:
@@ -89,69 +100,102 @@ def bench_size(size: str, binary: str, rounds: int, table_log2: int, timeout: fl
             else:
                 his.append(run_his(binary, size, timeout))
     ratios = [o["seconds"] / h["seconds"] for o, h in zip(ours, his) if h["seconds"] > 0]
-    problems = [f"{size}: our score {signed(o['score'])}, his {signed(h['score'])} (round {n + 1})"
-                for n, (o, h) in enumerate(zip(ours, his)) if o["score"] != h["score"]]
+    problems = [
+        f"{size}: our score {signed(o['score'])}, his {signed(h['score'])} (round {n + 1})"
+        for n, (o, h) in enumerate(zip(ours, his))
+        if o["score"] != h["score"]
+    ]
     problems += sorted({problem for o in ours if (problem := check(o))})
-    return {"size": size, "ours": statistics.median(o["seconds"] for o in ours),
-            "his": statistics.median(h["seconds"] for h in his),
-            "ratio": statistics.median(ratios) if ratios else None,
-            "nodes": statistics.median(o["nodes"] for o in ours),
-            "score": ours[0]["score"], "problems": problems}
+    return {
+        "size": size,
+        "ours": statistics.median(o["seconds"] for o in ours),
+        "his": statistics.median(h["seconds"] for h in his),
+        "ratio": statistics.median(ratios) if ratios else None,
+        "nodes": statistics.median(o["nodes"] for o in ours),
+        "score": ours[0]["score"],
+        "problems": problems,
+    }
 
 
 def c4_pattern(text: str) -> str:
     """The path of his binaries, with ``{size}`` where each size goes."""
     if "{size}" not in text:
-        raise argparse.ArgumentTypeError(f"{text!r} has no {{size}} in it, e.g. "
-                                         "'/tmp/c4-{size}/c4'")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has no {{size}} in it, e.g. '/tmp/c4-{{size}}/c4'"
+        )
     return text
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sizes", nargs="+", type=board_arg, metavar="WxH",
-                        help="board sizes, e.g. 6x6 7x5 9x4")
-    parser.add_argument("--c4", required=True, metavar="PATTERN", type=c4_pattern,
-                        help="path of his one-thread c4 binary for each size, with {size} "
-                             "for WxH, e.g. '/tmp/c4-{size}/c4'")
-    parser.add_argument("--rounds", type=at_least_one, default=3,
-                        help="solves of each size by each solver (default: %(default)s)")
-    parser.add_argument("--table-log2", type=int, default=27,
-                        help="our table as a power of two, 8-byte slots (default: %(default)s, "
-                             "1 GiB, as his default 1 GB)")
-    parser.add_argument("--timeout", type=float, default=3600,
-                        help="seconds allowed for one solve, process start included "
-                             "(default: %(default)s)")
+    parser.add_argument(
+        "sizes", nargs="+", type=board_arg, metavar="WxH", help="board sizes, e.g. 6x6 7x5 9x4"
+    )
+    parser.add_argument(
+        "--c4",
+        required=True,
+        metavar="PATTERN",
+        type=c4_pattern,
+        help="path of his one-thread c4 binary for each size, with {size} "
+        "for WxH, e.g. '/tmp/c4-{size}/c4'",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=at_least_one,
+        default=3,
+        help="solves of each size by each solver (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--table-log2",
+        type=int,
+        default=27,
+        help="our table as a power of two, 8-byte slots (default: %(default)s, "
+        "1 GiB, as his default 1 GB)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=3600,
+        help="seconds allowed for one solve, process start included (default: %(default)s)",
+    )
     args = parse_args(parser, argv)
     sizes = [str(board) for board in dict.fromkeys(args.sizes)]
-    missing = [args.c4.format(size=size) for size in sizes
-               if not os.access(args.c4.format(size=size), os.X_OK)]
+    missing = [
+        args.c4.format(size=size)
+        for size in sizes
+        if not os.access(args.c4.format(size=size), os.X_OK)
+    ]
     if missing:
         parser.error(f"no c4 binary at {', '.join(missing)}")
 
-    print(f"empty board, strong, 1 thread each, ours with table 2^{args.table_log2}, "
-          f"{args.rounds} round(s), medians")
-    header = (f"{'size':<6} {'score':>5} {'ours':>9} {'his':>9} {'ours/his':>8} "
-              f"{'our nodes':>15}  agree")
+    print(
+        f"empty board, strong, 1 thread each, ours with table 2^{args.table_log2}, "
+        f"{args.rounds} round(s), medians"
+    )
+    header = (
+        f"{'size':<6} {'score':>5} {'ours':>9} {'his':>9} {'ours/his':>8} {'our nodes':>15}  agree"
+    )
     print(header)
     print("-" * len(header), flush=True)
     problems = []
     for size in sizes:
         try:
-            row = bench_size(size, args.c4.format(size=size), args.rounds, args.table_log2,
-                             args.timeout)
+            row = bench_size(
+                size, args.c4.format(size=size), args.rounds, args.table_log2, args.timeout
+            )
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             print(f"{size:<6} failed: {error}", flush=True)
             problems.append(f"{size}: {error}")
             continue
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}"
-        print(f"{size:<6} {signed(row['score']):>5} {row['ours']:>8.2f}s {row['his']:>8.2f}s "
-              f"{ratio:>8} {row['nodes']:>15,.0f}  {'NO' if row['problems'] else 'yes'}",
-              flush=True)
+        print(
+            f"{size:<6} {signed(row['score']):>5} {row['ours']:>8.2f}s {row['his']:>8.2f}s "
+            f"{ratio:>8} {row['nodes']:>15,.0f}  {'NO' if row['problems'] else 'yes'}",
+            flush=True,
+        )
         problems += row["problems"]
     if problems:
-        print(f"\n*** {len(problems)} DISAGREEMENT(S) OR FAILURE(S):",
-              file=sys.stderr)
+        print(f"\n*** {len(problems)} DISAGREEMENT(S) OR FAILURE(S):", file=sys.stderr)
         for problem in problems:
             print(f"***   {problem}", file=sys.stderr)
         return 1

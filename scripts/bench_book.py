@@ -80,14 +80,16 @@ print(json.dumps({"import": imported - started, "open": opened, "bytes_held": he
                   "get_many": max(rates)}))
 """
 
-ROWS = [("Book.open (s)", "open", 1, "{:.3f}"),
-        ("Book.get p50 (us)", "get_p50", 1e6, "{:.1f}"),
-        ("Book.get p99 (us)", "get_p99", 1e6, "{:.1f}"),
-        ("7 move scores p50 (us)", "children_p50", 1e6, "{:.1f}"),
-        ("7 move scores p99 (us)", "children_p99", 1e6, "{:.1f}"),
-        ("get_many (positions/s)", "get_many", 1, "{:,.0f}"),
-        ("memory held (bytes/position)", "per_position", 1, "{:.1f}"),
-        ("file (bytes/position)", "file", 1, "{:.2f}")]
+ROWS = [
+    ("Book.open (s)", "open", 1, "{:.3f}"),
+    ("Book.get p50 (us)", "get_p50", 1e6, "{:.1f}"),
+    ("Book.get p99 (us)", "get_p99", 1e6, "{:.1f}"),
+    ("7 move scores p50 (us)", "children_p50", 1e6, "{:.1f}"),
+    ("7 move scores p99 (us)", "children_p99", 1e6, "{:.1f}"),
+    ("get_many (positions/s)", "get_many", 1, "{:,.0f}"),
+    ("memory held (bytes/position)", "per_position", 1, "{:.1f}"),
+    ("file (bytes/position)", "file", 1, "{:.2f}"),
+]
 
 
 class Failed(Exception):
@@ -95,15 +97,21 @@ class Failed(Exception):
 
 
 # Runs with PYTHONPATH set to a revision's tree: the plies its own reader finds complete.
-PLIES = ("import json, sys; from bookgen import Book; "
-         "print(json.dumps(list(Book.open(sys.argv[1]).info.plies_complete)))")
+PLIES = (
+    "import json, sys; from bookgen import Book; "
+    "print(json.dumps(list(Book.open(sys.argv[1]).info.plies_complete)))"
+)
 
 
 def in_tree(tree: Path, code: str, *args: str) -> str:
     """The output of ``code`` run by a fresh Python on ``tree``'s packages."""
-    done = subprocess.run([sys.executable, "-c", code, *args],
-                          env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True,
-                          text=True, cwd=tempfile.gettempdir())
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env=dict(os.environ, PYTHONPATH=str(tree)),
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
+    )
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise Failed(f"{tree.name if tree != ROOT else 'this revision'}: {last}")
@@ -147,12 +155,15 @@ def run(tree: Path, db: str, positions: str, numba: bool) -> dict:
 
 def measure(args: argparse.Namespace, temp: Path) -> dict[str, list[dict]]:
     """Each side's results, round by round: this revision, and the baseline if asked."""
-    sides = {"this": (ROOT, os.path.abspath(args.db))}   # the workers run elsewhere
+    sides = {"this": (ROOT, os.path.abspath(args.db))}  # the workers run elsewhere
     plies_also = None
     tree = temp / args.baseline.replace("/", "_") if args.baseline else None
     if tree is not None:
-        added = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q",
-                                str(tree), args.baseline], capture_output=True, text=True)
+        added = subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), args.baseline],
+            capture_output=True,
+            text=True,
+        )
         if added.returncode:
             raise Failed(f"no baseline {args.baseline!r}: {added.stderr.strip()}")
         sides["baseline"] = (tree, str(tree / "book.db"))
@@ -163,8 +174,11 @@ def measure(args: argparse.Namespace, temp: Path) -> dict[str, list[dict]]:
             plies_also = json.loads(in_tree(tree, PLIES, str(tree / "book.db")))
         positions = temp / "positions.json"
         asked = sample(sides["this"][1], 2 * args.lookups + 2000, args.seed, plies_also)
-        positions.write_text(json.dumps([asked[:2000], asked[2000:2000 + args.lookups],
-                                         asked[2000 + args.lookups:]]))
+        positions.write_text(
+            json.dumps(
+                [asked[:2000], asked[2000 : 2000 + args.lookups], asked[2000 + args.lookups :]]
+            )
+        )
         results: dict[str, list[dict]] = {name: [] for name in sides}
         for round_ in range(args.rounds):
             order = list(sides) if round_ % 2 == 0 else list(sides)[::-1]
@@ -173,22 +187,29 @@ def measure(args: argparse.Namespace, temp: Path) -> dict[str, list[dict]]:
         return results
     finally:
         if tree is not None:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                           check=False)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=str(ROOT / "book.db"), help="this revision's book")
-    parser.add_argument("--baseline", metavar="REV",
-                        help="git revision whose reader and book.db to compare with "
-                             "(default: none, this revision alone)")
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="git revision whose reader and book.db to compare with "
+        "(default: none, this revision alone)",
+    )
     parser.add_argument("--lookups", type=int, default=20_000)
     parser.add_argument("--rounds", type=at_least_one, default=3)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--numba", action="store_true",
-                        help="load numba in each process first, as a player or a server "
-                             "has it (a reader then looks up with compiled kernels)")
+    parser.add_argument(
+        "--numba",
+        action="store_true",
+        help="load numba in each process first, as a player or a server "
+        "has it (a reader then looks up with compiled kernels)",
+    )
     args = parse_args(parser, argv)
 
     try:
@@ -196,16 +217,19 @@ def main(argv: list[str] | None = None) -> int:
             results = measure(args, Path(temp))
     except Failed as error:
         parser.exit(1, f"bench_book.py: {error}\n")
-    print(f"{args.lookups:,} lookups sampled from {args.db}; "
-          + (f"baseline {args.baseline}; " if args.baseline else "")
-          + f"median of {args.rounds} rounds"
-          + (", the two sides alternating" if args.baseline else "")
-          + ("; numba loaded first" if args.numba else ""))
+    print(
+        f"{args.lookups:,} lookups sampled from {args.db}; "
+        + (f"baseline {args.baseline}; " if args.baseline else "")
+        + f"median of {args.rounds} rounds"
+        + (", the two sides alternating" if args.baseline else "")
+        + ("; numba loaded first" if args.numba else "")
+    )
     names = list(results)
     print(f"{'':32}{'this':>14}" + (f"{'baseline':>14}{'ratio':>9}" if args.baseline else ""))
     for label, name, scale, form in ROWS:
-        ours, *theirs = [statistics.median(r[name] for r in results[side]) * scale
-                         for side in names]
+        ours, *theirs = [
+            statistics.median(r[name] for r in results[side]) * scale for side in names
+        ]
         line = f"{label:32}{form.format(ours):>14}"
         for other in theirs:
             line += f"{form.format(other):>14}{ours / other if other else float('nan'):>9.2f}"

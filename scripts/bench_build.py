@@ -38,8 +38,9 @@ from solver.packed import moves_of_keys
 
 def book_rows(path: str) -> list[tuple]:
     with closing(sqlite3.connect(path)) as db:
-        return db.execute("SELECT key, score, wdl, best_moves, move_scores FROM positions "
-                          "ORDER BY key").fetchall()
+        return db.execute(
+            "SELECT key, score, wdl, best_moves, move_scores FROM positions ORDER BY key"
+        ).fetchall()
 
 
 def parse_layout(text: str) -> tuple[int, int]:
@@ -53,8 +54,9 @@ def parse_layout(text: str) -> tuple[int, int]:
     return layout
 
 
-def bench_layouts(root: str, ply: int, layouts: list[tuple[int, int]],
-                  table_log2: int) -> dict[tuple[int, int], dict]:
+def bench_layouts(
+    root: str, ply: int, layouts: list[tuple[int, int]], table_log2: int
+) -> dict[tuple[int, int], dict]:
     results = {}
     books = {}
     for layout in layouts:
@@ -63,8 +65,16 @@ def bench_layouts(root: str, ply: int, layouts: list[tuple[int, int]],
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "bench.db")
             started = time.perf_counter()
-            summary = build(path, ply, root, workers=k, threads=threads,
-                            table_log2=table_log2, progress=False, out=io.StringIO())
+            summary = build(
+                path,
+                ply,
+                root,
+                workers=k,
+                threads=threads,
+                table_log2=table_log2,
+                progress=False,
+                out=io.StringIO(),
+            )
             wall = time.perf_counter() - started
             books[layout] = book_rows(path)
         frontier_wall = summary.timings["frontier"]
@@ -96,8 +106,11 @@ def bench_scratch(root: str, ply: int, table_log2: int) -> tuple[int, float]:
     solver = Solver(table_log2=table_log2)
     solver.solve(Position.from_moves(root))  # loads the compiled kernels outside the timing
     solver.clear()
-    shallower = [moves for level in range(ply - 1, min(levels) - 1, -1)
-                 for moves in moves_of_keys(levels[level], root)]
+    shallower = [
+        moves
+        for level in range(ply - 1, min(levels) - 1, -1)
+        for moves in moves_of_keys(levels[level], root)
+    ]
     started = time.perf_counter()
     for moves in shallower:
         solve_position(solver, moves)
@@ -108,41 +121,62 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", default="44444433", help="subtree root (default: 44444433)")
     parser.add_argument("--ply", type=int, default=13, help="last ply (default: 13)")
-    parser.add_argument("--layouts", type=parse_layout, nargs="+",
-                        default=[(1, 1), (2, 1), (1, 2)],
-                        help="PROCESSESxTHREADS layouts to compare (default: 1x1 2x1 1x2)")
-    parser.add_argument("--table-log2", type=int, default=22,
-                        help="transposition table per process, log2 of slots (default: 22)")
-    parser.add_argument("--no-scratch", action="store_true",
-                        help="skip the from-scratch comparison")
+    parser.add_argument(
+        "--layouts",
+        type=parse_layout,
+        nargs="+",
+        default=[(1, 1), (2, 1), (1, 2)],
+        help="PROCESSESxTHREADS layouts to compare (default: 1x1 2x1 1x2)",
+    )
+    parser.add_argument(
+        "--table-log2",
+        type=int,
+        default=22,
+        help="transposition table per process, log2 of slots (default: 22)",
+    )
+    parser.add_argument(
+        "--no-scratch", action="store_true", help="skip the from-scratch comparison"
+    )
     args = parse_args(parser, argv)
 
-    print(f"subtree {args.root or '(empty board)'} to ply {args.ply}; "
-          f"{os.cpu_count()} CPUs on this machine")
+    print(
+        f"subtree {args.root or '(empty board)'} to ply {args.ply}; "
+        f"{os.cpu_count()} CPUs on this machine"
+    )
     results = bench_layouts(args.root, args.ply, args.layouts, args.table_log2)
     base = results[args.layouts[0]]
-    print(f"\n{'layout':>7} {'frontier':>9} {'pos/s':>8} {'scaling':>8} {'overhead':>9} "
-          f"{'batches':>8} {'M nodes':>8} {'M nodes/s':>10} {'start':>8} {'writes':>8} "
-          f"{'derive':>8} {'total wall':>11}")
+    print(
+        f"\n{'layout':>7} {'frontier':>9} {'pos/s':>8} {'scaling':>8} {'overhead':>9} "
+        f"{'batches':>8} {'M nodes':>8} {'M nodes/s':>10} {'start':>8} {'writes':>8} "
+        f"{'derive':>8} {'total wall':>11}"
+    )
     for (processes, threads), r in results.items():
         scaling = r["rate"] / (base["rate"] * r["solvers"] / base["solvers"])
-        print(f"{f'{processes}x{threads}':>7} {r['positions']:>9,} {r['rate']:>8.1f} {scaling:>8.0%} "
-              f"{r['overhead']:>9.1%} {r['batches']:>8,} {r['nodes'] / 1e6:>8,.0f} "
-              f"{r['nodes'] / r['core'] / 1e6:>10.2f} {r['start']:>6.1f} s "
-              f"{r['writes']:>6.2f} s {r['derive']:>6.2f} s {r['wall']:>9.1f} s")
-    print("layout: processes x threads; overhead: the share of the solvers' frontier "
-          "wall time not spent solving")
+        print(
+            f"{f'{processes}x{threads}':>7} {r['positions']:>9,} {r['rate']:>8.1f} {scaling:>8.0%} "
+            f"{r['overhead']:>9.1%} {r['batches']:>8,} {r['nodes'] / 1e6:>8,.0f} "
+            f"{r['nodes'] / r['core'] / 1e6:>10.2f} {r['start']:>6.1f} s "
+            f"{r['writes']:>6.2f} s {r['derive']:>6.2f} s {r['wall']:>9.1f} s"
+        )
+    print(
+        "layout: processes x threads; overhead: the share of the solvers' frontier "
+        "wall time not spent solving"
+    )
 
     if not args.no_scratch:
         count, seconds = bench_scratch(args.root, args.ply, args.table_log2)
         frontier = base["core"]
         derive = base["derive"]
-        print(f"\nfrontier first: {base['positions']:,} frontier positions searched in "
-              f"{frontier:.1f} core-s; {base['derived']:,} shallower positions derived "
-              f"in {derive:.2f} s")
-        print(f"from scratch:   the same {count:,} shallower positions searched in "
-              f"{seconds:.1f} core-s more, {(frontier + seconds) / (frontier + derive):.2f}x "
-              f"the frontier-first cost")
+        print(
+            f"\nfrontier first: {base['positions']:,} frontier positions searched in "
+            f"{frontier:.1f} core-s; {base['derived']:,} shallower positions derived "
+            f"in {derive:.2f} s"
+        )
+        print(
+            f"from scratch:   the same {count:,} shallower positions searched in "
+            f"{seconds:.1f} core-s more, {(frontier + seconds) / (frontier + derive):.2f}x "
+            f"the frontier-first cost"
+        )
     return 0
 
 

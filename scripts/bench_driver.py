@@ -42,11 +42,11 @@ from solver import Position
 # Canonical positions per ply (unfinished games), from the published table.
 PUBLISHED = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464]
 TOTAL_TO_12 = 9_188_816
-BATCH = 20_000   # frontier rows per transaction, as the build's largest batches
+BATCH = 20_000  # frontier rows per transaction, as the build's largest batches
 
 
 def peak_gb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6   # kB on Linux
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux
 
 
 def rss_gb() -> float:
@@ -60,15 +60,18 @@ def calibration() -> str:
     total = 0
     for i in range(10**7):
         total += i
-    return (f"calibration: a 10^7-step Python loop took {time.perf_counter() - wall:.2f} s "
-            f"wall, {time.process_time() - cpu:.2f} s CPU")
+    return (
+        f"calibration: a 10^7-step Python loop took {time.perf_counter() - wall:.2f} s "
+        f"wall, {time.process_time() - cpu:.2f} s CPU"
+    )
 
 
 def warm_up() -> float:
     """Load the kernels (numba's cache) outside the timings; the baseline memory."""
     keys_by_ply(Position(), 6)
-    derive(keys_by_ply(Position(), 2)[1], keys_by_ply(Position(), 2)[2],
-           np.zeros(25, dtype=np.int8))
+    derive(
+        keys_by_ply(Position(), 2)[1], keys_by_ply(Position(), 2)[2], np.zeros(25, dtype=np.int8)
+    )
     return rss_gb()
 
 
@@ -81,8 +84,10 @@ def timed(work) -> tuple:
 
 def report(what: str, count: int, seconds: tuple[float, float], unit: str) -> None:
     wall, cpu = seconds
-    print(f"{what}: {wall:.2f} s = {count / wall:,.0f} {unit}/s "
-          f"(CPU {cpu:.2f} s = {count / cpu:,.0f} {unit}/s)")
+    print(
+        f"{what}: {wall:.2f} s = {count / wall:,.0f} {unit}/s "
+        f"(CPU {cpu:.2f} s = {count / cpu:,.0f} {unit}/s)"
+    )
 
 
 def bench_list(ply: int, stream: bool) -> None:
@@ -101,18 +106,25 @@ def bench_list(ply: int, stream: bool) -> None:
         counts[ply] = frontier.total
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     for p, n in counts.items():
-        check = "" if p >= len(PUBLISHED) else ("  = published" if n == PUBLISHED[p]
-                                                 else f"  != published {PUBLISHED[p]:,}")
+        check = (
+            ""
+            if p >= len(PUBLISHED)
+            else ("  = published" if n == PUBLISHED[p] else f"  != published {PUBLISHED[p]:,}")
+        )
         print(f"  ply {p:>2}: {n:>12,}{check}")
     total = sum(counts.values())
-    print(f"total to ply {ply}: {total:,}" + (
-        "" if ply != 12 else "  = published" if total == TOTAL_TO_12 else "  != published"))
+    print(
+        f"total to ply {ply}: {total:,}"
+        + ("" if ply != 12 else "  = published" if total == TOTAL_TO_12 else "  != published")
+    )
     mode = "last ply streamed in key-order chunks" if stream else "every ply held whole"
-    print(f"listing ({mode}): {wall:.1f} s wall, {cpu:.1f} s CPU ({listed:.1f} s wall "
-          f"before the last ply); "
-          f"peak memory {peak_gb():.2f} GB, {peak_gb() - base:.2f} GB over the "
-          f"{base:.2f} GB baseline = {(peak_gb() - base) * 1e9 / counts[ply]:.1f} bytes "
-          f"per ply-{ply} position")
+    print(
+        f"listing ({mode}): {wall:.1f} s wall, {cpu:.1f} s CPU ({listed:.1f} s wall "
+        f"before the last ply); "
+        f"peak memory {peak_gb():.2f} GB, {peak_gb() - base:.2f} GB over the "
+        f"{base:.2f} GB baseline = {(peak_gb() - base) * 1e9 / counts[ply]:.1f} bytes "
+        f"per ply-{ply} position"
+    )
 
 
 def bench_store(ply: int) -> None:
@@ -125,33 +137,49 @@ def bench_store(ply: int) -> None:
     nodes = rng.integers(0, 10**6, len(children))
     with tempfile.TemporaryDirectory() as tmp:
         store = BookStore(os.path.join(tmp, "bench.db"), "", 0)
+
         def write_frontier():
             for start in range(0, len(children), BATCH):
                 part = slice(start, start + BATCH)
-                store.insert_new(Rows(ply, children[part], scores[part], best[part],
-                                      nodes=nodes[part]), search_seconds=1.0)
+                store.insert_new(
+                    Rows(ply, children[part], scores[part], best[part], nodes=nodes[part]),
+                    search_seconds=1.0,
+                )
 
         _, write = timed(write_frontier)
-        report(f"frontier writes ({len(children):,} ply-{ply} rows, {BATCH:,} a transaction)",
-               len(children), write, "rows")
+        report(
+            f"frontier writes ({len(children):,} ply-{ply} rows, {BATCH:,} a transaction)",
+            len(children),
+            write,
+            "rows",
+        )
         (child_keys, child_scores), read = timed(lambda: store.scores_at(ply))
         report("read back as arrays (rows)", len(child_keys), read, "rows")
         store.mark_complete(ply)
         _, seal = timed(lambda: store.pack_rows(ply))
-        report(f"seal: {len(children):,} rows into one segment, one transaction",
-               len(children), seal, "rows")
-        store._segments.clear()   # read the segment back from the file, not the cache
+        report(
+            f"seal: {len(children):,} rows into one segment, one transaction",
+            len(children),
+            seal,
+            "rows",
+        )
+        store._segments.clear()  # read the segment back from the file, not the cache
         (child_keys, child_scores), read = timed(lambda: store.scores_at(ply))
         report("read back as arrays (sealed)", len(child_keys), read, "rows")
         parents = levels[ply - 1]
         entries, derived = timed(lambda: derive(parents, child_keys, child_scores))
-        report(f"derivation of ply {ply - 1}, children in memory", len(parents), derived,
-               "positions")
+        report(
+            f"derivation of ply {ply - 1}, children in memory", len(parents), derived, "positions"
+        )
 
         _, upsert = timed(lambda: store.seal(ply - 1, Segment(parents, entries.scores, None)))
         report("derived ply sealed (one transaction)", len(parents), upsert, "positions")
-        report("derivation from the book: read, derive, write", len(parents),
-               tuple(a + b + c for a, b, c in zip(read, derived, upsert)), "positions")
+        report(
+            "derivation from the book: read, derive, write",
+            len(parents),
+            tuple(a + b + c for a, b, c in zip(read, derived, upsert)),
+            "positions",
+        )
         store.close()
 
 
@@ -160,10 +188,13 @@ def bench_dry_run(ply: int, root: str, sample: int) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        dry_run(os.path.join(tmp, "absent.db"), ply, root, sample=sample, progress=False,
-                out=sys.stdout)
-        print(f"c4book build --ply {ply} --dry-run (root {root or 'empty'}): "
-              f"{time.perf_counter() - started:.1f} s wall, peak memory {peak_gb():.2f} GB")
+        dry_run(
+            os.path.join(tmp, "absent.db"), ply, root, sample=sample, progress=False, out=sys.stdout
+        )
+        print(
+            f"c4book build --ply {ply} --dry-run (root {root or 'empty'}): "
+            f"{time.perf_counter() - started:.1f} s wall, peak memory {peak_gb():.2f} GB"
+        )
 
 
 def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
@@ -174,28 +205,39 @@ def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
         # A small build first: the driver's fixed cost (Ray's client, imported and
         # started once) then lies under the baseline, and what the big build adds
         # over it is what grows with the frontier.
-        build(os.path.join(tmp, "small.db"), len(root) + 2, root, table_log2=20,
-              progress=False, out=io.StringIO())
+        build(
+            os.path.join(tmp, "small.db"),
+            len(root) + 2,
+            root,
+            table_log2=20,
+            progress=False,
+            out=io.StringIO(),
+        )
         base = rss_gb()
         path = db or os.path.join(tmp, "bench.db")
         started = time.perf_counter()
-        summary = build(path, ply, root, table_log2=table_log2, progress=False,
-                        out=io.StringIO())
+        summary = build(path, ply, root, table_log2=table_log2, progress=False, out=io.StringIO())
         wall = time.perf_counter() - started
     print(summary.report())
     solvers = summary.solvers or 1
     solving = summary.core_seconds / solvers
     frontier = summary.frontier or 1
     writes = summary.timings.get("writes", 0.0)
-    print(f"driver peak memory {peak_gb():.3f} GB: {before_ray:.3f} GB before Ray, "
-          f"{base:.3f} GB after a small build (Ray's client loaded), and "
-          f"{peak_gb() - base:.3f} GB over that = "
-          f"{(peak_gb() - base) * 1e9 / frontier:.1f} bytes per frontier position")
-    print(f"wall {wall:.0f} s, of which outside solving {wall - solving:.0f} s = "
-          f"{(wall - solving) / wall:.1%} (solving: core-seconds / {solvers} solvers)")
+    print(
+        f"driver peak memory {peak_gb():.3f} GB: {before_ray:.3f} GB before Ray, "
+        f"{base:.3f} GB after a small build (Ray's client loaded), and "
+        f"{peak_gb() - base:.3f} GB over that = "
+        f"{(peak_gb() - base) * 1e9 / frontier:.1f} bytes per frontier position"
+    )
+    print(
+        f"wall {wall:.0f} s, of which outside solving {wall - solving:.0f} s = "
+        f"{(wall - solving) / wall:.1%} (solving: core-seconds / {solvers} solvers)"
+    )
     if writes:
-        print(f"frontier rows written: {summary.searched:,} in {writes:.1f} s = "
-              f"{summary.searched / writes:,.0f} rows/s")
+        print(
+            f"frontier rows written: {summary.searched:,} in {writes:.1f} s = "
+            f"{summary.searched / writes:,.0f} rows/s"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,23 +245,30 @@ def main(argv: list[str] | None = None) -> int:
     modes = parser.add_subparsers(dest="mode", required=True)
     p = modes.add_parser("list", help="list every position from the empty board")
     p.add_argument("--ply", type=int, default=12)
-    p.add_argument("--stream", action="store_true",
-                   help="list the last ply in key-order chunks, as the build does")
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="list the last ply in key-order chunks, as the build does",
+    )
     p = modes.add_parser("store", help="writes, array reads and derivation of one ply")
     p.add_argument("--ply", type=int, default=11)
     p = modes.add_parser("dry-run", help="time c4book build --dry-run")
     p.add_argument("--ply", type=int, default=12)
     p.add_argument("--root", default="")
     p.add_argument("--sample", type=int, default=100)
-    p = modes.add_parser("build", help="a real build on a fresh book (long: about an hour "
-                                       "on 2 cores for the default)")
+    p = modes.add_parser(
+        "build",
+        help="a real build on a fresh book (long: about an hour on 2 cores for the default)",
+    )
     p.add_argument("--ply", type=int, default=14)
     p.add_argument("--root", default="4444")
     p.add_argument("--db", default=None, help="keep the book here (default: a temporary file)")
     p.add_argument("--table-log2", type=int, default=27)
     args = parse_args(parser, argv)
-    print(f"{os.cpu_count()} CPUs on this machine; python {sys.version.split()[0]}; "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{os.cpu_count()} CPUs on this machine; python {sys.version.split()[0]}; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     print(calibration())
     if args.mode == "list":
         bench_list(args.ply, args.stream)

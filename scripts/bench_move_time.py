@@ -40,32 +40,40 @@ def percentile(values: list[float], share: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=str(ROOT / "book.db"), help="this book")
-    parser.add_argument("--baseline-db", default=str(ROOT / "tests" / "data" / "ply10.db"),
-                        help="the book to compare with (default: the fixed ply-10 book)")
+    parser.add_argument(
+        "--baseline-db",
+        default=str(ROOT / "tests" / "data" / "ply10.db"),
+        help="the book to compare with (default: the fixed ply-10 book)",
+    )
     parser.add_argument("--plies", type=int, nargs="+", default=[9, 10, 11, 12, 13, 14])
     parser.add_argument("--count", type=int, default=60, help="positions a ply past the book")
-    parser.add_argument("--book-count", type=int, default=1000,
-                        help="positions a ply this book holds")
+    parser.add_argument(
+        "--book-count", type=int, default=1000, help="positions a ply this book holds"
+    )
     parser.add_argument("--seed", type=int, default=2028)
     args = parse_args(parser, argv)
 
     books = {"this": Book.open(args.db), "baseline": Book.open(args.baseline_db)}
     players = {name: Player(book) for name, book in books.items()}
-    for player in players.values():   # load the kernels before anything is timed
+    for player in players.values():  # load the kernels before anything is timed
         player.choose("4444443312")
         player.choose("44444433123")
-        player.choose("4453")   # a parent ply: its kernel too
+        player.choose("4453")  # a parent ply: its kernel too
     last = books["this"].info.max_ply
-    print(f"this: {args.db} (complete to ply {last}); baseline: {args.baseline_db} "
-          f"(complete to ply {books['baseline'].info.max_ply}); perfect AI, no budget")
-    print(f"{'ply':>4} {'n':>5} | {'this: median':>12} {'p99':>9} {'worst':>9} {'book':>5} | "
-          f"{'baseline: median':>16} {'p99':>9} {'worst':>9} {'book':>5}")
+    print(
+        f"this: {args.db} (complete to ply {last}); baseline: {args.baseline_db} "
+        f"(complete to ply {books['baseline'].info.max_ply}); perfect AI, no budget"
+    )
+    print(
+        f"{'ply':>4} {'n':>5} | {'this: median':>12} {'p99':>9} {'worst':>9} {'book':>5} | "
+        f"{'baseline: median':>16} {'p99':>9} {'worst':>9} {'book':>5}"
+    )
     for ply in args.plies:
         count = args.book_count if ply <= last else args.count
         times: dict[str, list[float]] = {name: [] for name in players}
         from_book = {name: 0 for name in players}
         order = list(players) if ply % 2 == 0 else list(players)[::-1]
-        positions = random_positions(ply, count, args.seed + ply)   # the same for both books
+        positions = random_positions(ply, count, args.seed + ply)  # the same for both books
         for name in order:
             for moves in positions:
                 started = time.perf_counter()
@@ -75,9 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         cells = []
         for name in players:
             ms = [t * 1000 for t in times[name]]
-            cells.append(f"{statistics.median(ms):>{16 if name == 'baseline' else 12}.3f} "
-                         f"{percentile(ms, 0.99):>9.3f} {max(ms):>9.1f} "
-                         f"{from_book[name] / count:>5.0%}")
+            cells.append(
+                f"{statistics.median(ms):>{16 if name == 'baseline' else 12}.3f} "
+                f"{percentile(ms, 0.99):>9.3f} {max(ms):>9.1f} "
+                f"{from_book[name] / count:>5.0%}"
+            )
         print(f"{ply:>4} {count:>5} | {cells[0]} | {cells[1]}   (ms)", flush=True)
     for book in books.values():
         book.close()

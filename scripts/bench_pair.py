@@ -39,8 +39,11 @@ def load_baseline(tree: Path):
     The copy sits beside the worktree, in the temporary directory that
     ``main`` removes with it.
     """
-    shutil.copytree(tree / "solver", tree.parent / "baseline_solver",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        tree / "solver",
+        tree.parent / "baseline_solver",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     sys.path.insert(0, str(tree.parent))
     return importlib.import_module("baseline_solver")
 
@@ -51,8 +54,9 @@ def run_set(entry: tuple, limit: int, rounds: int, table_log2: int, packages: di
     totals = {name: {"seconds": 0.0, "nodes": 0, "bad": 0} for name in packages}
     names = list(packages)
     for round_ in range(rounds):
-        solvers = {name: package.Solver(table_log2=table_log2)
-                   for name, package in packages.items()}
+        solvers = {
+            name: package.Solver(table_log2=table_log2) for name, package in packages.items()
+        }
         for solver in solvers.values():
             solver.clear()  # touch every page now, so first touches aren't timed
         for number, (moves, score) in enumerate(lines):
@@ -74,16 +78,35 @@ def run_set(entry: tuple, limit: int, rounds: int, table_log2: int, packages: di
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--baseline", metavar="REV", required=True,
-                        help="git revision whose solver to compare with")
-    parser.add_argument("--sets", nargs="+", type=find_set, default=[find_set("ply8")],
-                        metavar="SET", help="sets, as in bench_solver.py (default: ply8)")
-    parser.add_argument("--limit", type=at_least_one, default=30,
-                        help="first N lines of each set (default: %(default)s)")
-    parser.add_argument("--rounds", type=at_least_one, default=2,
-                        help="passes over each set, each with fresh tables (default: %(default)s)")
-    parser.add_argument("--table-log2", type=int, default=27,
-                        help="table size as a power of two, 8-byte slots (default: %(default)s)")
+    parser.add_argument(
+        "--baseline", metavar="REV", required=True, help="git revision whose solver to compare with"
+    )
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        type=find_set,
+        default=[find_set("ply8")],
+        metavar="SET",
+        help="sets, as in bench_solver.py (default: ply8)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=at_least_one,
+        default=30,
+        help="first N lines of each set (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=at_least_one,
+        default=2,
+        help="passes over each set, each with fresh tables (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--table-log2",
+        type=int,
+        default=27,
+        help="table size as a power of two, 8-byte slots (default: %(default)s)",
+    )
     args = parse_args(parser, argv)
 
     tree = baseline_tree(args.baseline)
@@ -93,11 +116,15 @@ def main(argv: list[str] | None = None) -> int:
         packages = {"new": solver, "baseline": load_baseline(tree)}
         for package in packages.values():  # load (or compile) the kernels before timing
             package.Solver(table_log2=10).solve(package.Position.from_moves("2416615552"))
-        print(f"strong solves, 1 thread each, table 2^{args.table_log2}, alternating "
-              f"position by position with {args.baseline}, {args.rounds} round(s)")
-        header = (f"{'Test set':<14} {'Pos':>5} {'Mean time':>10} {'Mean nb pos':>12} "
-                  f"{'K pos/s':>9} {'Bad':>4} {'baseline':>10} {'speed-up':>8} "
-                  f"{'nodes vs baseline':>17}")
+        print(
+            f"strong solves, 1 thread each, table 2^{args.table_log2}, alternating "
+            f"position by position with {args.baseline}, {args.rounds} round(s)"
+        )
+        header = (
+            f"{'Test set':<14} {'Pos':>5} {'Mean time':>10} {'Mean nb pos':>12} "
+            f"{'K pos/s':>9} {'Bad':>4} {'baseline':>10} {'speed-up':>8} "
+            f"{'nodes vs baseline':>17}"
+        )
         print(header)
         print("-" * len(header))
         failures = 0
@@ -105,20 +132,24 @@ def main(argv: list[str] | None = None) -> int:
             result = run_set(entry, args.limit, args.rounds, args.table_log2, packages)
             new, old = result["new"], result["baseline"]
             count, seconds = new["count"], new["seconds"]
-            print(f"{entry[2]:<14} {count:>5} {format_time(seconds / count):>10} "
-                  f"{new['nodes'] / count:>12,.1f} {new['nodes'] / seconds / 1e3:>9,.0f} "
-                  f"{new['bad']:>4} {format_time(old['seconds'] / count):>10} "
-                  f"{old['seconds'] / seconds:>7.3f}x "
-                  f"{'the same' if new['nodes'] == old['nodes'] else old['nodes'] / new['nodes']:>17}",
-                  flush=True)
+            print(
+                f"{entry[2]:<14} {count:>5} {format_time(seconds / count):>10} "
+                f"{new['nodes'] / count:>12,.1f} {new['nodes'] / seconds / 1e3:>9,.0f} "
+                f"{new['bad']:>4} {format_time(old['seconds'] / count):>10} "
+                f"{old['seconds'] / seconds:>7.3f}x "
+                f"{'the same' if new['nodes'] == old['nodes'] else old['nodes'] / new['nodes']:>17}",
+                flush=True,
+            )
             failures += new["bad"] + old["bad"]
         if failures:
             print(f"{failures} mismatching answer(s)", file=sys.stderr)
             return 1
         return 0
     finally:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+            capture_output=True,
+        )
         shutil.rmtree(tree.parent, ignore_errors=True)
 
 

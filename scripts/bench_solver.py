@@ -83,6 +83,7 @@ def load_lines(file: str | None, limit: int) -> list[tuple[str, int]]:
 
 # -- one set in this process (the child side of the comparison) -------------------------------
 
+
 def run_here(file: str | None, limit: int, weak: bool, table_log2: int, threads: int) -> dict:
     """Solve one set with whatever ``solver`` package is on the path; a JSON-able summary."""
     from solver import Position, Solver
@@ -113,8 +114,16 @@ def run_here(file: str | None, limit: int, weak: bool, table_log2: int, threads:
 def run_in_child(source: Path, entry: tuple, args) -> dict:
     """Run one set in a fresh Python whose ``solver`` is imported from ``source``."""
     env = dict(os.environ, PYTHONPATH=str(source))
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", entry[0],
-               "--limit", str(args.limit), "--table-log2", str(args.table_log2)]
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        entry[0],
+        "--limit",
+        str(args.limit),
+        "--table-log2",
+        str(args.table_log2),
+    ]
     if args.weak:
         command.append("--weak")
     threads = args.threads if source == ROOT else args.baseline_threads
@@ -126,34 +135,68 @@ def run_in_child(source: Path, entry: tuple, args) -> dict:
 
 # -- the driver -----------------------------------------------------------------------------
 
+
 def baseline_tree(rev: str) -> Path:
     """A detached worktree of ``rev`` in a temporary directory (the caller removes both)."""
     where = Path(tempfile.mkdtemp(prefix="c4bench-")) / "tree"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(where), rev],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(where), rev],
+        check=True,
+        capture_output=True,
+    )
     return where
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sets", nargs="+", type=find_set,
-                        default=[find_set(name) for name in DEFAULT_SETS], metavar="SET",
-                        help="sets to run: L3_R1 .. L1_R3 (Pons), ply8, ply10, ply12, empty "
-                             f"(default: {' '.join(DEFAULT_SETS)})")
-    parser.add_argument("--limit", type=at_least_one, default=1000,
-                        help="first N lines of each set (default: %(default)s)")
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        type=find_set,
+        default=[find_set(name) for name in DEFAULT_SETS],
+        metavar="SET",
+        help="sets to run: L3_R1 .. L1_R3 (Pons), ply8, ply10, ply12, empty "
+        f"(default: {' '.join(DEFAULT_SETS)})",
+    )
+    parser.add_argument(
+        "--limit",
+        type=at_least_one,
+        default=1000,
+        help="first N lines of each set (default: %(default)s)",
+    )
     parser.add_argument("--weak", action="store_true", help="weak solve: compare signs only")
-    parser.add_argument("--table-log2", type=int, default=27,
-                        help="table size as a power of two, 8-byte slots (default: %(default)s, 1 GiB)")
-    parser.add_argument("--threads", type=at_least_one, default=1,
-                        help="search threads for this revision's solver (default: %(default)s)")
-    parser.add_argument("--baseline", metavar="REV",
-                        help="also run git revision REV, set by set, and print the speed-up")
-    parser.add_argument("--baseline-threads", type=at_least_one, default=1, metavar="N",
-                        help="search threads for the baseline's solver (default: %(default)s)")
-    parser.add_argument("--repeat", type=at_least_one, default=1, metavar="R",
-                        help="run each set (and its baseline) R times, one line each: "
-                             "searches with threads vary from run to run (default: %(default)s)")
+    parser.add_argument(
+        "--table-log2",
+        type=int,
+        default=27,
+        help="table size as a power of two, 8-byte slots (default: %(default)s, 1 GiB)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=at_least_one,
+        default=1,
+        help="search threads for this revision's solver (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also run git revision REV, set by set, and print the speed-up",
+    )
+    parser.add_argument(
+        "--baseline-threads",
+        type=at_least_one,
+        default=1,
+        metavar="N",
+        help="search threads for the baseline's solver (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=at_least_one,
+        default=1,
+        metavar="R",
+        help="run each set (and its baseline) R times, one line each: "
+        "searches with threads vary from run to run (default: %(default)s)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parse_args(parser, argv)
 
@@ -167,8 +210,10 @@ def main(argv: list[str] | None = None) -> int:
         return report(args, base)
     finally:
         if base is not None:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
-                           capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
+                capture_output=True,
+            )
             shutil.rmtree(base.parent, ignore_errors=True)
 
 
@@ -177,10 +222,14 @@ def report(args, base: Path | None) -> int:
     threads = f"{args.threads} thread(s)"
     if base is not None:
         threads += f", the baseline {args.baseline_threads}"
-    print(f"{mode} solves, table 2^{args.table_log2} kept across a set's positions, "
-          f"{threads}, up to {args.limit} lines per set")
-    header = (f"{'Test set':<14} {'Moves':<12} {'Pos':>5} {'Mean time':>10} "
-              f"{'Mean nb pos':>12} {'K pos/s':>9} {'Bad':>4}")
+    print(
+        f"{mode} solves, table 2^{args.table_log2} kept across a set's positions, "
+        f"{threads}, up to {args.limit} lines per set"
+    )
+    header = (
+        f"{'Test set':<14} {'Moves':<12} {'Pos':>5} {'Mean time':>10} "
+        f"{'Mean nb pos':>12} {'K pos/s':>9} {'Bad':>4}"
+    )
     if base is not None:
         header += f" {'baseline':>10} {'speed-up':>8}"
     print(header)
@@ -192,16 +241,22 @@ def report(args, base: Path | None) -> int:
         new = run_in_child(ROOT, entry, args)
         count, seconds, nodes = new["count"], new["seconds"], new["nodes"]
         rate = nodes / seconds if seconds > 0 else float("nan")
-        line = (f"{entry[2]:<14} {entry[3]:<12} {count:>5} {format_time(seconds / count):>10} "
-                f"{nodes / count:>12,.1f} {rate / 1e3:>9,.0f} {len(new['bad']):>4}")
+        line = (
+            f"{entry[2]:<14} {entry[3]:<12} {count:>5} {format_time(seconds / count):>10} "
+            f"{nodes / count:>12,.1f} {rate / 1e3:>9,.0f} {len(new['bad']):>4}"
+        )
         if old is not None:
-            line += (f" {format_time(old['seconds'] / old['count']):>10} "
-                     f"{old['seconds'] / seconds:>7.2f}x")
+            line += (
+                f" {format_time(old['seconds'] / old['count']):>10} "
+                f"{old['seconds'] / seconds:>7.2f}x"
+            )
             failures += len(old["bad"])
         print(line, flush=True)
         for number, moves, expected, got in new["bad"][:10]:
-            print(f"  mismatch in {entry[2]} line {number}: {moves} expected {expected}, got {got}",
-                  file=sys.stderr)
+            print(
+                f"  mismatch in {entry[2]} line {number}: {moves} expected {expected}, got {got}",
+                file=sys.stderr,
+            )
         failures += len(new["bad"])
     if failures:
         print(f"{failures} mismatching answer(s)", file=sys.stderr)

@@ -32,8 +32,16 @@ from solver import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def book_lines(count: int, seed: int, most: int = 9) -> list[str]:
@@ -55,8 +63,18 @@ def book_lines(count: int, seed: int, most: int = 9) -> list[str]:
 
 def start_server(db: str, cap: float) -> tuple[subprocess.Popen, str, float, float]:
     """(process, address, seconds to its 'serving' line, seconds to its first book answer)."""
-    command = [sys.executable, "-m", "bookgen.cli", "serve", "--db", db, "--port", "0",
-               "--time", str(cap)]
+    command = [
+        sys.executable,
+        "-m",
+        "bookgen.cli",
+        "serve",
+        "--db",
+        db,
+        "--port",
+        "0",
+        "--time",
+        str(cap),
+    ]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     ready, _, _ = select.select([process.stdout], [], [], 60)
@@ -75,8 +93,9 @@ def start_server(db: str, cap: float) -> tuple[subprocess.Popen, str, float, flo
     return process, found.group(0), printed, time.perf_counter() - started
 
 
-async def one_client(port: int, paths: list[str], until: float, latencies: list[float],
-                     errors: list[str]) -> None:
+async def one_client(
+    port: int, paths: list[str], until: float, latencies: list[float], errors: list[str]
+) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         for path in paths:
@@ -157,16 +176,22 @@ def machine() -> str:
     except (OSError, AttributeError):
         pass
     load_avg = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    return (f"{model}, {os.cpu_count()} cores, load average {load_avg}, "
-            f"{datetime.date.today().isoformat()}")
+    return (
+        f"{model}, {os.cpu_count()} cores, load average {load_avg}, "
+        f"{datetime.date.today().isoformat()}"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=str(ROOT / "book.db"))
     parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--requests", type=int, default=20_000,
-                        help="at most this many in all (a p99 over 200 slowest, not 40)")
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=20_000,
+        help="at most this many in all (a p99 over 200 slowest, not 40)",
+    )
     parser.add_argument("--seconds", type=float, default=30.0, help="at most this long")
     parser.add_argument("--pages", type=int, default=5, help="page loads timed in Chromium")
     parser.add_argument("--seed", type=int, default=2026)
@@ -175,8 +200,10 @@ def main() -> int:
     print(f"machine: {machine()}")
     process, address, printed, answered = start_server(args.db, 1.0)
     try:
-        print(f"start: serving line after {printed:.2f} s, first book answer after "
-              f"{answered:.2f} s (target <= 3 s)")
+        print(
+            f"start: serving line after {printed:.2f} s, first book answer after "
+            f"{answered:.2f} s (target <= 3 s)"
+        )
         port = int(address.rsplit(":", 1)[1].strip("/"))
         paths = [f"/api/position?moves={m}" for m in book_lines(args.requests, args.seed)]
         warm = [f"/api/position?moves={m}" for m in book_lines(200, args.seed + 1)]
@@ -185,20 +212,24 @@ def main() -> int:
         latencies, errors, took = asyncio.run(load(port, paths, args.clients, args.seconds))
         cpu, steal = cpu_seconds(process.pid) - cpu, steal_share(times, cpu_times())
         ms = [x * 1000 for x in latencies]
-        print(f"/api/position from the book, {args.clients} clients: {len(ms)} requests in "
-              f"{took:.1f} s ({len(ms) / took:,.0f}/s), p50 {statistics.median(ms):.2f} ms, "
-              f"p90 {percentile(ms, 0.90):.2f} ms, p99 {percentile(ms, 0.99):.2f} ms, "
-              f"max {max(ms):.2f} ms; errors: {len(errors)} (target p99 <= 5 ms, none); "
-              f"server CPU {cpu / len(ms) * 1e6:.0f} us an answer; "
-              f"the host took {steal:.0%} of the machine (steal)")
+        print(
+            f"/api/position from the book, {args.clients} clients: {len(ms)} requests in "
+            f"{took:.1f} s ({len(ms) / took:,.0f}/s), p50 {statistics.median(ms):.2f} ms, "
+            f"p90 {percentile(ms, 0.90):.2f} ms, p99 {percentile(ms, 0.99):.2f} ms, "
+            f"max {max(ms):.2f} ms; errors: {len(errors)} (target p99 <= 5 ms, none); "
+            f"server CPU {cpu / len(ms) * 1e6:.0f} us an answer; "
+            f"the host took {steal:.0%} of the machine (steal)"
+        )
         for error in errors[:5]:
             print(f"  {error}")
         pages = interactive(address, args.pages)
         if not pages:
             print("page: not timed (--pages 0, or no /usr/bin/chromium or playwright)")
         else:
-            print(f"page interactive (scores shown) after {statistics.median(pages):.0f} ms "
-                  f"median, {max(pages):.0f} ms worst of {len(pages)} loads (target <= 1000 ms)")
+            print(
+                f"page interactive (scores shown) after {statistics.median(pages):.0f} ms "
+                f"median, {max(pages):.0f} ms worst of {len(pages)} loads (target <= 1000 ms)"
+            )
     finally:
         process.terminate()
         process.wait(30)

@@ -63,8 +63,11 @@ def play(opening: str, first, second) -> int:
     return 1 if turn == 1 else -1  # the player who just moved won
 
 
-def match(book: Book, low: str, high: str, starts: list[str], seed: int, perfect) -> tuple[int, int, int]:
+def match(
+    book: Book, low: str, high: str, starts: list[str], seed: int, perfect
+) -> tuple[int, int, int]:
     """(wins, draws, losses) of ``high`` against ``low`` over every opening, both ways round."""
+
     def make(name: str, game: int):
         return perfect if name == "perfect" else Player(book, level=name, seed=seed + game)
 
@@ -93,15 +96,20 @@ def main() -> None:
     pairs += [(name, "perfect") for name in names[:-2] if "perfect" in names]
     with Book.open(args.db) as book:
         perfect = CachedPerfect(book)
-        print(f"{args.games} games per match, openings of {args.opening} random moves "
-              f"(seed {args.seed}), each played both ways round\n")
+        print(
+            f"{args.games} games per match, openings of {args.opening} random moves "
+            f"(seed {args.seed}), each played both ways round\n"
+        )
         print("| stronger | weaker | stronger wins | draws | weaker wins | minutes |")
         print("|---|---|---|---|---|---|")
         for low, high in pairs:
             started = time.perf_counter()
             wins, draws, losses = match(book, low, high, starts, args.seed, perfect)
-            print(f"| {high} | {low} | {wins} | {draws} | {losses} | "
-                  f"{(time.perf_counter() - started) / 60:.1f} |", flush=True)
+            print(
+                f"| {high} | {low} | {wins} | {draws} | {losses} | "
+                f"{(time.perf_counter() - started) / 60:.1f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -39,20 +39,49 @@ DRAW, FIRST, SECOND = "draw", "1st wins", "2nd wins"
 # agree with John Tromp's table for width + height <= 15.  Widths 4-9 only; some
 # of these sizes are too big for c4book's 64-bit keys and are never checked.
 PUBLISHED = {
-    (4, 4): (DRAW, 16), (5, 4): (DRAW, 20), (6, 4): (SECOND, 24), (7, 4): (DRAW, 28),
-    (8, 4): (SECOND, 32), (9, 4): (SECOND, 36),
-    (4, 5): (DRAW, 20), (5, 5): (DRAW, 25), (6, 5): (DRAW, 30), (7, 5): (DRAW, 35),
-    (8, 5): (FIRST, 39), (9, 5): (FIRST, 41),
-    (4, 6): (DRAW, 24), (5, 6): (DRAW, 30), (6, 6): (SECOND, 36), (7, 6): (FIRST, 41),
-    (8, 6): (SECOND, 48), (9, 6): (SECOND, 52),
-    (4, 7): (DRAW, 28), (5, 7): (DRAW, 35), (6, 7): (FIRST, 41), (7, 7): (DRAW, 49),
-    (8, 7): (FIRST, 53), (9, 7): (FIRST, 55),
-    (4, 8): (DRAW, 32), (5, 8): (DRAW, 40), (6, 8): (SECOND, 48), (7, 8): (FIRST, 55),
+    (4, 4): (DRAW, 16),
+    (5, 4): (DRAW, 20),
+    (6, 4): (SECOND, 24),
+    (7, 4): (DRAW, 28),
+    (8, 4): (SECOND, 32),
+    (9, 4): (SECOND, 36),
+    (4, 5): (DRAW, 20),
+    (5, 5): (DRAW, 25),
+    (6, 5): (DRAW, 30),
+    (7, 5): (DRAW, 35),
+    (8, 5): (FIRST, 39),
+    (9, 5): (FIRST, 41),
+    (4, 6): (DRAW, 24),
+    (5, 6): (DRAW, 30),
+    (6, 6): (SECOND, 36),
+    (7, 6): (FIRST, 41),
+    (8, 6): (SECOND, 48),
+    (9, 6): (SECOND, 52),
+    (4, 7): (DRAW, 28),
+    (5, 7): (DRAW, 35),
+    (6, 7): (FIRST, 41),
+    (7, 7): (DRAW, 49),
+    (8, 7): (FIRST, 53),
+    (9, 7): (FIRST, 55),
+    (4, 8): (DRAW, 32),
+    (5, 8): (DRAW, 40),
+    (6, 8): (SECOND, 48),
+    (7, 8): (FIRST, 55),
     (8, 8): (SECOND, 62),
-    (4, 9): (DRAW, 36), (5, 9): (DRAW, 45), (6, 9): (FIRST, 53), (7, 9): (DRAW, 63),
-    (4, 10): (DRAW, 40), (5, 10): (DRAW, 50), (6, 10): (SECOND, 60), (7, 10): (FIRST, 69),
-    (4, 11): (DRAW, 44), (5, 11): (DRAW, 55), (6, 11): (FIRST, 63),
-    (4, 12): (DRAW, 48), (5, 12): (DRAW, 60), (6, 12): (SECOND, 72),
+    (4, 9): (DRAW, 36),
+    (5, 9): (DRAW, 45),
+    (6, 9): (FIRST, 53),
+    (7, 9): (DRAW, 63),
+    (4, 10): (DRAW, 40),
+    (5, 10): (DRAW, 50),
+    (6, 10): (SECOND, 60),
+    (7, 10): (FIRST, 69),
+    (4, 11): (DRAW, 44),
+    (5, 11): (DRAW, 55),
+    (6, 11): (FIRST, 63),
+    (4, 12): (DRAW, 48),
+    (5, 12): (DRAW, 60),
+    (6, 12): (SECOND, 72),
 }
 
 
@@ -117,8 +146,14 @@ def solve_empty(board: Board | str, table_log2: int = 24) -> dict:
     start = time.perf_counter()
     score = solver.solve(Position(board))
     seconds = time.perf_counter() - start
-    return {"size": str(board), "outcome": outcome(score), "score": score,
-            "last_move": last_move(board, score), "nodes": solver.nodes, "seconds": seconds}
+    return {
+        "size": str(board),
+        "outcome": outcome(score),
+        "score": score,
+        "last_move": last_move(board, score),
+        "nodes": solver.nodes,
+        "seconds": seconds,
+    }
 
 
 def check(row: dict) -> str | None:
@@ -131,8 +166,10 @@ def check(row: dict) -> str | None:
     score = published_score(board, result, move)
     if (row["outcome"], row["last_move"], row["score"]) == (result, move, score):
         return None
-    return (f"{board}: solved {row['outcome']}, score {signed(row['score'])}, last move "
-            f"{row['last_move']}; published {result}, score {signed(score)}, last move {move}")
+    return (
+        f"{board}: solved {row['outcome']}, score {signed(row['score'])}, last move "
+        f"{row['last_move']}; published {result}, score {signed(score)}, last move {move}"
+    )
 
 
 def board_arg(text: str) -> Board:
@@ -144,38 +181,61 @@ def board_arg(text: str) -> Board:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sizes", nargs="*", type=board_arg, metavar="WxH",
-                        help="board sizes to solve, e.g. 4x4 6x5 7x6")
-    parser.add_argument("--all-up-to", type=int, metavar="CELLS",
-                        help="also every size c4book plays with at most CELLS cells "
-                             "(42: every board up to 7x6)")
-    parser.add_argument("--table-log2", type=int, default=24,
-                        help="table size as a power of two, 8-byte slots (default: %(default)s; "
-                             "raised to a board's smallest if below it)")
+    parser.add_argument(
+        "sizes",
+        nargs="*",
+        type=board_arg,
+        metavar="WxH",
+        help="board sizes to solve, e.g. 4x4 6x5 7x6",
+    )
+    parser.add_argument(
+        "--all-up-to",
+        type=int,
+        metavar="CELLS",
+        help="also every size c4book plays with at most CELLS cells (42: every board up to 7x6)",
+    )
+    parser.add_argument(
+        "--table-log2",
+        type=int,
+        default=24,
+        help="table size as a power of two, 8-byte slots (default: %(default)s; "
+        "raised to a board's smallest if below it)",
+    )
     args = parse_args(parser, argv)
-    boards = list(dict.fromkeys([*args.sizes, *(sizes_up_to(args.all_up_to)
-                                                if args.all_up_to else [])]))
+    boards = list(
+        dict.fromkeys([*args.sizes, *(sizes_up_to(args.all_up_to) if args.all_up_to else [])])
+    )
     if not boards:
         parser.error("give board sizes (like 6x5) or --all-up-to CELLS")
 
-    header = (f"{'size':<6} {'outcome':<9} {'score':>5} {'last move':>9} {'nodes':>15} "
-              f"{'seconds':>9}  published")
+    header = (
+        f"{'size':<6} {'outcome':<9} {'score':>5} {'last move':>9} {'nodes':>15} "
+        f"{'seconds':>9}  published"
+    )
     print(header)
     print("-" * len(header), flush=True)
     disagreements = []
     for board in boards:
         row = solve_empty(board, args.table_log2)
         problem = check(row)
-        verdict = ("agrees" if (board.width, board.height) in PUBLISHED else "-") \
-            if problem is None else "DISAGREES"
-        print(f"{row['size']:<6} {row['outcome']:<9} {signed(row['score']):>5} "
-              f"{row['last_move']:>9} {row['nodes']:>15,} {row['seconds']:>9.2f}  {verdict}",
-              flush=True)
+        verdict = (
+            ("agrees" if (board.width, board.height) in PUBLISHED else "-")
+            if problem is None
+            else "DISAGREES"
+        )
+        print(
+            f"{row['size']:<6} {row['outcome']:<9} {signed(row['score']):>5} "
+            f"{row['last_move']:>9} {row['nodes']:>15,} {row['seconds']:>9.2f}  {verdict}",
+            flush=True,
+        )
         if problem:
             disagreements.append(problem)
     if disagreements:
-        print(f"\n*** {len(disagreements)} size(s) DISAGREE with the published table "
-              f"(Steininger, Tromp):", file=sys.stderr)
+        print(
+            f"\n*** {len(disagreements)} size(s) DISAGREE with the published table "
+            f"(Steininger, Tromp):",
+            file=sys.stderr,
+        )
         for problem in disagreements:
             print(f"***   {problem}", file=sys.stderr)
         return 1

@@ -8,9 +8,19 @@ from .bitboard import DEFAULT_TABLE_LOG2, STANDARD, Board, win_score
 from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
-__all__ = ["Board", "STANDARD", "Position", "Solver", "C4Error", "IllegalMoveError",
-           "GameOverError", "BoardSizeError", "SearchLimitError", "DEFAULT_TABLE_LOG2",
-           "win_score"]
+__all__ = [
+    "Board",
+    "STANDARD",
+    "Position",
+    "Solver",
+    "C4Error",
+    "IllegalMoveError",
+    "GameOverError",
+    "BoardSizeError",
+    "SearchLimitError",
+    "DEFAULT_TABLE_LOG2",
+    "win_score",
+]
 
 
 def __getattr__(name):

@@ -52,7 +52,7 @@ def _constants(board: Board) -> dict[str, tuple[types.Type, object]]:
     """Each attribute's numba type and value, made once per board."""
     return {
         "width": (_INT, board.width),
-        "width_literal": (types.literal(board.width), board.width),   # for static tuple sizes
+        "width_literal": (types.literal(board.width), board.width),  # for static tuple sizes
         "height": (_INT, board.height),
         "cells": (_INT, board.cells),
         "key_bits": (_INT, board.key_bits),
@@ -64,23 +64,27 @@ def _constants(board: Board) -> dict[str, tuple[types.Type, object]]:
         "h2": (_BITS, board.h1 + 1),
         "bottom": (_BITS, board.bottom),
         "all_cells": (_BITS, board.all_cells),
-        "column": (_BITS, (1 << board.h1) - 1),          # one column's cells and sentinel
+        "column": (_BITS, (1 << board.h1) - 1),  # one column's cells and sentinel
         "column_cells": (_BITS, (1 << board.height) - 1),  # one column's cells
         "top_rows": (_BITS, board.top_rows),
         "under_top_rows": (_BITS, board.under_top_rows),
-        "centre": (_BITS, _columns(board, 0, 1)),        # the middle column (two on even widths)
-        "near_centre": (_BITS, _columns(board, 2, 3)),   # the columns beside those
+        "centre": (_BITS, _columns(board, 0, 1)),  # the middle column (two on even widths)
+        "near_centre": (_BITS, _columns(board, 2, 3)),  # the columns beside those
         "column_order": (_INTS, np.array(board.column_order, dtype=np.int64)),
-        "ordered_column_masks": (_MASKS, np.array([board.column_masks[c]
-                                                   for c in board.column_order],
-                                                  dtype=np.uint64)),
+        "ordered_column_masks": (
+            _MASKS,
+            np.array([board.column_masks[c] for c in board.column_order], dtype=np.uint64),
+        ),
     }
 
 
 def _columns(board: Board, low: int, high: int) -> int:
     """The cells of the columns whose doubled distance from the middle is in [low, high]."""
-    return sum(mask for col, mask in enumerate(board.column_masks)
-               if low <= abs(2 * col - (board.width - 1)) <= high)
+    return sum(
+        mask
+        for col, mask in enumerate(board.column_masks)
+        if low <= abs(2 * col - (board.width - 1)) <= high
+    )
 
 
 class BoardType(types.Type):

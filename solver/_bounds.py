@@ -65,8 +65,11 @@ def _above(theirs, shift, rows, rising, falling, rise_row, rise_rising, rise_fal
     if starts == ZERO:
         return False
     low = starts & (ZERO - starts)
-    return (rows & _under(low, rise_row) | rising & _under(low, rise_rising)
-            | falling & _under(low, rise_falling)) == ZERO
+    return (
+        rows & _under(low, rise_row)
+        | rising & _under(low, rise_rising)
+        | falling & _under(low, rise_falling)
+    ) == ZERO
 
 
 @njit(cache=True, inline="always")
@@ -78,10 +81,12 @@ def rows_first(board, theirs, mine):
     # the start of their four ours must start, to lie above it in each column:
     rows = four_starts(mine, board.h1)
     rising = four_starts(mine, board.h2)
-    falling = four_starts(mine, board.h)    # ends three rows below its start
-    return (_above(theirs, board.h1, rows, rising, falling, 0, 0, 3)
-            or _above(theirs, board.h2, rows, rising, falling, 3, 0, 6)
-            or _above(theirs, board.h, rows, rising, falling, 0, 0, 0))
+    falling = four_starts(mine, board.h)  # ends three rows below its start
+    return (
+        _above(theirs, board.h1, rows, rising, falling, 0, 0, 3)
+        or _above(theirs, board.h2, rows, rising, falling, 3, 0, 6)
+        or _above(theirs, board.h, rows, rising, falling, 0, 0, 0)
+    )
 
 
 @njit(cache=True, inline="always")

@@ -53,14 +53,14 @@ U16 = np.uint64(16)
 
 # Weights, in evaluation points; tuned by hand on random positions against
 # exact analyses (scripts/bench_anytime.py measures the result).
-GOOD_THREAT = 60      # odd-row threat of the first player, even-row of the second
-OTHER_THREAT = 25     # a threat on the other parity still forces answers
-SHADOWED = 4          # a threat above an opponent's threat in its column
-STACKED = 90          # two threats of one player one above the other
-TWO_LINE = 9          # open line holding two of the player's stones
-ONE_LINE = 2          # open line holding one
+GOOD_THREAT = 60  # odd-row threat of the first player, even-row of the second
+OTHER_THREAT = 25  # a threat on the other parity still forces answers
+SHADOWED = 4  # a threat above an opponent's threat in its column
+STACKED = 90  # two threats of one player one above the other
+TWO_LINE = 9  # open line holding two of the player's stones
+ONE_LINE = 2  # open line holding one
 CENTRE_STONE = 3
-ZUGZWANG = 150        # the only side with threats of its own parity
+ZUGZWANG = 150  # the only side with threats of its own parity
 NEAR_CENTRE_STONE = 1
 
 
@@ -138,8 +138,9 @@ def evaluate(board, position, mask, ply):
     second = first ^ mask
     first_threats = winning_cells(board, first, mask)
     second_threats = winning_cells(board, second, mask)
-    value = _threats(board, first_threats, second_threats, board.under_top_rows) \
-        - _threats(board, second_threats, first_threats, board.top_rows)
+    value = _threats(board, first_threats, second_threats, board.under_top_rows) - _threats(
+        board, second_threats, first_threats, board.top_rows
+    )
     # Zugzwang: with threats of its own parity and none of the opponent's,
     # a player usually wins the fight for the last cells.
     first_good = first_threats & ~_above(board, second_threats) & board.under_top_rows
@@ -150,9 +151,12 @@ def evaluate(board, position, mask, ply):
         value -= ZUGZWANG
     value += _open_lines(board, first, second) - _open_lines(board, second, first)
     centre, near = board.centre, board.near_centre
-    value += CENTRE_STONE * (np.int64(popcount(first & centre)) - np.int64(popcount(second & centre)))
-    value += NEAR_CENTRE_STONE * (np.int64(popcount(first & near))
-                                  - np.int64(popcount(second & near)))
+    value += CENTRE_STONE * (
+        np.int64(popcount(first & centre)) - np.int64(popcount(second & centre))
+    )
+    value += NEAR_CENTRE_STONE * (
+        np.int64(popcount(first & near)) - np.int64(popcount(second & near))
+    )
     if not mover_first:
         value = -value
     return max(-HEURISTIC_MAX, min(HEURISTIC_MAX, value))
@@ -191,16 +195,32 @@ def _insert_sorted(buffer, base, count, item):
 
 
 @njit(cache=True, nogil=True, _nrt=False)  # no reference counting: see _search.negamax
-def search(board, position, mask, ply, depth, alpha, beta, tt_keys, tt_data, table, near, shift,
-           known_keys, known_scores, scratch):
+def search(
+    board,
+    position,
+    mask,
+    ply,
+    depth,
+    alpha,
+    beta,
+    tt_keys,
+    tt_data,
+    table,
+    near,
+    shift,
+    known_keys,
+    known_scores,
+    scratch,
+):
     """Fail-soft negamax value within ``(alpha, beta)``, ``depth`` plies deep.
 
     Forced moves (a single non-losing move) do not use up depth.  The caller
     makes sure the player to move cannot win at once.
     """
     scratch[NODES] += U1
-    if scratch[STOP_REQUEST] != ZERO \
-            or (scratch[LIMIT] != ZERO and scratch[NODES] > scratch[LIMIT]):
+    if scratch[STOP_REQUEST] != ZERO or (
+        scratch[LIMIT] != ZERO and scratch[NODES] > scratch[LIMIT]
+    ):
         scratch[STOPPED] = U1
         return 0
     moves = non_losing_moves(board, position, mask)
@@ -242,7 +262,11 @@ def search(board, position, mask, ply, depth, alpha, beta, tt_keys, tt_data, tab
         if np.int64((data >> U8) & np.uint64(255)) >= depth:
             value = np.int64(data >> U16) - VALUE_SHIFT
             kind = np.int64((data >> np.uint64(4)) & np.uint64(3))
-            if kind == EXACT or (kind == LOWER and value >= beta) or (kind == UPPER and value <= alpha):
+            if (
+                kind == EXACT
+                or (kind == LOWER and value >= beta)
+                or (kind == UPPER and value <= alpha)
+            ):
                 return value
 
     # Order: the table's move, then more winning cells, then nearer the centre.
@@ -264,8 +288,23 @@ def search(board, position, mask, ply, depth, alpha, beta, tt_keys, tt_data, tab
     for i in range(count):
         col = np.int64(scratch[base + i] & np.uint64(255))
         move = moves & column_mask(board, col)
-        value = -search(board, position ^ mask, mask | move, ply + 1, next_depth, -beta, -alpha,
-                        tt_keys, tt_data, table, near, shift, known_keys, known_scores, scratch)
+        value = -search(
+            board,
+            position ^ mask,
+            mask | move,
+            ply + 1,
+            next_depth,
+            -beta,
+            -alpha,
+            tt_keys,
+            tt_data,
+            table,
+            near,
+            shift,
+            known_keys,
+            known_scores,
+            scratch,
+        )
         if scratch[STOPPED] != ZERO:
             return 0
         if value > best:
@@ -276,14 +315,33 @@ def search(board, position, mask, ply, depth, alpha, beta, tt_keys, tt_data, tab
                     break
     kind = LOWER if best >= beta else UPPER if best <= original_alpha else EXACT
     tt_keys[slot] = key
-    tt_data[slot] = (np.uint64(best + VALUE_SHIFT) << U16) | (np.uint64(max(depth, 0)) << U8) \
-        | np.uint64(kind << 4) | np.uint64(best_col + 1)
+    tt_data[slot] = (
+        (np.uint64(best + VALUE_SHIFT) << U16)
+        | (np.uint64(max(depth, 0)) << U8)
+        | np.uint64(kind << 4)
+        | np.uint64(best_col + 1)
+    )
     return best
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def root_values(board, position, mask, ply, depth, columns, values, tt_keys, tt_data, table, near,
-                shift, known_keys, known_scores, scratch):
+def root_values(
+    board,
+    position,
+    mask,
+    ply,
+    depth,
+    columns,
+    values,
+    tt_keys,
+    tt_data,
+    table,
+    near,
+    shift,
+    known_keys,
+    known_scores,
+    scratch,
+):
     """Search the root moves ``columns`` (0-based, in this order) to ``depth``.
 
     ``values[i]`` gets column ``columns[i]``'s value; after the first move a
@@ -297,8 +355,23 @@ def root_values(board, position, mask, ply, depth, columns, values, tt_keys, tt_
             values[i] = 0
             alpha = max(alpha, 0)
             continue
-        value = -search(board, position ^ mask, mask | move, ply + 1, depth - 1, -INFINITY, -alpha,
-                        tt_keys, tt_data, table, near, shift, known_keys, known_scores, scratch)
+        value = -search(
+            board,
+            position ^ mask,
+            mask | move,
+            ply + 1,
+            depth - 1,
+            -INFINITY,
+            -alpha,
+            tt_keys,
+            tt_data,
+            table,
+            near,
+            shift,
+            known_keys,
+            known_scores,
+            scratch,
+        )
         if scratch[STOPPED] != ZERO:
             return i
         values[i] = value

@@ -23,8 +23,24 @@ from numba import njit
 from ._bits import can_win_next, popcount, possible, safe_moves, winning_cells
 from ._bounds import lower_bound, upper_bound
 from ._key import table_key
-from ._table import EXACT, GOLDEN, LOWER, UPPER, entry_move, entry_score, entry_type, \
-    NEAR_EMPTIES, NEAR_SHIFT, NEAR_SLOTS, bucket, no_move, prefetch, probe, store, work_of
+from ._table import (
+    EXACT,
+    GOLDEN,
+    LOWER,
+    UPPER,
+    entry_move,
+    entry_score,
+    entry_type,
+    NEAR_EMPTIES,
+    NEAR_SHIFT,
+    NEAR_SLOTS,
+    bucket,
+    no_move,
+    prefetch,
+    probe,
+    store,
+    work_of,
+)
 
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
@@ -57,6 +73,7 @@ def near_base(board):
 def scratch_size(board):
     """The length of a search thread's scratch array."""
     return near_base(board) + NEAR_SLOTS
+
 
 # Child stones considered for move ordering are weighted as in Steininger's
 # solver, times ten: threats playable after one more stone in their column,
@@ -95,8 +112,7 @@ def _loss(board, ply):
 # ``scratch`` with costly atomic instructions at every call; these kernels
 # allocate nothing, so they need no counting.
 @njit(cache=True, nogil=True, _nrt=False)
-def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scratch, shift,
-            busy):
+def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scratch, shift, busy):
     """Fail-soft negamax score of a position within ``(alpha, beta)``.
 
     The player to move must not be able to win at once, and ``ply < board.cells``.
@@ -187,14 +203,18 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
         after = possible(board, child_mask)
         next_ = useful & (after << ONE)
         next_next = useful & (((after << ONE) & board.all_cells) << ONE)
-        score = (W_NEXT * popcount(next_) + W_NEXT_NEXT * popcount(next_next)
-                 + W_THREAT * popcount(useful))
+        score = (
+            W_NEXT * popcount(next_)
+            + W_NEXT_NEXT * popcount(next_next)
+            + W_THREAT * popcount(useful)
+        )
         scratch[base + slots + count] = c_pos
         scratch[base + 2 * slots + count] = c_mask
         scratch[base + 3 * slots + count] = np.uint64((c_ply << 1) | (1 if sign > 0 else 0))
         scratch[base + 4 * slots + count] = c_threats
-        scratch[base + count] = (np.uint64(score) << np.uint64(16)) \
-            | np.uint64((board.width - rank) << 8 | count)
+        scratch[base + count] = (np.uint64(score) << np.uint64(16)) | np.uint64(
+            (board.width - rank) << 8 | count
+        )
         count += 1
     if count == 0:
         return best
@@ -296,8 +316,9 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                     # keeping those keys would widen each ply's scratch, which
                     # slows a thread searching alone.
                     idx = np.int64(scratch[base + j] & np.uint64(0xFF))
-                    c_key, _ = table_key(board, scratch[base + slots + idx],
-                                         scratch[base + 2 * slots + idx])
+                    c_key, _ = table_key(
+                        board, scratch[base + slots + idx], scratch[base + 2 * slots + idx]
+                    )
                     if busy[busy_slot(c_key)] == c_key:
                         deferred |= 1 << j
                         continue
@@ -317,11 +338,13 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
         c_mask = scratch[base + 2 * slots + idx]
         c_threats = scratch[base + 4 * slots + idx]
         if c_info & ONE:
-            value = negamax(board, c_pos, c_mask, c_ply, alpha, beta, c_threats, table, scratch,
-                            shift, busy)
+            value = negamax(
+                board, c_pos, c_mask, c_ply, alpha, beta, c_threats, table, scratch, shift, busy
+            )
         else:
-            value = -negamax(board, c_pos, c_mask, c_ply, -beta, -alpha, c_threats, table,
-                             scratch, shift, busy)
+            value = -negamax(
+                board, c_pos, c_mask, c_ply, -beta, -alpha, c_threats, table, scratch, shift, busy
+            )
         if scratch[STOPPED] != ZERO:
             if busy is not None:
                 if sharing and busy[mark] == key:
@@ -417,8 +440,7 @@ def solve_window(board, position, mask, ply, low, high, table, scratch, shift):
     guess = 0
     while lo < hi:
         med = next_test(lo, hi, guess)
-        r = negamax(board, position, mask, ply, med, med + 1, threats, table, scratch, shift,
-                    None)
+        r = negamax(board, position, mask, ply, med, med + 1, threats, table, scratch, shift, None)
         if scratch[STOPPED] != ZERO:
             return 0
         guess = next_guess(lo, hi, med, r, guess)

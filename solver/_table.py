@@ -56,7 +56,7 @@ SCORE_BITS = np.uint64(63)
 WORK_WIDTH = 4
 WORK_BITS = np.uint64(15)
 EVEN = ~ONE
-NEAR_EMPTIES = 19   # counted in empty cells, not plies: the subtree's depth on any board
+NEAR_EMPTIES = 19  # counted in empty cells, not plies: the subtree's depth on any board
 NEAR_LOG2 = 17
 NEAR_SLOTS = 1 << NEAR_LOG2
 NEAR_SHIFT = np.uint64(64 - NEAR_LOG2)
@@ -108,6 +108,7 @@ def bucket(key, shift):
 @intrinsic
 def prefetch(typingctx, table, slot):
     """Start loading ``table[slot]`` into the cache, and go on without waiting."""
+
     def codegen(context, builder, signature, args):
         array = context.make_array(signature.args[0])(context, builder, args[0])
         address = builder.bitcast(builder.gep(array.data, [args[1]]), ir.IntType(8).as_pointer())
@@ -115,9 +116,11 @@ def prefetch(typingctx, table, slot):
         kind = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
         llvm_prefetch = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0")
         # read, high temporal locality, data cache
-        builder.call(llvm_prefetch, [address, ir.Constant(i32, 0), ir.Constant(i32, 3),
-                                     ir.Constant(i32, 1)])
+        builder.call(
+            llvm_prefetch, [address, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)]
+        )
         return context.get_dummy_value()
+
     return types.void(table, slot), codegen
 
 
@@ -183,6 +186,10 @@ def store(board, table, slot, key, kind, score, move, work):
         # An upper and a lower bound that meet make an exact score.
         if old_kind + kind == UPPER + LOWER and entry_score(board, old) == score:
             kind = EXACT
-    table[target] = ((mine << shift) | (np.uint64(work) << work_shift)
-                     | (np.uint64(move) << np.uint64(MOVE_SHIFT)) | (np.uint64(kind) << TYPE_SHIFT)
-                     | np.uint64(score - board.min_score))
+    table[target] = (
+        (mine << shift)
+        | (np.uint64(work) << work_shift)
+        | (np.uint64(move) << np.uint64(MOVE_SHIFT))
+        | (np.uint64(kind) << TYPE_SHIFT)
+        | np.uint64(score - board.min_score)
+    )

@@ -44,7 +44,7 @@ class Alarm:
                     self._condition.wait()
                     continue
                 left = self._deadline - time.perf_counter()
-                if left > 0:   # (a wait past TIMEOUT_MAX would kill this thread)
+                if left > 0:  # (a wait past TIMEOUT_MAX would kill this thread)
                     self._condition.wait(min(left, threading.TIMEOUT_MAX))
                     continue
                 ring, self._deadline, self._ring = self._ring, None, None

@@ -46,17 +46,17 @@ from .position import Position, position_on
 # Checkpoints, as shares of the budget, tuned with scripts/bench_anytime.py:
 # the evaluation search alone keeps the result in most positions, so the
 # exact steps get only what it can spare.
-WEAK_END = 0.20        # the weak search, when the result is unknown
-PROBE_END = 0.30       # then probing each move's result
-CHECK_END = 0.60       # with the result known: finding a move that keeps it
-EXACT_END = 0.65       # the exact score, when no move keeping the result is known yet
-DEEPEN_END = 0.70      # the evaluation search, when its move is to be checked after
+WEAK_END = 0.20  # the weak search, when the result is unknown
+PROBE_END = 0.30  # then probing each move's result
+CHECK_END = 0.60  # with the result known: finding a move that keeps it
+EXACT_END = 0.65  # the exact score, when no move keeping the result is known yet
+DEEPEN_END = 0.70  # the evaluation search, when its move is to be checked after
 VERIFY_EVAL_NODES = 20_000  # cap of the evaluation that picks the next move after a refuted one
-LAST_END = 0.95        # everything; the rest is margin for answering
-FIRST_CAP = 2_000      # nodes per candidate check in the first pass
-ORDER_DEPTH = 4        # depth of the evaluation that orders the candidates
-ORDER_NODES = 5_000    # and its cap
-EVAL_TABLE_LOG2 = 18   # the evaluation search's own table: 2**18 entries, 4 MiB
+LAST_END = 0.95  # everything; the rest is margin for answering
+FIRST_CAP = 2_000  # nodes per candidate check in the first pass
+ORDER_DEPTH = 4  # depth of the evaluation that orders the candidates
+ORDER_NODES = 5_000  # and its cap
+EVAL_TABLE_LOG2 = 18  # the evaluation search's own table: 2**18 entries, 4 MiB
 NO_KNOWN = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64))
 
 
@@ -96,8 +96,7 @@ class AnytimeSearch:
         self._table, self._near, self._shift = self.solver.search_tables()
         # Load (or compile) every kernel now, so that no budget pays for it.
         middle = str(board.column_order[0] + 1)
-        warm = Position.from_moves(middle * board.height + str(board.column_order[1] + 1),
-                                   board)
+        warm = Position.from_moves(middle * board.height + str(board.column_order[1] + 1), board)
         self.evaluate_moves(warm, 2)
         self.solver.solve_window(warm.play(board.column_order[1] + 1), -1, 1)
 
@@ -112,26 +111,48 @@ class AnytimeSearch:
         return [col + 1 for col in self.board.column_order if col + 1 in columns]
 
     # -- the evaluation search -----------------------------------------------
-    def evaluate_moves(self, position: Position, depth: int, columns=None,
-                       known=NO_KNOWN, node_limit: int | None = None) -> dict[int, int]:
+    def evaluate_moves(
+        self,
+        position: Position,
+        depth: int,
+        columns=None,
+        known=NO_KNOWN,
+        node_limit: int | None = None,
+    ) -> dict[int, int]:
         """Evaluation-search values (see ``_evaluate``) of moves (1-7), ``depth`` plies deep.
 
         Only moves that cannot be answered by an immediate win are searched;
         values after the first are upper bounds once they fall below the best.
         Fewer moves come back if ``node_limit`` or the clock stopped the search.
         """
-        cols = [c for c in (columns or self._centre_first(self._bits(
-            ev.safe_columns(self.board, *_args(position)[:2]))))]
+        cols = [
+            c
+            for c in (
+                columns
+                or self._centre_first(self._bits(ev.safe_columns(self.board, *_args(position)[:2])))
+            )
+        ]
         if not cols:
             return {}
         values = np.zeros(len(cols), dtype=np.int64)
         scratch = self._scratch
         scratch[ev.STOPPED] = 0
         scratch[ev.LIMIT] = 0 if node_limit is None else scratch[ev.NODES] + max(1, node_limit)
-        done = ev.root_values(self.board, *_args(position), depth,
-                              np.array([c - 1 for c in cols], dtype=np.int64), values,
-                              self._tt_keys, self._tt_data, self._table, self._near, self._shift,
-                              known[0], known[1], scratch)
+        done = ev.root_values(
+            self.board,
+            *_args(position),
+            depth,
+            np.array([c - 1 for c in cols], dtype=np.int64),
+            values,
+            self._tt_keys,
+            self._tt_data,
+            self._table,
+            self._near,
+            self._shift,
+            known[0],
+            known[1],
+            scratch,
+        )
         scratch[ev.LIMIT] = scratch[ev.STOPPED] = 0
         return {cols[i]: int(values[i]) for i in range(done)}
 
@@ -155,9 +176,17 @@ class AnytimeSearch:
         return values
 
     # -- the anytime move ----------------------------------------------------
-    def choose(self, position: Position, seconds: float | None = None, nodes: int | None = None,
-               low: int | None = None, high: int | None = None, known=NO_KNOWN,
-               keep_win: bool = True, started: float | None = None) -> AnytimeAnswer:
+    def choose(
+        self,
+        position: Position,
+        seconds: float | None = None,
+        nodes: int | None = None,
+        low: int | None = None,
+        high: int | None = None,
+        known=NO_KNOWN,
+        keep_win: bool = True,
+        started: float | None = None,
+    ) -> AnytimeAnswer:
         """The best move found within ``seconds`` and/or ``nodes``.
 
         ``low``/``high`` are bounds on the position's score the caller already
@@ -173,19 +202,28 @@ class AnytimeSearch:
         board = self.board
         position_on(position, board, "this search plays")
         if position.is_game_over:
-            raise GameOverError(f"the game is over after {position.moves!r}: no move to play",
-                                position.moves)
+            raise GameOverError(
+                f"the game is over after {position.moves!r}: no move to play", position.moves
+            )
         low = -board.cells if low is None else low
         high = board.cells if high is None else high
         ply = position.ply
         wins = self._bits(ev.winning_columns(board, *_args(position)[:2]))
         if wins:
-            return AnytimeAnswer(self._centre_first(wins)[0], board.win_score(ply), 1, True, True,
-                                 0, 0)
+            return AnytimeAnswer(
+                self._centre_first(wins)[0], board.win_score(ply), 1, True, True, 0, 0
+            )
         safe = self._centre_first(self._bits(ev.safe_columns(board, *_args(position)[:2])))
         if not safe:  # every move loses at once: block one threat, lose a move later
-            return AnytimeAnswer(self._centre_first(position.legal_moves())[0],
-                                 board.loss_score(ply), -1, True, True, 0, 0)
+            return AnytimeAnswer(
+                self._centre_first(position.legal_moves())[0],
+                board.loss_score(ply),
+                -1,
+                True,
+                True,
+                0,
+                0,
+            )
         clock = BudgetClock(self.solver, self._scratch, self._alarm, seconds, nodes, started)
         try:
             if len(safe) == 1:
@@ -222,12 +260,19 @@ class AnytimeSearch:
             weak_proof = result is not None
 
         # 2. candidate checks
-        keeping: int | None = None   # a move proven to keep the result
-        losing: set[int] = set()     # moves proven not to keep the result (or, unknown, to lose)
-        drawing: int | None = None   # with the result unknown: a move proven to draw at least
+        keeping: int | None = None  # a move proven to keep the result
+        losing: set[int] = set()  # moves proven not to keep the result (or, unknown, to lose)
+        drawing: int | None = None  # with the result unknown: a move proven to draw at least
         if result == 1:
-            keeping = self._find(position, order, -1, clock, CHECK_END, losing=losing,
-                                 must=weak_proof or (keep_win and low >= 1))
+            keeping = self._find(
+                position,
+                order,
+                -1,
+                clock,
+                CHECK_END,
+                losing=losing,
+                must=weak_proof or (keep_win and low >= 1),
+            )
         elif result == 0:
             keeping = self._find(position, order, 0, clock, CHECK_END, losing=losing)
             if keeping is not None:
@@ -271,8 +316,9 @@ class AnytimeSearch:
                 break
             if keeps:
                 if result is not None:  # it keeps the known result (a draw: exactly)
-                    return self._answer(column, 0 if result == 0 else None, result, result == 0,
-                                        True, depth, clock)
+                    return self._answer(
+                        column, 0 if result == 0 else None, result, result == 0, True, depth, clock
+                    )
                 drawing = column
                 break
             candidates.remove(column)
@@ -282,8 +328,14 @@ class AnytimeSearch:
             if len(candidates) == 1:
                 column = candidates[0]
                 continue
-            values = self._counted_values(position, max(depth, 2), candidates, known, clock,
-                                          clock.node_limit(VERIFY_EVAL_NODES))
+            values = self._counted_values(
+                position,
+                max(depth, 2),
+                candidates,
+                known,
+                clock,
+                clock.node_limit(VERIFY_EVAL_NODES),
+            )
             if not values:
                 column = candidates[0]
                 continue

@@ -41,11 +41,13 @@ DEFAULT_TABLE_LOG2 = 24
 # thread, and past the machine's cores only takes turns with the others.
 MAX_THREADS = 256
 
-MIN_SIDE = 4      # a side shorter than a line of four has no lines that way
-MAX_WIDTH = 9     # moves are digit strings: one digit a column
-KEY_BITS = 64     # a key (a whole position) is one uint64 word
-ALLOWED = (f"width {MIN_SIDE}-{MAX_WIDTH}, height at least {MIN_SIDE}, and "
-           f"width x (height + 1) at most {KEY_BITS} bits, e.g. 6x5, 7x6, 8x7 or 9x6")
+MIN_SIDE = 4  # a side shorter than a line of four has no lines that way
+MAX_WIDTH = 9  # moves are digit strings: one digit a column
+KEY_BITS = 64  # a key (a whole position) is one uint64 word
+ALLOWED = (
+    f"width {MIN_SIDE}-{MAX_WIDTH}, height at least {MIN_SIDE}, and "
+    f"width x (height + 1) at most {KEY_BITS} bits, e.g. 6x5, 7x6, 8x7 or 9x6"
+)
 _SIZE = re.compile(r"([0-9]+)x([0-9]+)")
 
 
@@ -56,16 +58,35 @@ class Board:
     in move strings and 0-based in bit arithmetic.
     """
 
-    __slots__ = ("width", "height", "h1", "cells", "key_bits", "bottom", "all_cells",
-                 "column_masks", "top_cells", "bottom_cells", "column_order", "top_rows",
-                 "under_top_rows", "column_bits", "column_set_type", "digits", "max_score",
-                 "min_score",
-                 "mirror_bits", "_mirror_digits", "_numba_type")
+    __slots__ = (
+        "width",
+        "height",
+        "h1",
+        "cells",
+        "key_bits",
+        "bottom",
+        "all_cells",
+        "column_masks",
+        "top_cells",
+        "bottom_cells",
+        "column_order",
+        "top_rows",
+        "under_top_rows",
+        "column_bits",
+        "column_set_type",
+        "digits",
+        "max_score",
+        "min_score",
+        "mirror_bits",
+        "_mirror_digits",
+        "_numba_type",
+    )
     _made: dict[tuple[int, int], Board] = {}
 
     def __new__(cls, width: int = 7, height: int = 6) -> Board:
-        board = cls._made.get((width, height)) if type(width) is int and type(height) is int \
-            else None
+        board = (
+            cls._made.get((width, height)) if type(width) is int and type(height) is int else None
+        )
         if board is not None:
             return board
         check_size(width, height)
@@ -89,8 +110,11 @@ class Board:
         set_(self, "bottom_cells", tuple(1 << (col * h1) for col in range(width)))
         # Centre columns first: they take part in the most lines of four
         # (on 7x6: 4 3 5 2 6 1 7, as 0-based columns 3 2 4 1 5 0 6).
-        set_(self, "column_order", tuple(width // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2)
-                                         for i in range(width)))
+        set_(
+            self,
+            "column_order",
+            tuple(width // 2 + (1 - 2 * (i % 2)) * ((i + 1) // 2) for i in range(width)),
+        )
         # The rows a follower claims by answering every move on top of it: the
         # top row and every second row below (see ``_bounds``); the others.
         top = sum(1 << row for row in range(height - 1, -1, -2))
@@ -101,8 +125,8 @@ class Board:
         # The numpy type of a set of columns as bits (best moves): a byte, two on width 9.
         set_(self, "column_set_type", "uint8" if width <= 8 else "uint16")
         set_(self, "digits", "".join(str(col + 1) for col in range(width)))
-        set_(self, "max_score", (self.cells + 1) // 2)   # a win with the first stone
-        set_(self, "min_score", -(self.cells // 2))      # a loss to the last stone
+        set_(self, "max_score", (self.cells + 1) // 2)  # a win with the first stone
+        set_(self, "min_score", -(self.cells // 2))  # a loss to the last stone
         set_(self, "mirror_bits", _mirror_function(width, h1))
         set_(self, "_mirror_digits", str.maketrans(self.digits, self.digits[::-1]))
         set_(self, "_numba_type", None)
@@ -135,8 +159,8 @@ class Board:
         at ``ply`` that scores ``score`` for its player to move: the board's last for a draw."""
         if score == 0:
             return self.cells
-        winner = ply % 2 if score > 0 else (ply + 1) % 2   # whose plies: even for the first
-        won_at = self.cells + 1 - 2 * abs(score)   # the ply of the winning stone, or one more
+        winner = ply % 2 if score > 0 else (ply + 1) % 2  # whose plies: even for the first
+        won_at = self.cells + 1 - 2 * abs(score)  # the ply of the winning stone, or one more
         return (won_at if won_at % 2 == winner else won_at - 1) + 1
 
     def winner_stones(self, score: int, ply: int) -> int:
@@ -189,10 +213,10 @@ class Board:
 def check_size(width: Any, height: Any) -> None:
     """Nothing if ``width`` x ``height`` is a board c4book plays; else a BoardSizeError naming it."""
     if type(width) is not int or type(height) is not int:
-        raise BoardSizeError(f"a board's width and height are whole numbers, got "
-                             f"{width!r} x {height!r}")
-    if not MIN_SIDE <= width <= MAX_WIDTH or height < MIN_SIDE \
-            or width * (height + 1) > KEY_BITS:
+        raise BoardSizeError(
+            f"a board's width and height are whole numbers, got {width!r} x {height!r}"
+        )
+    if not MIN_SIDE <= width <= MAX_WIDTH or height < MIN_SIDE or width * (height + 1) > KEY_BITS:
         raise BoardSizeError(f"board {width}x{height} is not supported: {ALLOWED}")
 
 
@@ -207,10 +231,11 @@ def _mirror_function(width: int, h1: int):
     column = (1 << h1) - 1
     terms = []
     for col in range(width):
-        move = (width - 1 - 2 * col) * h1   # to the mirrored column's place
+        move = (width - 1 - 2 * col) * h1  # to the mirrored column's place
         part = f"(bits & {column << (col * h1)})"
-        terms.append(part if move == 0 else f"({part} << {move})" if move > 0
-                     else f"({part} >> {-move})")
+        terms.append(
+            part if move == 0 else f"({part} << {move})" if move > 0 else f"({part} >> {-move})"
+        )
     source = f"lambda bits: {' | '.join(terms)}"
     return eval(source)  # noqa: S307 -- our own arithmetic text, made once per board
 
@@ -232,8 +257,11 @@ def win_score(ply: int, board: Board = STANDARD) -> int:
 # (tests/test_bitboard.py keeps it so).
 WIDTH, HEIGHT, H1, CELLS = STANDARD.width, STANDARD.height, STANDARD.h1, STANDARD.cells
 BOTTOM, BOARD = STANDARD.bottom, STANDARD.all_cells
-COLUMN_MASKS, TOP_CELLS, BOTTOM_CELLS = (STANDARD.column_masks, STANDARD.top_cells,
-                                         STANDARD.bottom_cells)
+COLUMN_MASKS, TOP_CELLS, BOTTOM_CELLS = (
+    STANDARD.column_masks,
+    STANDARD.top_cells,
+    STANDARD.bottom_cells,
+)
 COLUMN_ORDER = STANDARD.column_order
 mirror_bits, mirror_moves = STANDARD.mirror_bits, STANDARD.mirror_moves
 fours, has_four = STANDARD.fours, STANDARD.has_four

@@ -26,8 +26,15 @@ class BudgetClock:
     ``scratch`` is the evaluation search's (``_evaluate``).
     """
 
-    def __init__(self, solver: Solver, scratch: np.ndarray, alarm: Alarm,
-                 seconds: float | None, nodes: int | None, started: float | None = None):
+    def __init__(
+        self,
+        solver: Solver,
+        scratch: np.ndarray,
+        alarm: Alarm,
+        seconds: float | None,
+        nodes: int | None,
+        started: float | None = None,
+    ):
         self.solver, self.scratch, self.alarm = solver, scratch, alarm
         self.started = time.perf_counter() if started is None else started
         self.seconds, self.nodes = seconds, nodes

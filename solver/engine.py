@@ -12,8 +12,14 @@ import numpy as np
 from . import _search
 from ._bits import winning_cells
 from ._table import min_table_log2, new_table
-from .bitboard import (DEFAULT_TABLE_LOG2, MAX_THREADS, STANDARD, TABLE_LOG2_MAX,
-                       TABLE_LOG2_MIN, Board)
+from .bitboard import (
+    DEFAULT_TABLE_LOG2,
+    MAX_THREADS,
+    STANDARD,
+    TABLE_LOG2_MAX,
+    TABLE_LOG2_MIN,
+    Board,
+)
 from .errors import ArgumentError, GameOverError, SearchLimitError
 from .position import Position, position_on
 
@@ -38,19 +44,19 @@ def smallest_table_log2(board: Board) -> int:
 def check_threads(threads: int) -> int:
     """``threads``, if it is a whole number from 1 to ``MAX_THREADS``; else an
     ``ArgumentError`` naming it."""
-    if isinstance(threads, bool) or not isinstance(threads, int) \
-            or not 1 <= threads <= MAX_THREADS:
-        raise ArgumentError(f"threads must be a whole number from 1 to {MAX_THREADS}, "
-                            f"got {threads!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise ArgumentError(
+            f"threads must be a whole number from 1 to {MAX_THREADS}, got {threads!r}"
+        )
     return threads
 
 
 class SearchTables(NamedTuple):
     """A solver's tables, as the search kernels take them (``_search.table_bounds``)."""
 
-    table: np.ndarray    # the big table, shared with the solver's forks
+    table: np.ndarray  # the big table, shared with the solver's forks
     scratch: np.ndarray  # the solver's own scratch array, which holds its near table
-    shift: np.uint64     # 64 - table_log2: the big table's bucket shift
+    shift: np.uint64  # 64 - table_log2: the big table's bucket shift
 
 
 class Solver:
@@ -64,14 +70,23 @@ class Solver:
     A solver plays one ``board`` (a ``Board`` or ``"WxH"``; 7x6 by default).
     """
 
-    def __init__(self, table_log2: int = DEFAULT_TABLE_LOG2, threads: int | None = 1,
-                 board: Board | str | None = None) -> None:
+    def __init__(
+        self,
+        table_log2: int = DEFAULT_TABLE_LOG2,
+        threads: int | None = 1,
+        board: Board | str | None = None,
+    ) -> None:
         board = Board.parse(board)
         smallest = smallest_table_log2(board)
-        if isinstance(table_log2, bool) or not isinstance(table_log2, int) \
-                or not smallest <= table_log2 <= TABLE_LOG2_MAX:
-            raise ArgumentError(f"table_log2 must be in {smallest}..{TABLE_LOG2_MAX}"
-                             f"{'' if board is STANDARD else f' on {board}'}, got {table_log2!r}")
+        if (
+            isinstance(table_log2, bool)
+            or not isinstance(table_log2, int)
+            or not smallest <= table_log2 <= TABLE_LOG2_MAX
+        ):
+            raise ArgumentError(
+                f"table_log2 must be in {smallest}..{TABLE_LOG2_MAX}"
+                f"{'' if board is STANDARD else f' on {board}'}, got {table_log2!r}"
+            )
         threads = machine_threads() if threads is None else check_threads(threads)
         self.board = board
         self.table_log2 = table_log2
@@ -138,8 +153,9 @@ class Solver:
         A search that hits the limit raises ``SearchLimitError``; what the
         table learnt before that stays valid.
         """
-        self._scratch[_search.LIMIT] = 0 if nodes is None \
-            else self._scratch[_search.NODES] + max(1, int(nodes))
+        self._scratch[_search.LIMIT] = (
+            0 if nodes is None else self._scratch[_search.NODES] + max(1, int(nodes))
+        )
 
     def _checked(self, result) -> int:
         if self._scratch[_search.STOPPED]:
@@ -151,8 +167,9 @@ class Solver:
         """The kernel's answer; with threads, a race that the first finisher ends."""
         args = (*self._args(position), int(low), int(high))
         if self.threads == 1 or self._scratch[_search.LIMIT]:
-            return self._checked(_search.solve_window(self.board, *args, self._table,
-                                                      self._scratch, self._shift))
+            return self._checked(
+                _search.solve_window(self.board, *args, self._table, self._scratch, self._shift)
+            )
         # Alone first, within a small node budget: most positions end here.
         self._scratch[_search.LIMIT] = self._scratch[_search.NODES] + SOLO_NODES
         result = _search.solve_window(self.board, *args, self._table, self._scratch, self._shift)
@@ -208,9 +225,21 @@ class Solver:
             return board.win_score(position.ply)
         current, mask, ply = self._args(position)
         threats = np.uint64(winning_cells(board, current ^ mask, mask))
-        return self._checked(_search.negamax(board, current, mask, ply, int(alpha), int(beta),
-                                             threats, self._table, self._scratch, self._shift,
-                                             None))
+        return self._checked(
+            _search.negamax(
+                board,
+                current,
+                mask,
+                ply,
+                int(alpha),
+                int(beta),
+                threats,
+                self._table,
+                self._scratch,
+                self._shift,
+                None,
+            )
+        )
 
     def analyze(self, position: Position | str) -> list[int | None]:
         """Exact score of each column (from 1) for the player to move; ``None`` if full."""
@@ -241,8 +270,9 @@ class Solver:
         board, and not over."""
         position = position_on(position, self.board, "this solver plays")
         if position.is_game_over:
-            raise GameOverError(f"the game is over after {position.moves!r}: nothing to solve",
-                                position.moves)
+            raise GameOverError(
+                f"the game is over after {position.moves!r}: nothing to solve", position.moves
+            )
         return position
 
 
@@ -282,8 +312,17 @@ class _Race:
                     return
                 med = _search.next_test(lo, hi, guess)
                 self.testing[me] = med
-            result = _search.negamax(self.board, *self.position, med, med + 1, self.threats,
-                                     solver._table, scratch, solver._shift, solver._busy)
+            result = _search.negamax(
+                self.board,
+                *self.position,
+                med,
+                med + 1,
+                self.threats,
+                solver._table,
+                scratch,
+                solver._shift,
+                solver._busy,
+            )
             with self.lock:
                 del self.testing[me]
                 if scratch[_search.STOPPED]:  # settled by another thread meanwhile

@@ -29,7 +29,7 @@ def decode(board, key):
     ply = 0
     for col in range(board.width):
         shift = np.uint64(col) * board.h1
-        group = ((key >> shift) & board.column) + U1   # 2**h + stones: top bit gives h
+        group = ((key >> shift) & board.column) + U1  # 2**h + stones: top bit gives h
         h = 0
         while group > U1:
             group >>= U1
@@ -108,8 +108,9 @@ def unfinished_children(board, keys, low, high):
     Two passes, one to count and one to fill, so that listing a narrow range
     of keys allocates only what falls in it, not seven keys per parent.
     """
-    out = np.empty(_children_into(board, keys, low, high, np.empty(0, dtype=np.uint64)),
-                   dtype=np.uint64)
+    out = np.empty(
+        _children_into(board, keys, low, high, np.empty(0, dtype=np.uint64)), dtype=np.uint64
+    )
     _children_into(board, keys, low, high, out)
     return out
 
@@ -146,13 +147,13 @@ def _replay(board, key, digits, dead, owner, tag, prefix):
     can take tens of thousands of steps.
     """
     current, mask, ply = decode(board, key)
-    first = current if ply % 2 == 0 else current ^ mask   # the first player's stones
-    tried = np.zeros(ply + 1, dtype=np.int64)   # columns tried so far at each depth
+    first = current if ply % 2 == 0 else current ^ mask  # the first player's stones
+    tried = np.zeros(ply + 1, dtype=np.int64)  # columns tried so far at each depth
     stones = np.empty(ply + 1, dtype=np.uint64)
-    stones_in = U0   # the stones played so far
+    stones_in = U0  # the stones played so far
     depth = 0
     steps = 0
-    while depth < len(prefix) and prefix[depth] != 0:   # the prefix is forced
+    while depth < len(prefix) and prefix[depth] != 0:  # the prefix is forced
         mine = first if depth % 2 == 0 else mask ^ first
         shift = np.uint64(prefix[depth] - 1) * board.h1
         stone = (stones_in + (U1 << shift)) & (board.column_cells << shift)
@@ -211,7 +212,7 @@ def replay_keys(board, keys, prefixes):
     tag = 0
     for i in range(len(keys)):
         for j in range(len(prefixes)):
-            tag += 1   # a new search: boards found dead before do not apply
+            tag += 1  # a new search: boards found dead before do not apply
             if _replay(board, keys[i], digits[i], dead, owner, tag, prefixes[j]) >= 0:
                 plies[i] = decode(board, keys[i])[2]
                 break
@@ -234,12 +235,13 @@ def _prefix_rows(root: str, board: Board) -> np.ndarray:
     """Prefixes to try: the root's moves, their mirror image, then none."""
     rows = np.zeros((3, board.cells), dtype=np.uint8)
     for row, moves in enumerate((root, board.mirror_moves(root))):
-        rows[row, :len(moves)] = [int(c) for c in moves]
+        rows[row, : len(moves)] = [int(c) for c in moves]
     return rows
 
 
-def move_digits_of_keys(keys: np.ndarray, root: str = "",
-                       board: Board = STANDARD) -> tuple[np.ndarray, np.ndarray]:
+def move_digits_of_keys(
+    keys: np.ndarray, root: str = "", board: Board = STANDARD
+) -> tuple[np.ndarray, np.ndarray]:
     """``moves_of_keys`` as arrays: ``(digits, plies)``, a row of ``board.cells`` columns
     (from 1, zero past the key's ply) for each key, and its ply."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
@@ -260,7 +262,7 @@ def moves_of_keys(keys: np.ndarray, root: str = "", board: Board = STANDARD) -> 
     digits, plies = move_digits_of_keys(keys, root, board)
     full = board.cells
     text = (digits + ord("0")).tobytes().decode("ascii")
-    return [text[i * full:i * full + p] for i, p in enumerate(plies.tolist())]
+    return [text[i * full : i * full + p] for i, p in enumerate(plies.tolist())]
 
 
 @njit(cache=True)
@@ -281,8 +283,10 @@ def positions_of_keys(keys: np.ndarray, root: str = "", board: Board = STANDARD)
     mask = np.empty(len(keys), dtype=np.uint64)
     _boards_of(board, keys, current, mask)
     raw = Position._raw
-    return [raw(c, m, moves, False, board) for c, m, moves
-            in zip(current.tolist(), mask.tolist(), moves_of_keys(keys, root, board))]
+    return [
+        raw(c, m, moves, False, board)
+        for c, m, moves in zip(current.tolist(), mask.tolist(), moves_of_keys(keys, root, board))
+    ]
 
 
 def moves_of_key(key: int, root: str = "", board: Board = STANDARD) -> str:

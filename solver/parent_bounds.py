@@ -25,7 +25,7 @@ NO_BOUND = -128
 class Bounds(NamedTuple):
     """Per key: the proven lower bound on its score, and whether it is exact."""
 
-    low: np.ndarray    # int8, NO_BOUND when no parent is known
+    low: np.ndarray  # int8, NO_BOUND when no parent is known
     exact: np.ndarray  # bool
 
     def known(self, i: int) -> tuple[int | None, bool]:
@@ -41,13 +41,13 @@ def _parent(board, key, col):
     ``key`` through column ``col``, or ``(0, -1)`` when the column's top stone is not
     the last mover's."""
     current, mask, _ = decode(board, key)
-    last = current ^ mask   # the stones of the player who just moved
+    last = current ^ mask  # the stones of the player who just moved
     shift = np.uint64(col) * board.h1
     column = (mask >> shift) & board.column_cells
-    top = ((column + U1) >> U1) << shift   # the column's top stone, if any
+    top = ((column + U1) >> U1) << shift  # the column's top stone, if any
     if top == 0 or not last & top:
         return np.uint64(0), -1
-    raw = (last ^ top) + (mask ^ top)   # taken back: the last mover is to move
+    raw = (last ^ top) + (mask ^ top)  # taken back: the last mover is to move
     parent = canonical(board, raw)
     return parent, col if parent == raw else board.width - 1 - col
 
@@ -85,21 +85,28 @@ def _parent_bounds(board, keys, parent_keys, parent_scores, parent_best, low, ex
 def parents_of(key: int, board: Board = STANDARD) -> np.ndarray:
     """The sorted canonical keys of the positions one move before ``key``."""
     out = np.empty(board.width, dtype=np.uint64)
-    return np.unique(out[:_parents_of(board, np.uint64(key), out)])
+    return np.unique(out[: _parents_of(board, np.uint64(key), out)])
 
 
 class Parents(NamedTuple):
     """Exact entries one ply above some keys: sorted canonical keys, scores, best-move bits."""
 
-    keys: np.ndarray    # uint64
+    keys: np.ndarray  # uint64
     scores: np.ndarray  # int8
-    best: np.ndarray    # uint8 (uint16 on width 9), bit c set when column c + 1 is best
+    best: np.ndarray  # uint8 (uint16 on width 9), bit c set when column c + 1 is best
     board: Board = STANDARD
 
     def bounds(self, keys: np.ndarray) -> Bounds:
         """What these entries prove about each of ``keys`` (any order, any orientation)."""
         low = np.empty(len(keys), dtype=np.int8)
         exact = np.empty(len(keys), dtype=np.bool_)
-        _parent_bounds(self.board, np.ascontiguousarray(keys, dtype=np.uint64), self.keys,
-                       self.scores, self.best, low, exact)
+        _parent_bounds(
+            self.board,
+            np.ascontiguousarray(keys, dtype=np.uint64),
+            self.keys,
+            self.scores,
+            self.best,
+            low,
+            exact,
+        )
         return Bounds(low, exact)

@@ -31,13 +31,18 @@ class Position:
         ``board`` (a ``Board`` or ``"WxH"``; the standard 7x6 by default)."""
         board = Board.parse(board)
         if not isinstance(moves, str):
-            raise IllegalMoveError(f"moves must be a string of digits {_columns(board)}, "
-                                   f"got {moves!r}", str(moves))
+            raise IllegalMoveError(
+                f"moves must be a string of digits {_columns(board)}, got {moves!r}", str(moves)
+            )
         # Fast path for the usual, legal string: plain bit arithmetic, no
         # intermediate Positions.  Anything unusual (a bad digit, a full column,
         # a four before the end) replays move by move to name the problem.
-        index, top, bottom, cells = _COLUMN_INDEX, board.top_cells, board.bottom_cells, \
-            board.column_masks
+        index, top, bottom, cells = (
+            _COLUMN_INDEX,
+            board.top_cells,
+            board.bottom_cells,
+            board.column_masks,
+        )
         last = board.width - 1
         current = mask = 0
         for char in moves:
@@ -65,8 +70,9 @@ class Position:
         return position
 
     @classmethod
-    def _raw(cls, current: int, mask: int, moves: str, won: bool,
-             board: Board = STANDARD) -> Position:
+    def _raw(
+        cls, current: int, mask: int, moves: str, won: bool, board: Board = STANDARD
+    ) -> Position:
         position = cls.__new__(cls)
         position._current = current
         position._mask = mask
@@ -95,8 +101,9 @@ class Position:
     def _play_checked(self, col: int, moves: str, index: int) -> Position:
         board = self._board
         if isinstance(col, bool) or not isinstance(col, int) or not 1 <= col <= board.width:
-            raise IllegalMoveError(f"illegal column {col!r} in {moves!r}: columns are "
-                                   f"{_columns(board)}", moves, index)
+            raise IllegalMoveError(
+                f"illegal column {col!r} in {moves!r}: columns are {_columns(board)}", moves, index
+            )
         if self._won:
             raise GameOverError(
                 f"move {col} at position {index + 1} of {moves!r} comes after the game was won",
@@ -115,8 +122,13 @@ class Position:
             )
         stone = (self._mask + board.bottom_cells[col - 1]) & board.column_masks[col - 1]
         mover = self._current | stone
-        return Position._raw(self._current ^ self._mask, self._mask | stone, self._moves + str(col),
-                             board.has_four(mover), board)
+        return Position._raw(
+            self._current ^ self._mask,
+            self._mask | stone,
+            self._moves + str(col),
+            board.has_four(mover),
+            board,
+        )
 
     def move_scores(self, child_score: Callable[[Position], int]) -> list[int | None]:
         """Each column's score (``None`` if full) by one ply of negamax.
@@ -198,8 +210,13 @@ class Position:
     def mirror(self) -> Position:
         """The position with columns reversed; its moves are mirrored too."""
         board = self._board
-        return Position._raw(board.mirror_bits(self._current), board.mirror_bits(self._mask),
-                             board.mirror_moves(self._moves), self._won, board)
+        return Position._raw(
+            board.mirror_bits(self._current),
+            board.mirror_bits(self._mask),
+            board.mirror_moves(self._moves),
+            self._won,
+            board,
+        )
 
     @property
     def mirror_key(self) -> int:
@@ -217,8 +234,11 @@ class Position:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
             return NotImplemented
-        return self._current == other._current and self._mask == other._mask \
+        return (
+            self._current == other._current
+            and self._mask == other._mask
             and self._board is other._board
+        )
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -260,8 +280,9 @@ def position_on(value: str | Position, board: Board, holder: str) -> Position:
     if not isinstance(value, Position):
         raise IllegalMoveError(f"expected a Position or a move string, got {value!r}")
     if value.board is not board:
-        raise BoardSizeError(f"position {value.moves!r} is on a {value.board} board; "
-                             f"{holder} {board}")
+        raise BoardSizeError(
+            f"position {value.moves!r} is on a {value.board} board; {holder} {board}"
+        )
     return value
 
 

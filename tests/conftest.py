@@ -46,8 +46,10 @@ def stamp(path: str) -> None:
             if "checksum" in columns:
                 width = meta.get("width", "7")
                 stamp_rows(conn, path, int(width) if width.isdigit() else 7)
-            conn.execute(text("INSERT OR REPLACE INTO meta (name, value) VALUES (:n, :v)"),
-                         {"n": META_CHECKSUM, "v": meta_checksum(meta)})
+            conn.execute(
+                text("INSERT OR REPLACE INTO meta (name, value) VALUES (:n, :v)"),
+                {"n": META_CHECKSUM, "v": meta_checksum(meta)},
+            )
     finally:
         engine.dispose()
 
@@ -63,8 +65,9 @@ def open_store(db: str):
         meta = read_meta(engine, db)
     finally:
         engine.dispose()
-    return BookStore(db, meta["root"], int(meta["root_key"]), readonly=True,
-                     board=board_of_meta(meta, db))
+    return BookStore(
+        db, meta["root"], int(meta["root_key"]), readonly=True, board=board_of_meta(meta, db)
+    )
 
 
 def stored_plies(db: str) -> dict:
@@ -118,15 +121,18 @@ def book_moves(path: str, ply: int) -> list[str]:
 def segment_rows(path: str, ply: int) -> list[tuple[int, int, bytes]]:
     """``(id, count, data)`` of each stored segment of ``ply``, in id order."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return conn.execute("SELECT id, count, data FROM segments WHERE ply = ? ORDER BY id",
-                            (ply,)).fetchall()
+        return conn.execute(
+            "SELECT id, count, data FROM segments WHERE ply = ? ORDER BY id", (ply,)
+        ).fetchall()
 
 
 def free_pages(path: str) -> tuple[int, int]:
     """``(pages no row uses, page size)`` of a SQLite book."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return (conn.execute("PRAGMA freelist_count").fetchone()[0],
-                conn.execute("PRAGMA page_size").fetchone()[0])
+        return (
+            conn.execute("PRAGMA freelist_count").fetchone()[0],
+            conn.execute("PRAGMA page_size").fetchone()[0],
+        )
 
 
 def edit_ply(path: str, ply: int, edit) -> None:
@@ -140,21 +146,35 @@ def edit_ply(path: str, ply: int, edit) -> None:
 
     found = segment_rows(path, ply)
     assert len(found) <= 1, f"ply {ply} has {len(found)} segments"
-    before = (unpack(found[0][2], ply) if found else
-              Segment(np.empty(0, np.uint64), np.empty(0, np.int8), None))
-    keys, scores, best = edit(Segment(before.keys.copy(), before.scores.copy(),
-                                      None if before.best is None else before.best.copy()))
+    before = (
+        unpack(found[0][2], ply)
+        if found
+        else Segment(np.empty(0, np.uint64), np.empty(0, np.int8), None)
+    )
+    keys, scores, best = edit(
+        Segment(
+            before.keys.copy(),
+            before.scores.copy(),
+            None if before.best is None else before.best.copy(),
+        )
+    )
     order = np.argsort(np.asarray(keys, dtype=np.uint64), kind="stable")
-    after = Segment(np.asarray(keys, dtype=np.uint64)[order],
-                    np.asarray(scores, dtype=np.int8)[order],
-                    None if best is None else np.asarray(best, dtype=np.uint8)[order])
+    after = Segment(
+        np.asarray(keys, dtype=np.uint64)[order],
+        np.asarray(scores, dtype=np.int8)[order],
+        None if best is None else np.asarray(best, dtype=np.uint8)[order],
+    )
     with closing(sqlite3.connect(path)) as conn:
         if found:
-            conn.execute("UPDATE segments SET data = ?, count = ? WHERE id = ?",
-                         (pack(after), len(after.keys), found[0][0]))
+            conn.execute(
+                "UPDATE segments SET data = ?, count = ? WHERE id = ?",
+                (pack(after), len(after.keys), found[0][0]),
+            )
         else:
-            conn.execute("INSERT INTO segments (ply, count, data) VALUES (?, ?, ?)",
-                         (ply, len(after.keys), pack(after)))
+            conn.execute(
+                "INSERT INTO segments (ply, count, data) VALUES (?, ?, ?)",
+                (ply, len(after.keys), pack(after)),
+            )
         conn.commit()
 
 
@@ -175,31 +195,42 @@ def unseal(path: str, version: int = 4) -> None:
 
     plies = stored_plies(path)
     with closing(sqlite3.connect(path)) as conn:
-        complete = set(json.loads(conn.execute(
-            "SELECT value FROM meta WHERE name = 'complete_plies'").fetchone()[0]))
+        complete = set(
+            json.loads(
+                conn.execute("SELECT value FROM meta WHERE name = 'complete_plies'").fetchone()[0]
+            )
+        )
     rows = []
     for ply, (keys, scores, best) in plies.items():
         move_scores = None
         if ply in complete and ply + 1 in complete:
             children = plies[ply + 1]
             derived = derive(keys, children.keys, children.scores)
-            assert (derived.scores == scores).all() and (best is None
-                                                         or (derived.best == best).all())
+            assert (derived.scores == scores).all() and (
+                best is None or (derived.best == best).all()
+            )
             best, move_scores = derived.best, derived.move_scores
         assert best is not None, f"ply {ply} keeps no best moves and is not derived"
-        for i, (key, score, bits) in enumerate(zip(keys.tolist(), scores.tolist(),
-                                                   best.tolist())):
-            rows.append((key, ply, score, (score > 0) - (score < 0), BEST_TEXT[bits],
-                         None if move_scores is None else move_scores[i].tobytes(), 0))
+        for i, (key, score, bits) in enumerate(zip(keys.tolist(), scores.tolist(), best.tolist())):
+            rows.append(
+                (
+                    key,
+                    ply,
+                    score,
+                    (score > 0) - (score < 0),
+                    BEST_TEXT[bits],
+                    None if move_scores is None else move_scores[i].tobytes(),
+                    0,
+                )
+            )
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("DELETE FROM positions")
         if version < 4:
             conn.execute("ALTER TABLE positions DROP COLUMN checksum")
             conn.execute("DELETE FROM meta WHERE name = 'meta_checksum'")
-        else:   # each row's checksum written below
+        else:  # each row's checksum written below
             rows = [(*row, 0) for row in rows]
-        conn.executemany(f"INSERT INTO positions VALUES ({', '.join('?' * len(rows[0]))})",
-                         rows)
+        conn.executemany(f"INSERT INTO positions VALUES ({', '.join('?' * len(rows[0]))})", rows)
         if version == 2:
             conn.execute("DROP TABLE segments")
         else:
@@ -219,10 +250,13 @@ def c4book_server(db, *options: str):
     import select
     import tempfile
 
-    with tempfile.TemporaryFile("w+") as errors:   # a file: a pipe nobody reads could fill
+    with tempfile.TemporaryFile("w+") as errors:  # a file: a pipe nobody reads could fill
         process = subprocess.Popen(
             c4book_command() + ["serve", "--db", str(db), "--port", "0", *options],
-            stdout=subprocess.PIPE, stderr=errors, text=True)
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )
         try:
             ready, _, _ = select.select([process.stdout], [], [], 60)
             line = process.stdout.readline() if ready else ""
@@ -264,9 +298,14 @@ class Serving:
 def serving(code: str, env: dict):
     """Run ``code`` in a Python of its own for the block: it prints one line (an
     address), then waits for its stdin to close before cleaning up and exiting."""
-    process = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     result = Serving()
     result.process = process
     try:
@@ -325,8 +364,13 @@ def ray_session():
     import ray
 
     if not ray.is_initialized():
-        ray.init(address="local", num_cpus=2, include_dashboard=False,
-                 logging_level="WARNING", log_to_driver=False)
+        ray.init(
+            address="local",
+            num_cpus=2,
+            include_dashboard=False,
+            logging_level="WARNING",
+            log_to_driver=False,
+        )
     yield ray
 
 
@@ -371,6 +415,7 @@ def small_book_copy(small_book_path, tmp_path) -> str:
 
 
 # -- a brute force to compare the solver with ------------------------------------------
+
 
 def damage_middle_page(path: str, pattern: bytes) -> None:
     """Overwrite the whole page in the middle of a SQLite file with ``pattern`` (a sealed

@@ -35,7 +35,7 @@ def test_a_new_deadline_replaces_the_old_one():
 
 def test_a_deadline_past_what_a_wait_takes_keeps_the_alarm_alive():
     alarm, rang = Alarm(), threading.Event()
-    alarm.set(time.perf_counter() + 1e300, lambda: None)   # a wait of 1e300 s would raise
+    alarm.set(time.perf_counter() + 1e300, lambda: None)  # a wait of 1e300 s would raise
     time.sleep(0.05)
     alarm.set(time.perf_counter() + 0.01, rang.set)
     assert rang.wait(5)

@@ -60,6 +60,7 @@ def check_against_solver(result: Analysis, solver: Solver, moves: str) -> None:
 
 # -- source "book" ------------------------------------------------------------
 
+
 def test_root_comes_from_the_book_without_any_search(book, solver):
     fresh = Solver(table_log2=10)
     result = analyze(SMALL_ROOT, book, fresh)
@@ -80,8 +81,11 @@ def test_mirror_image_of_the_root_is_read_in_its_own_orientation(book, solver):
 
 def test_inner_book_positions_match_a_direct_solve(book, solver, small_book_path):
     """Every stored orientation and its mirror, a fixed sample of plies 9-11."""
-    picked = book_moves(small_book_path, 9) + book_moves(small_book_path, 10)[::9] \
+    picked = (
+        book_moves(small_book_path, 9)
+        + book_moves(small_book_path, 10)[::9]
         + book_moves(small_book_path, 11)[::34]
+    )
     assert len(picked) >= 12
     fresh = Solver(table_log2=10)
     for moves in picked:
@@ -99,11 +103,18 @@ def test_analysis_accepts_a_position_object(book):
 
 def test_to_json_holds_the_answer(book):
     data = analyze(SMALL_ROOT, book).to_json()
-    assert data == {"moves": SMALL_ROOT, "score": 16, "wdl": 1, "best_moves": [2, 5],
-                    "move_scores": list(ROOT_SCORES), "source": "book"}
+    assert data == {
+        "moves": SMALL_ROOT,
+        "score": 16,
+        "wdl": 1,
+        "best_moves": [2, 5],
+        "move_scores": list(ROOT_SCORES),
+        "source": "book",
+    }
 
 
 # -- mixed and searched -------------------------------------------------------
+
 
 def test_frontier_position_is_book_plus_search(book, solver, small_book_path):
     """Frontier entries hold no move scores: the children are searched."""
@@ -118,8 +129,9 @@ def test_frontier_position_is_book_plus_search(book, solver, small_book_path):
 
 def test_position_outside_the_book_with_a_child_in_it(book, solver):
     assert book.get(OUTSIDE_WITH_BOOK_CHILD) is None
-    assert Position.from_moves(OUTSIDE_WITH_BOOK_CHILD).play(3) == \
-        Position.from_moves(ITS_BOOK_CHILD)
+    assert Position.from_moves(OUTSIDE_WITH_BOOK_CHILD).play(3) == Position.from_moves(
+        ITS_BOOK_CHILD
+    )
     assert book.get(OUTSIDE_WITH_BOOK_CHILD + "3") is not None
     result = analyze(OUTSIDE_WITH_BOOK_CHILD, book, solver)
     assert result.source == "book+search"
@@ -181,6 +193,7 @@ def test_no_book_is_never_reported_as_book():
 
 # -- bad input ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("moves", ["4a", "0", "8", "4444444", "12121212"])
 def test_illegal_moves_raise_naming_the_input(book, moves):
     with pytest.raises(IllegalMoveError) as caught:
@@ -203,22 +216,26 @@ def test_not_a_move_string(book):
 
 # -- words --------------------------------------------------------------------
 
-@pytest.mark.parametrize("score, ply, words", [
-    (1, 0, "first player wins with the 21st stone"),
-    (-1, 0, "second player wins with the 21st stone"),
-    (0, 0, "draw"),
-    (0, 17, "draw"),
-    (16, 8, "first player wins with the 6th stone"),
-    (-16, 9, "first player wins with the 6th stone"),
-    (18, 6, "first player wins with the 4th stone"),
-    (2, 1, "second player wins with the 20th stone"),
-    (-2, 1, "first player wins with the 20th stone"),
-    (-9, 10, "second player wins with the 13th stone"),
-    (11, 13, "second player wins with the 11th stone"),
-    (-10, 2, "second player wins with the 12th stone"),
-    (19, 4, "first player wins with the 3rd stone"),
-    (20, 3, "second player wins with the 2nd stone"),
-])
+
+@pytest.mark.parametrize(
+    "score, ply, words",
+    [
+        (1, 0, "first player wins with the 21st stone"),
+        (-1, 0, "second player wins with the 21st stone"),
+        (0, 0, "draw"),
+        (0, 17, "draw"),
+        (16, 8, "first player wins with the 6th stone"),
+        (-16, 9, "first player wins with the 6th stone"),
+        (18, 6, "first player wins with the 4th stone"),
+        (2, 1, "second player wins with the 20th stone"),
+        (-2, 1, "first player wins with the 20th stone"),
+        (-9, 10, "second player wins with the 13th stone"),
+        (11, 13, "second player wins with the 11th stone"),
+        (-10, 2, "second player wins with the 12th stone"),
+        (19, 4, "first player wins with the 3rd stone"),
+        (20, 3, "second player wins with the 2nd stone"),
+    ],
+)
 def test_describe_score(score, ply, words):
     assert describe_score(score, ply) == words
 
@@ -231,10 +248,28 @@ def test_describe_score_of_real_positions(book):
     assert describe_score(entry.score, 9) == "first player wins with the 6th stone"
 
 
-@pytest.mark.parametrize("n, text", [
-    (1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (5, "5th"), (10, "10th"), (11, "11th"),
-    (12, "12th"), (13, "13th"), (14, "14th"), (20, "20th"), (21, "21st"), (22, "22nd"),
-    (23, "23rd"), (101, "101st"), (111, "111th"), (112, "112th"), (113, "113th"),
-])
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (1, "1st"),
+        (2, "2nd"),
+        (3, "3rd"),
+        (4, "4th"),
+        (5, "5th"),
+        (10, "10th"),
+        (11, "11th"),
+        (12, "12th"),
+        (13, "13th"),
+        (14, "14th"),
+        (20, "20th"),
+        (21, "21st"),
+        (22, "22nd"),
+        (23, "23rd"),
+        (101, "101st"),
+        (111, "111th"),
+        (112, "112th"),
+        (113, "113th"),
+    ],
+)
 def test_ordinal(n, text):
     assert ordinal(n) == text

@@ -61,6 +61,7 @@ def loses_at_once(position: Position, col: int) -> bool:
 
 # -- the evaluation ---------------------------------------------------------------
 
+
 def test_evaluation_is_the_same_for_the_mirror_image():
     for position in random_positions(200, 1):
         mirror = position.mirror()
@@ -105,8 +106,7 @@ def test_solver_table_bounds_are_read_right(solver):
     for moves, score in MIDDLE_MEDIUM[:8]:
         position = Position.from_moves(moves)
         solver.solve(position)
-        low, high = table_bounds(B, *args(position)[:2], search._table, search._near,
-                                 search._shift)
+        low, high = table_bounds(B, *args(position)[:2], search._table, search._near, search._shift)
         assert (low, high) != (-42, 42), moves  # the root's bound was stored
         assert low <= score <= high, moves
 
@@ -137,9 +137,22 @@ def test_static_bounds_clamp_the_leaves():
             continue  # a forced move is searched on, not guessed
         low, high = lower_bound(B, current, mask, moves, -42), upper_bound(B, current, mask, 42)
         guess = ev.evaluate(B, current, mask, ply)
-        value = ev.search(B, current, mask, ply, 0, -ev.INFINITY, ev.INFINITY,
-                          empty_table._tt_keys, empty_table._tt_data, empty_table._table,
-                          empty_table._near, empty_table._shift, *NO_KNOWN, empty_table._scratch)
+        value = ev.search(
+            B,
+            current,
+            mask,
+            ply,
+            0,
+            -ev.INFINITY,
+            ev.INFINITY,
+            empty_table._tt_keys,
+            empty_table._tt_data,
+            empty_table._table,
+            empty_table._near,
+            empty_table._shift,
+            *NO_KNOWN,
+            empty_table._scratch,
+        )
         if low >= 0:
             assert value >= 0, position.moves
         if high <= 0:
@@ -149,6 +162,7 @@ def test_static_bounds_clamp_the_leaves():
 
 
 # -- the anytime move ---------------------------------------------------------------
+
 
 def test_never_loses_at_once_while_another_move_does_not():
     search = AnytimeSearch(Solver(table_log2=16), eval_table_log2=14)
@@ -217,7 +231,9 @@ def test_the_evaluations_losing_favourite_is_refuted_before_it_is_played(solver,
     assert max(s for s in scores if s is not None) == 0
     values = AnytimeSearch(Solver(table_log2=20), eval_table_log2=14).evaluate_moves(position, 8)
     assert max(values, key=values.get) not in drawing
-    answer = AnytimeSearch(Solver(table_log2=20), eval_table_log2=14).choose(position, nodes=100_000)
+    answer = AnytimeSearch(Solver(table_log2=20), eval_table_log2=14).choose(
+        position, nodes=100_000
+    )
     assert answer.column in drawing
 
 
@@ -225,15 +241,18 @@ def test_a_position_whose_every_move_is_refuted_is_reported_lost(solver):
     # "4444443" is lost for the player to move; the weak search alone does not
     # prove it within the budget, but the checks refute every candidate.
     position = Position.from_moves("4444443")
-    answer = AnytimeSearch(Solver(table_log2=20), eval_table_log2=14).choose(position, nodes=1_000_000)
+    answer = AnytimeSearch(Solver(table_log2=20), eval_table_log2=14).choose(
+        position, nodes=1_000_000
+    )
     assert (answer.result, answer.keeps_result, answer.proven) == (-1, True, False)
     assert solver.solve_window(position, -1, 1) == -1
 
 
 def test_node_budget_gives_the_same_answer_every_time():
     position = Position.from_moves("4453")
-    answers = {AnytimeSearch(Solver(table_log2=16)).choose(position, nodes=30_000)
-               for _ in range(2)}
+    answers = {
+        AnytimeSearch(Solver(table_log2=16)).choose(position, nodes=30_000) for _ in range(2)
+    }
     assert len(answers) == 1
 
 
@@ -258,6 +277,7 @@ def test_needs_a_budget_and_a_game_to_play():
 
 # -- other boards ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("size", ["6x5", "8x5"])
 def test_anytime_search_on_other_boards_keeps_the_result(size):
     """On any board the anytime move never throws away a proven result, and a search
@@ -275,8 +295,13 @@ def test_anytime_search_on_other_boards_keeps_the_result(size):
         answer = search.choose(position, nodes=20_000)
         assert position.can_play(answer.column), position.moves
         child = position.play(answer.column)
-        got = board.win_score(position.ply) if child.is_won else \
-            0 if child.is_full else -exact.solve(child)
+        got = (
+            board.win_score(position.ply)
+            if child.is_won
+            else 0
+            if child.is_full
+            else -exact.solve(child)
+        )
         assert (got > 0) - (got < 0) == (score > 0) - (score < 0), position.moves
         if answer.proven:
             assert got == score, position.moves

@@ -21,14 +21,23 @@ def test_the_standard_board_is_7x6_and_its_facts_are_the_layouts():
     assert STANDARD.bottom == BOTTOM == sum(1 << (7 * c) for c in range(7))
     assert STANDARD.all_cells == BOARD == BOTTOM * 0b111111
     assert STANDARD.column_order == COLUMN_ORDER == (3, 2, 4, 1, 5, 0, 6)
-    assert STANDARD.top_rows == BOTTOM * 0b101010       # rows 2, 4, 6 from the bottom
+    assert STANDARD.top_rows == BOTTOM * 0b101010  # rows 2, 4, 6 from the bottom
     assert STANDARD.under_top_rows == BOTTOM * 0b010101
     assert (STANDARD.max_score, STANDARD.min_score) == (21, -21)
     assert STANDARD.column_bits == 3 and STANDARD.digits == "1234567"
 
 
-@pytest.mark.parametrize("text, size", [("6x5", (6, 5)), ("4x4", (4, 4)), ("9x6", (9, 6)),
-                                        ("8x7", (8, 7)), ("4x15", (4, 15)), (" 7X7 ", (7, 7))])
+@pytest.mark.parametrize(
+    "text, size",
+    [
+        ("6x5", (6, 5)),
+        ("4x4", (4, 4)),
+        ("9x6", (9, 6)),
+        ("8x7", (8, 7)),
+        ("4x15", (4, 15)),
+        (" 7X7 ", (7, 7)),
+    ],
+)
 def test_allowed_sizes_parse(text, size):
     board = Board.parse(text)
     assert (board.width, board.height) == size
@@ -36,8 +45,26 @@ def test_allowed_sizes_parse(text, size):
     assert board.key_bits == size[0] * (size[1] + 1) <= 64
 
 
-@pytest.mark.parametrize("text", ["3x3", "10x7", "8x8", "7x", "x6", "", "7x6x1", "seven",
-                                  "7x3", "3x7", "9x9", "5x12", "\u0667x6", "-7x6", "7.0x6"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3x3",
+        "10x7",
+        "8x8",
+        "7x",
+        "x6",
+        "",
+        "7x6x1",
+        "seven",
+        "7x3",
+        "3x7",
+        "9x9",
+        "5x12",
+        "\u0667x6",
+        "-7x6",
+        "7.0x6",
+    ],
+)
 def test_bad_sizes_are_one_clear_error(text):
     with pytest.raises(BoardSizeError) as raised:
         Board.parse(text)
@@ -47,8 +74,9 @@ def test_bad_sizes_are_one_clear_error(text):
     assert isinstance(raised.value, (C4Error, ValueError))
 
 
-@pytest.mark.parametrize("width, height", [(3, 6), (10, 5), (8, 8), (7, 2), (7.0, 6), ("7", 6),
-                                           (True, 6)])
+@pytest.mark.parametrize(
+    "width, height", [(3, 6), (10, 5), (8, 8), (7, 2), (7.0, 6), ("7", 6), (True, 6)]
+)
 def test_bad_sizes_are_refused_by_the_constructor_too(width, height):
     with pytest.raises(BoardSizeError):
         Board(width, height)
@@ -88,7 +116,7 @@ def test_last_move_and_winner_stones_follow_pons_convention():
     assert board.last_move(1, 0) == 41 and board.winner_stones(1, 0) == 21
     assert board.last_move(0, 0) == 42
     for ply in range(0, 41):
-        for stones in range(ply // 2 + 1, 22):   # the mover wins with its stones-th stone
+        for stones in range(ply // 2 + 1, 22):  # the mover wins with its stones-th stone
             score = 22 - stones
             assert board.winner_stones(score, ply) == stones
             assert board.winner_stones(-score, ply) == stones
@@ -103,26 +131,41 @@ def test_positions_draw_and_say_their_board():
     position = Position.from_moves("343", board="6x5")
     assert position.board is Board(6, 5)
     assert repr(position) == "Position.from_moves('343', board='6x5')"
-    assert str(position).splitlines() == [". . . . . .", ". . . . . .", ". . . . . .",
-                                          ". . x . . .", ". . x o . .", "1 2 3 4 5 6"]
+    assert str(position).splitlines() == [
+        ". . . . . .",
+        ". . . . . .",
+        ". . . . . .",
+        ". . x . . .",
+        ". . x o . .",
+        "1 2 3 4 5 6",
+    ]
     assert repr(Position.from_moves("4453")) == "Position.from_moves('4453')"
     assert Position.from_moves("1", "6x5") != Position.from_moves("1")
 
 
 def test_a_column_off_the_board_is_named():
-    with pytest.raises(C4Error, match=r"illegal move '7' at position 2 of '17': columns are "
-                                      r"digits 1-6"):
+    with pytest.raises(
+        C4Error,
+        match=r"illegal move '7' at position 2 of '17': columns are "
+        r"digits 1-6",
+    ):
         Position.from_moves("17", board="6x5")
     assert Position.from_moves("19", board="9x6").moves == "19"
 
 
-LEGACY = re.compile(r"from solver\.bitboard import[^\n]*\b(WIDTH|HEIGHT|H1|CELLS|BOTTOM|BOARD|"
-                    r"COLUMN_MASKS|TOP_CELLS|BOTTOM_CELLS|COLUMN_ORDER|mirror_bits|mirror_moves|"
-                    r"fours|has_four)\b")
+LEGACY = re.compile(
+    r"from solver\.bitboard import[^\n]*\b(WIDTH|HEIGHT|H1|CELLS|BOTTOM|BOARD|"
+    r"COLUMN_MASKS|TOP_CELLS|BOTTOM_CELLS|COLUMN_ORDER|mirror_bits|mirror_moves|"
+    r"fours|has_four)\b"
+)
 
 
 def test_the_package_reads_every_fact_from_a_board():
     """The 7x6 names are for scripts and tests: no module of the package imports them."""
-    found = [str(path.relative_to(ROOT)) for folder in ("solver", "bookgen")
-             for path in (ROOT / folder).rglob("*.py") if LEGACY.search(path.read_text())]
+    found = [
+        str(path.relative_to(ROOT))
+        for folder in ("solver", "bookgen")
+        for path in (ROOT / folder).rglob("*.py")
+        if LEGACY.search(path.read_text())
+    ]
     assert found == []

@@ -30,10 +30,10 @@ def cells(*col_rows: tuple[int, int]) -> np.uint64:
 
 
 def test_has_four_in_each_direction():
-    assert has_four(B, cells((0, 0), (0, 1), (0, 2), (0, 3)))      # vertical
-    assert has_four(B, cells((2, 5), (3, 5), (4, 5), (5, 5)))      # horizontal
-    assert has_four(B, cells((0, 0), (1, 1), (2, 2), (3, 3)))      # diagonal /
-    assert has_four(B, cells((3, 0), (2, 1), (1, 2), (0, 3)))      # diagonal \\
+    assert has_four(B, cells((0, 0), (0, 1), (0, 2), (0, 3)))  # vertical
+    assert has_four(B, cells((2, 5), (3, 5), (4, 5), (5, 5)))  # horizontal
+    assert has_four(B, cells((0, 0), (1, 1), (2, 2), (3, 3)))  # diagonal /
+    assert has_four(B, cells((3, 0), (2, 1), (1, 2), (0, 3)))  # diagonal \\
     assert not has_four(B, cells((0, 0), (1, 1), (2, 2), (4, 4)))  # a gap
     assert not has_four(B, cells((0, 3), (0, 4), (0, 5), (1, 0)))  # no wrap across columns
     assert not has_four(B, np.uint64(0))
@@ -42,8 +42,11 @@ def test_has_four_in_each_direction():
 @pytest.fixture(scope="module")
 def positions():
     """Random endgames with no immediate win for the player to move, and their scores."""
-    found = [p for p in random_endgames(1500, seed=77, min_empty=4, max_empty=10)
-             if not any(p.is_winning_move(c) for c in p.legal_moves())]
+    found = [
+        p
+        for p in random_endgames(1500, seed=77, min_empty=4, max_empty=10)
+        if not any(p.is_winning_move(c) for c in p.legal_moves())
+    ]
     return [(p, minimax(p)) for p in found]
 
 
@@ -101,6 +104,7 @@ def test_paired_odd_columns_hold_and_fire(positions):
 
 # -- width 4: the follower's row completes first -----------------------------------------
 
+
 def claimeven_cells(p: Position) -> np.uint64 | None:
     """The follower's sure cells under the paired claimeven of ``upper_bound``; None if it
     does not apply (an odd number of odd columns).  Plain Python, from the module doc."""
@@ -108,8 +112,9 @@ def claimeven_cells(p: Position) -> np.uint64 | None:
     odd = (int(p.mask) + board.bottom) & board.top_rows
     if bin(odd).count("1") % 2:
         return None
-    theirs = (int(p.current) ^ int(p.mask)) | (board.all_cells & ~(int(p.mask) | odd)
-                                                & board.top_rows)
+    theirs = (int(p.current) ^ int(p.mask)) | (
+        board.all_cells & ~(int(p.mask) | odd) & board.top_rows
+    )
     return np.uint64(theirs)
 
 
@@ -121,9 +126,11 @@ def test_width_four_rows_hold_and_fire(size):
     from solver._bounds import rows_first
 
     board = Board.parse(size)
-    found = [p for p in random_endgames(400, seed=board.cells, min_empty=6, max_empty=11,
-                                        board=board)
-             if not any(p.is_winning_move(c) for c in p.legal_moves())]
+    found = [
+        p
+        for p in random_endgames(400, seed=board.cells, min_empty=6, max_empty=11, board=board)
+        if not any(p.is_winning_move(c) for c in p.legal_moves())
+    ]
     beyond_plain = 0
     for p in found:
         score = minimax(p)
@@ -134,6 +141,6 @@ def test_width_four_rows_hold_and_fire(size):
         if theirs is not None:
             mine = np.uint64(board.all_cells) & ~theirs
             if has_four(board, mine) and rows_first(board, theirs, mine):
-                assert score <= -1, p.moves   # the plain rule needs the mover without fours
+                assert score <= -1, p.moves  # the plain rule needs the mover without fours
                 beyond_plain += 1
     assert beyond_plain >= 5, beyond_plain

@@ -19,7 +19,9 @@ def solver():
 
 
 def clock_for(solver, seconds=None, nodes=None):
-    return BudgetClock(solver, np.zeros(ev.scratch_size(solver.board), dtype=np.uint64), Alarm(), seconds, nodes)
+    return BudgetClock(
+        solver, np.zeros(ev.scratch_size(solver.board), dtype=np.uint64), Alarm(), seconds, nodes
+    )
 
 
 def test_a_phase_ends_at_its_share_of_the_nodes(solver):

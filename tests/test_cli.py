@@ -39,11 +39,10 @@ LAST_CELL = "71255763773133525731261364622167124446454"
 BAD_MOVES = ["4a", "0", "8", "4 4", "4444444", "12121212", "1212121"]
 
 
-
-
 def c4book(*args: str, stdin: str | None = None, timeout: float = 300):
-    return subprocess.run([*c4book_command(), *args], input=stdin, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [*c4book_command(), *args], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def assert_one_line_error(result, command: str, *names: str) -> str:
@@ -84,10 +83,14 @@ def expected(solver, moves):
 
 # -- the entry point ----------------------------------------------------------
 
+
 def test_module_entry_point_matches_the_script(db):
-    via_module = subprocess.run([sys.executable, "-m", "bookgen.cli", "query", SMALL_ROOT,
-                                 "--db", db, "--json"], capture_output=True, text=True,
-                                timeout=120)
+    via_module = subprocess.run(
+        [sys.executable, "-m", "bookgen.cli", "query", SMALL_ROOT, "--db", db, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     via_script = c4book("query", SMALL_ROOT, "--db", db, "--json")
     assert via_module.returncode == via_script.returncode == 0
     assert json.loads(via_module.stdout) == json.loads(via_script.stdout)
@@ -118,6 +121,7 @@ def test_no_subcommand_is_a_usage_error():
 
 # -- query --------------------------------------------------------------------
 
+
 def test_query_book_position(db, solver):
     score, best, scores = expected(solver, SMALL_ROOT)
     assert (score, best, scores) == (16, [2, 5], ROOT_SCORES)
@@ -128,7 +132,8 @@ def test_query_book_position(db, solver):
         "moves  44444433  (ply 8, x to play)\n"
         "score  +16: first player wins with the 6th stone  [from the book]\n"
         "best   2 5\n"
-        "moves  1:0  2:+16  3:+2  4:x  5:+16  6:0  7:+2\n")
+        "moves  1:0  2:+16  3:+2  4:x  5:+16  6:0  7:+2\n"
+    )
 
 
 def test_query_mirrored_book_position(db, solver):
@@ -136,12 +141,15 @@ def test_query_mirrored_book_position(db, solver):
     score, best, scores = expected(solver, moves)
     result = c4book("query", moves, "--db", db)
     assert result.returncode == 0
-    assert f"score  {signed(score)}: first player wins with the 6th stone  [from the book]" \
+    assert (
+        f"score  {signed(score)}: first player wins with the 6th stone  [from the book]"
         in result.stdout
+    )
     assert f"best   {' '.join(map(str, best))}\n" in result.stdout
     assert "best   3 6\n" in result.stdout
-    assert "moves  " + "  ".join(f"{c}:{signed(s)}" for c, s in enumerate(scores, 1)) \
-        in result.stdout
+    assert (
+        "moves  " + "  ".join(f"{c}:{signed(s)}" for c, s in enumerate(scores, 1)) in result.stdout
+    )
 
 
 def test_query_json(db, solver):
@@ -151,15 +159,27 @@ def test_query_json(db, solver):
     assert result.returncode == 0
     data = json.loads(result.stdout)
     assert set(data) == {"moves", "score", "wdl", "best_moves", "move_scores", "source"}
-    assert data == {"moves": moves, "score": score, "wdl": -1, "best_moves": best,
-                    "move_scores": scores, "source": "book"}
+    assert data == {
+        "moves": moves,
+        "score": score,
+        "wdl": -1,
+        "best_moves": best,
+        "move_scores": scores,
+        "source": "book",
+    }
     assert score == -16
 
 
 def test_query_json_of_the_root(db):
     data = json.loads(c4book("query", SMALL_ROOT, "--db", db, "--json").stdout)
-    assert data == {"moves": SMALL_ROOT, "score": 16, "wdl": 1, "best_moves": [2, 5],
-                    "move_scores": ROOT_SCORES, "source": "book"}
+    assert data == {
+        "moves": SMALL_ROOT,
+        "score": 16,
+        "wdl": 1,
+        "best_moves": [2, 5],
+        "move_scores": ROOT_SCORES,
+        "source": "book",
+    }
 
 
 def test_book_given_as_an_sqlalchemy_url(db):
@@ -183,8 +203,14 @@ def test_query_outside_the_book_searches(db, solver):
     assert f"score  {signed(score)}: " in text.stdout
     assert "[not in the book: searched]" in text.stdout
     data = json.loads(c4book("query", moves, "--db", db, "--json").stdout)
-    assert data == {"moves": moves, "score": score, "wdl": (score > 0) - (score < 0),
-                    "best_moves": best, "move_scores": scores, "source": "search"}
+    assert data == {
+        "moves": moves,
+        "score": score,
+        "wdl": (score > 0) - (score < 0),
+        "best_moves": best,
+        "move_scores": scores,
+        "source": "search",
+    }
 
 
 def test_query_frontier_is_partly_searched(db, solver):
@@ -193,14 +219,24 @@ def test_query_frontier_is_partly_searched(db, solver):
     text = c4book("query", moves, "--db", db)
     assert "[partly from the book, the rest searched]" in text.stdout
     data = json.loads(c4book("query", moves, "--db", db, "--json").stdout)
-    assert (data["score"], data["best_moves"], data["move_scores"], data["source"]) == \
-        (score, best, scores, "book+search")
+    assert (data["score"], data["best_moves"], data["move_scores"], data["source"]) == (
+        score,
+        best,
+        scores,
+        "book+search",
+    )
 
 
 def test_query_without_the_book(db):
     data = json.loads(c4book("query", SMALL_ROOT, "--db", db, "--no-book", "--json").stdout)
-    assert data == {"moves": SMALL_ROOT, "score": 16, "wdl": 1, "best_moves": [2, 5],
-                    "move_scores": ROOT_SCORES, "source": "search"}
+    assert data == {
+        "moves": SMALL_ROOT,
+        "score": 16,
+        "wdl": 1,
+        "best_moves": [2, 5],
+        "move_scores": ROOT_SCORES,
+        "source": "search",
+    }
 
 
 def test_query_draw_words(solver):
@@ -219,6 +255,7 @@ def test_query_without_a_book_never_claims_the_book():
 
 # -- move ---------------------------------------------------------------------
 
+
 def test_move_from_the_book(db):
     result = c4book("move", SMALL_ROOT, "--db", db)
     assert result.returncode == 0 and result.stderr == ""
@@ -227,10 +264,23 @@ def test_move_from_the_book(db):
 
 def test_move_json_from_the_book(db):
     data = json.loads(c4book("move", "44444455", "--db", db, "--json").stdout)
-    assert set(data) == {"moves", "column", "score", "source", "proven", "seconds", "depth",
-                         "keeps"}
-    assert (data["moves"], data["column"], data["score"], data["source"], data["proven"]) == \
-        ("44444455", 3, 16, "book", True)
+    assert set(data) == {
+        "moves",
+        "column",
+        "score",
+        "source",
+        "proven",
+        "seconds",
+        "depth",
+        "keeps",
+    }
+    assert (data["moves"], data["column"], data["score"], data["source"], data["proven"]) == (
+        "44444455",
+        3,
+        16,
+        "book",
+        True,
+    )
     assert 0 <= data["seconds"] < 5
 
 
@@ -243,23 +293,33 @@ def test_move_searched(db, solver):
     assert int(match[1]) in best and int(match[2]) == score
     data = json.loads(c4book("move", moves, "--db", db, "--json").stdout)
     assert data["column"] in best
-    assert (data["moves"], data["score"], data["source"], data["proven"]) == \
-        (moves, score, "search", True)
+    assert (data["moves"], data["score"], data["source"], data["proven"]) == (
+        moves,
+        score,
+        "search",
+        True,
+    )
 
 
 def test_move_with_a_time_budget(db):
     # A second: enough to look 4 plies ahead on a loaded machine, far too little to prove
     # anything about the opening (0.3 s once went to loading the kernels under load).
     data = json.loads(c4book("move", "4", "--db", db, "--time", "1", "--json").stdout)
-    assert (data["moves"], data["score"], data["source"], data["proven"]) == \
-        ("4", None, "anytime", False)
+    assert (data["moves"], data["score"], data["source"], data["proven"]) == (
+        "4",
+        None,
+        "anytime",
+        False,
+    )
     assert 1 <= data["column"] <= 7 and data["depth"] >= 4
     assert data["seconds"] < 5
     text = c4book("move", "4", "--db", db, "--time", "1")
-    assert re.fullmatch(r"[1-7]  \(anytime, \d+\.\d ms, not proven: time ran out, "
-                        r"best found looking \d+ plies ahead\)\n", text.stdout), text.stdout
+    assert re.fullmatch(
+        r"[1-7]  \(anytime, \d+\.\d ms, not proven: time ran out, "
+        r"best found looking \d+ plies ahead\)\n",
+        text.stdout,
+    ), text.stdout
     assert data["keeps"] is None  # nothing proven about the opening
-
 
 
 @pytest.mark.parametrize("budget", ["nan", "inf"])
@@ -275,6 +335,7 @@ def test_move_odd_time_budget_is_handled(budget):
 
 # -- stats --------------------------------------------------------------------
 
+
 def test_stats_json(db, solver):
     result = c4book("stats", "--db", db, "--json")
     assert result.returncode == 0
@@ -287,19 +348,26 @@ def test_stats_json(db, solver):
     assert stats["bytes_per_position"] == round(os.path.getsize(db) / 753, 2)
     # every ply sealed: one segment each, no rows
     for ply, count in COUNTS.items():
-        (_, stored, blob), = segment_rows(db, ply)
+        ((_, stored, blob),) = segment_rows(db, ply)
         assert stored == count
         assert stats["storage_per_ply"][str(ply)] == {
-            "form": "sealed", "packed": count, "packed_bytes": len(blob), "rows": 0,
-            "bytes_per_packed_position": round(len(blob) / count, 2)}
+            "form": "sealed",
+            "packed": count,
+            "packed_bytes": len(blob),
+            "rows": 0,
+            "bytes_per_packed_position": round(len(blob) / count, 2),
+        }
     for ply, count in COUNTS.items():
         outcome = stats["outcomes_per_ply"][str(ply)]
         assert outcome["win"] + outcome["draw"] + outcome["loss"] == count
     assert stats["outcomes_per_ply"]["8"] == {"win": 1, "draw": 0, "loss": 0}
     for ply in (9, 10):  # recount two plies by searching every position
         signs = [solver.solve(moves, weak=True) for moves in book_moves(db, ply)]
-        assert stats["outcomes_per_ply"][str(ply)] == \
-            {"win": signs.count(1), "draw": signs.count(0), "loss": signs.count(-1)}
+        assert stats["outcomes_per_ply"][str(ply)] == {
+            "win": signs.count(1),
+            "draw": signs.count(0),
+            "loss": signs.count(-1),
+        }
 
 
 def test_stats_text(db):
@@ -308,13 +376,34 @@ def test_stats_text(db):
     assert result.returncode == 0 and result.stderr == ""
     lines = result.stdout.splitlines()
     assert lines[0] == f"book {db}: root {SMALL_ROOT}, 753 positions"
-    assert lines[1].split() == ["ply", "positions", "complete", "win", "draw", "loss", "stored",
-                                "bytes/pos", "(outcomes", "for", "the", "player", "to", "move)"]
+    assert lines[1].split() == [
+        "ply",
+        "positions",
+        "complete",
+        "win",
+        "draw",
+        "loss",
+        "stored",
+        "bytes/pos",
+        "(outcomes",
+        "for",
+        "the",
+        "player",
+        "to",
+        "move)",
+    ]
     rows = {}
-    for line in lines[2:2 + len(COUNTS)]:
+    for line in lines[2 : 2 + len(COUNTS)]:
         ply, count, complete, win, draw, loss, form, per_position = line.split()
-        rows[int(ply)] = (int(count.replace(",", "")), complete, int(win), int(draw), int(loss),
-                          form, per_position)
+        rows[int(ply)] = (
+            int(count.replace(",", "")),
+            complete,
+            int(win),
+            int(draw),
+            int(loss),
+            form,
+            per_position,
+        )
     assert {p: r[0] for p, r in rows.items()} == COUNTS
     assert all(r[1] == "yes" for r in rows.values())
     for ply, row in rows.items():
@@ -322,18 +411,25 @@ def test_stats_text(db):
         assert row[2:5] == (o["win"], o["draw"], o["loss"])
         stored = stats["storage_per_ply"][str(ply)]
         assert row[5:] == ("sealed", f"{stored['bytes_per_packed_position']:.2f}")
-    assert lines[-1] == f"file {os.path.getsize(db):,} bytes, " \
-                        f"{round(os.path.getsize(db) / 753, 2)} bytes per position"
+    assert (
+        lines[-1] == f"file {os.path.getsize(db):,} bytes, "
+        f"{round(os.path.getsize(db) / 753, 2)} bytes per position"
+    )
 
 
 def test_stats_of_a_book_kept_as_rows_and_partly_packed(small_rows_book_path, tmp_path):
     rows_stats = json.loads(c4book("stats", "--db", small_rows_book_path, "--json").stdout)
     assert rows_stats["positions_per_ply"] == {str(p): n for p, n in COUNTS.items()}
-    assert {p: s["form"] for p, s in rows_stats["storage_per_ply"].items()} == \
-        {str(p): "rows" for p in COUNTS}
+    assert {p: s["form"] for p, s in rows_stats["storage_per_ply"].items()} == {
+        str(p): "rows" for p in COUNTS
+    }
     assert rows_stats["storage_per_ply"]["12"] == {
-        "form": "rows", "packed": 0, "packed_bytes": 0, "rows": 574,
-        "bytes_per_packed_position": None}
+        "form": "rows",
+        "packed": 0,
+        "packed_bytes": 0,
+        "rows": 574,
+        "bytes_per_packed_position": None,
+    }
     text = c4book("stats", "--db", small_rows_book_path).stdout.splitlines()
     assert re.fullmatch(r"\s+12\s+574\s+yes(\s+\d+){3}\s+rows\s+\(574 rows\)", text[6]), text[6]
     # ply 12 still being built: one segment packed, more rows since (as the builder leaves it)
@@ -344,31 +440,48 @@ def test_stats_of_a_book_kept_as_rows_and_partly_packed(small_rows_book_path, tm
         conn.execute("DELETE FROM positions WHERE ply = 12 AND key % 2 = 0")
         conn.commit()
         held = conn.execute("SELECT count(*) FROM positions WHERE ply = 12").fetchone()[0]
-    stamp(str(path))   # the meta's checksum, as a build writes it
+    stamp(str(path))  # the meta's checksum, as a build writes it
     assert c4book("pack", "--db", str(path)).stdout == f"{path}: packed {179 + held} rows\n"
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("ATTACH ? AS rows_book", (f"file:{small_rows_book_path}?mode=ro",))
-        conn.execute("INSERT INTO positions SELECT * FROM rows_book.positions "
-                     "WHERE ply = 12 AND key % 2 = 0")
+        conn.execute(
+            "INSERT INTO positions SELECT * FROM rows_book.positions WHERE ply = 12 AND key % 2 = 0"
+        )
         conn.commit()
     stats = json.loads(c4book("stats", "--db", str(path), "--json").stdout)
-    (_, _, blob), = segment_rows(str(path), 12)
+    ((_, _, blob),) = segment_rows(str(path), 12)
     assert stats["positions_per_ply"]["12"] == 574 and stats["plies_complete"] == [8, 9, 10, 11]
     assert stats["storage_per_ply"]["12"] == {
-        "form": "packed+rows", "packed": held, "packed_bytes": len(blob), "rows": 574 - held,
-        "bytes_per_packed_position": round(len(blob) / held, 2)}
+        "form": "packed+rows",
+        "packed": held,
+        "packed_bytes": len(blob),
+        "rows": 574 - held,
+        "bytes_per_packed_position": round(len(blob) / held, 2),
+    }
     assert stats["storage_per_ply"]["11"]["form"] == "sealed"
     line = c4book("stats", "--db", str(path)).stdout.splitlines()[6]
     # Ply 12 is not marked complete here, though it holds every position: all of it.
     assert stats["coverage_per_ply"] == {"12": 1.0}
-    assert line.split()[6:] == ["packed+rows", f"{len(blob) / held:.2f}",
-                                f"({574 - held:,}", "rows)", "(100.0%", "of", "the", "ply)"]
+    assert line.split()[6:] == [
+        "packed+rows",
+        f"{len(blob) / held:.2f}",
+        f"({574 - held:,}",
+        "rows)",
+        "(100.0%",
+        "of",
+        "the",
+        "ply)",
+    ]
 
 
 # -- errors -------------------------------------------------------------------
 
-@pytest.mark.parametrize("command, moves", [("query", m) for m in BAD_MOVES]
-                         + [("move", m) for m in ("4a", "0", "8", "4444444", "1212121")])
+
+@pytest.mark.parametrize(
+    "command, moves",
+    [("query", m) for m in BAD_MOVES]
+    + [("move", m) for m in ("4a", "0", "8", "4444444", "1212121")],
+)
 def test_bad_moves_are_one_line(db, command, moves):
     result = c4book(command, moves, "--db", db)
     line = assert_one_line_error(result, command, repr(moves))
@@ -379,8 +492,7 @@ def test_bad_moves_are_one_line(db, command, moves):
         assert "game" in line
 
 
-@pytest.mark.parametrize("command", ["query", "move", "stats", "play", "verify", "upgrade",
-                                     "pack"])
+@pytest.mark.parametrize("command", ["query", "move", "stats", "play", "verify", "upgrade", "pack"])
 def test_missing_book(tmp_path, command):
     missing = tmp_path / "missing.db"
     args = [command, SMALL_ROOT] if command in ("query", "move") else [command]
@@ -404,14 +516,17 @@ def make_non_books(tmp_path) -> dict[str, Path]:
     return {"text": text, "empty": empty, "other": other, "folder": folder}
 
 
-@pytest.mark.parametrize("command, kind, words", [
-    ("query", "text", "not a SQLite file"),
-    ("query", "empty", "empty file"),
-    ("query", "other", "not a c4book book"),
-    ("query", "folder", "directory"),
-    ("stats", "text", "not a SQLite file"),
-    ("stats", "other", "not a c4book book"),
-])
+@pytest.mark.parametrize(
+    "command, kind, words",
+    [
+        ("query", "text", "not a SQLite file"),
+        ("query", "empty", "empty file"),
+        ("query", "other", "not a c4book book"),
+        ("query", "folder", "directory"),
+        ("stats", "text", "not a SQLite file"),
+        ("stats", "other", "not a c4book book"),
+    ],
+)
 def test_non_book_file(tmp_path, command, kind, words):
     path = make_non_books(tmp_path)[kind]
     args = [command, SMALL_ROOT] if command == "query" else [command]
@@ -423,17 +538,21 @@ def test_non_book_file(tmp_path, command, kind, words):
 
 # -- build: bad input ---------------------------------------------------------
 
-@pytest.mark.parametrize("args, words", [
-    (["--root", "4a", "--ply", "12"], "'4a'"),
-    (["--root", "4444444", "--ply", "12"], "column 4 is full"),
-    (["--root", "1212121", "--ply", "12"], "finished game"),
-    (["--root", SMALL_ROOT, "--ply", "7"], "--ply 7"),
-    (["--ply", "43"], "--ply 43"),
-    (["--root", SMALL_ROOT, "--ply", "12", "--address", "foo"], "'foo'"),
-    (["--root", SMALL_ROOT, "--ply", "12", "--address", "host:99999"], "'host:99999'"),
-    (["--root", SMALL_ROOT, "--ply", "12", "--workers", "0"], "--workers"),
-    (["--root", SMALL_ROOT, "--ply", "12", "--threads", "0"], "--threads"),
-])
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--root", "4a", "--ply", "12"], "'4a'"),
+        (["--root", "4444444", "--ply", "12"], "column 4 is full"),
+        (["--root", "1212121", "--ply", "12"], "finished game"),
+        (["--root", SMALL_ROOT, "--ply", "7"], "--ply 7"),
+        (["--ply", "43"], "--ply 43"),
+        (["--root", SMALL_ROOT, "--ply", "12", "--address", "foo"], "'foo'"),
+        (["--root", SMALL_ROOT, "--ply", "12", "--address", "host:99999"], "'host:99999'"),
+        (["--root", SMALL_ROOT, "--ply", "12", "--workers", "0"], "--workers"),
+        (["--root", SMALL_ROOT, "--ply", "12", "--threads", "0"], "--threads"),
+    ],
+)
 def test_build_bad_input_creates_nothing(tmp_path, args, words):
     target = tmp_path / "new.db"
     result = c4book("build", *args, "--db", str(target), "--no-progress")
@@ -458,8 +577,19 @@ def test_build_refuses_a_non_book_file(tmp_path):
 
 def test_build_bad_table_size_creates_nothing(tmp_path):
     target = tmp_path / "new.db"
-    result = c4book("build", "--root", SMALL_ROOT, "--ply", "9", "--table-log2", "5",
-                    "--db", str(target), "--no-progress", timeout=240)
+    result = c4book(
+        "build",
+        "--root",
+        SMALL_ROOT,
+        "--ply",
+        "9",
+        "--table-log2",
+        "5",
+        "--db",
+        str(target),
+        "--no-progress",
+        timeout=240,
+    )
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
     assert not target.exists()
@@ -469,8 +599,13 @@ def test_a_reader_that_goes_away_is_not_an_error():
     """``c4book solve < file | head -1``: stop quietly when stdout is closed."""
     data = Path(__file__).parent / "data" / "Test_L3_R1"
     with open(data) as stdin:
-        proc = subprocess.Popen([*c4book_command(), "solve"], stdin=stdin,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [*c4book_command(), "solve"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         first = proc.stdout.readline()
         proc.stdout.close()
         _, err = proc.communicate(timeout=120)
@@ -480,11 +615,15 @@ def test_a_reader_that_goes_away_is_not_an_error():
 
 # -- other boards ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", ["solve", "query", "move", "play", "build"])
 @pytest.mark.parametrize("board", ["3x3", "10x7", "8x8", "7x"])
 def test_a_bad_board_is_one_line_naming_what_is_allowed(command, board, tmp_path):
-    args = {"query": ["4453"], "move": ["4453"], "build": ["--ply", "3", "--db",
-                                                           str(tmp_path / "x.db")]}
+    args = {
+        "query": ["4453"],
+        "move": ["4453"],
+        "build": ["--ply", "3", "--db", str(tmp_path / "x.db")],
+    }
     result = c4book(command, *args.get(command, []), "--board", board)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
@@ -498,25 +637,27 @@ def test_solve_reads_positions_of_the_board_given():
     solver = Solver(board=board, table_log2=20)
     lines = ["", "3", "34", "616161", "17"]
     result = c4book("solve", "--board", "6x5", "--threads", "1", stdin="\n".join(lines) + "\n")
-    assert result.returncode == 1   # "17": 7 is no column of 6x5
-    assert result.stdout.splitlines() == [f"{m} {solver.solve(Position.from_moves(m, board))}"
-                                          for m in lines[1:4]]
-    assert "line 5: illegal move '7' at position 2 of '17': columns are digits 1-6" \
-        in result.stderr
+    assert result.returncode == 1  # "17": 7 is no column of 6x5
+    assert result.stdout.splitlines() == [
+        f"{m} {solver.solve(Position.from_moves(m, board))}" for m in lines[1:4]
+    ]
+    assert "line 5: illegal move '7' at position 2 of '17': columns are digits 1-6" in result.stderr
     analyzed = c4book("solve", "--board", "6x5", "--analyze", stdin="34\n")
-    assert analyzed.stdout == "34 " + " ".join(
-        map(str, solver.analyze(Position.from_moves("34", board)))) + "\n"
+    assert (
+        analyzed.stdout
+        == "34 " + " ".join(map(str, solver.analyze(Position.from_moves("34", board)))) + "\n"
+    )
 
 
 def test_query_and_move_without_a_book_play_the_board_given(tmp_path):
     board = Board(5, 4)
     solver = Solver(board=board, table_log2=16)
-    result = c4book("query", "3", "--board", "5x4", "--json")   # the shipped book is 7x6
+    result = c4book("query", "3", "--board", "5x4", "--json")  # the shipped book is 7x6
     answer = json.loads(result.stdout)
     position = Position.from_moves("3", board)
     assert answer["source"] == "search" and answer["move_scores"] == solver.analyze(position)
     text = c4book("query", "3", "--board", "5x4").stdout.splitlines()
-    assert text[:5] == str(position).splitlines()   # the 5x4 board, drawn
+    assert text[:5] == str(position).splitlines()  # the 5x4 board, drawn
     move = json.loads(c4book("move", "33", "--board", "5x4", "--json").stdout)
     assert move["source"] == "search" and move["score"] == solver.solve("33")
 
@@ -550,11 +691,22 @@ def test_build_of_another_board_refuses_a_contradiction_and_dry_runs(six_by_five
 
     path = str(tmp_path / "grow.db")
     shutil.copy(six_by_five, path)
-    assert_one_line_error(c4book("build", "--ply", "7", "--db", path, "--board", "7x6"),
-                          "build", "6x5 board, not 7x6")
-    dry = c4book("build", "--ply", "7", "--db", path, "--dry-run", "--sample", "5",
-                 "--no-progress")
+    assert_one_line_error(
+        c4book("build", "--ply", "7", "--db", path, "--board", "7x6"), "build", "6x5 board, not 7x6"
+    )
+    dry = c4book("build", "--ply", "7", "--db", path, "--dry-run", "--sample", "5", "--no-progress")
     assert dry.returncode == 0 and "11,871" in dry.stdout, dry.stdout + dry.stderr
-    fresh = c4book("build", "--ply", "4", "--db", str(tmp_path / "nine.db"), "--board", "9x4",
-                   "--dry-run", "--sample", "3", "--no-progress")
+    fresh = c4book(
+        "build",
+        "--ply",
+        "4",
+        "--db",
+        str(tmp_path / "nine.db"),
+        "--board",
+        "9x4",
+        "--dry-run",
+        "--sample",
+        "3",
+        "--no-progress",
+    )
     assert fresh.returncode == 0 and not (tmp_path / "nine.db").exists()

@@ -20,11 +20,12 @@ def test_keys_of_many_equal_key_of():
     random.Random(6).shuffle(strings)
     text = "".join(strings).encode("ascii", "replace")
     keys, usable = keys_of_many(B, text, np.cumsum([len(s) for s in strings]))
-    assert [int(k) if ok else None for k, ok in zip(keys.tolist(), usable.tolist())] == \
-        [key_of(s) for s in strings]
+    assert [int(k) if ok else None for k, ok in zip(keys.tolist(), usable.tolist())] == [
+        key_of(s) for s in strings
+    ]
     assert sum(not ok for ok in usable.tolist()) == len(BAD)
     assert keys_of_many(B, b"", np.zeros(0, np.int64))[0].tolist() == []
-    assert keys_of_many(B, b"", np.zeros(2, np.int64))[0].tolist() == [0, 0]   # two empty boards
+    assert keys_of_many(B, b"", np.zeros(2, np.int64))[0].tolist() == [0, 0]  # two empty boards
 
 
 @pytest.mark.parametrize("size", [1, 2, 7, 1000])
@@ -52,8 +53,9 @@ def test_locate_finds_each_key_and_says_which_orientation_is_stored():
             assert where & 1 == (mirror_bits(key) < key), asked
 
 
-@pytest.mark.parametrize("moves, expected", [("4453", ABSENT), ("", ABSENT)]
-                         + [(bad, NOT_A_GAME) for bad in BAD])
+@pytest.mark.parametrize(
+    "moves, expected", [("4453", ABSENT), ("", ABSENT)] + [(bad, NOT_A_GAME) for bad in BAD]
+)
 def test_locate_misses(moves, expected):
     keys = np.array([key_of("444"), key_of("4444")], np.uint64)
     assert locate(B, moves.encode("ascii", "replace"), keys) == expected
@@ -61,6 +63,7 @@ def test_locate_misses(moves, expected):
 
 
 # -- a parent's move scores, read from its children ---------------------------------------
+
 
 def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_book_path):
     from conftest import book_moves
@@ -88,7 +91,7 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
                 if not flipped:
                     assert code == canonical_code
                 full_columns += NO_MOVE in scores
-    assert full_columns > 0   # the small book's root has a full column
+    assert full_columns > 0  # the small book's root has a full column
     family = plies.families[8]
     assert locate_parent(B, b"4453", *family)[0] == ABSENT
     assert locate_parent(B, b"44444444", *family)[0] == NOT_A_GAME
@@ -108,7 +111,7 @@ def test_locate_parent_reports_a_missing_child_and_the_reader_a_damaged_book(sma
     damaged = Plies(sealed, {}, COMPLETE, "some.db")
     assert locate_parent(B, b"44444433111", *damaged.families[11])[1] == -1
     with Book.open(small_book_path) as book:
-        book._plies = damaged   # the same book, one position of its last ply gone
+        book._plies = damaged  # the same book, one position of its last ply gone
         with pytest.raises(CorruptBookError, match="ply 12 lacks a child of a ply-11 position"):
             book.get("44444433111")
 
@@ -124,7 +127,7 @@ def test_a_parent_score_no_move_gives_is_a_damaged_book_not_an_answer(small_book
     keys, scores, best = sealed[11]
     at = int(np.flatnonzero(keys == canonical("44444433111"))[0])
     changed = scores.copy()
-    changed[at] = 21   # no child of this position scores -21
+    changed[at] = 21  # no child of this position scores -21
     sealed[11] = Segment(keys, changed, best)
     damaged = Plies(sealed, {}, COMPLETE, "some.db")
     where, code, _ = locate_parent(B, b"44444433111", *damaged.families[11])
@@ -153,10 +156,13 @@ def test_the_last_cell_is_read_without_a_child(small_book_path):
     assert where >= 0 and list(scores) == [NO_MOVE] * 3 + [0] + [NO_MOVE] * 3
     assert code == plies.at(41, where >> 1)[0]
     with Book.open(small_book_path) as book:
-        book._plies = plies   # the same reader, over these two plies
+        book._plies = plies  # the same reader, over these two plies
         entry = book.get(moves)
         mirrored = book.get(mirror_moves(moves))
     assert (entry.score, entry.best_moves) == (0, (4,))
     assert entry.move_scores == (None, None, None, 0, None, None, None)
-    assert (mirrored.score, mirrored.best_moves, mirrored.move_scores) == \
-        (0, (4,), entry.move_scores)
+    assert (mirrored.score, mirrored.best_moves, mirrored.move_scores) == (
+        0,
+        (4,),
+        entry.move_scores,
+    )

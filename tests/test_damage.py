@@ -30,7 +30,7 @@ from bookgen.book.store import BookStore
 from solver import Position
 
 ROOT_KEY = Position.from_moves(SMALL_ROOT).canonical_key
-BATCH = 150   # frontier positions a batch, as the build cuts them in key order
+BATCH = 150  # frontier positions a batch, as the build cuts them in key order
 
 
 def varint(data: bytes, at: int) -> tuple[int, int]:
@@ -52,25 +52,25 @@ def cells(path: str, table: str) -> list[tuple[int, int]]:
     data = Path(path).read_bytes()
     page_size = struct.unpack(">H", data[16:18])[0]
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        (root,), = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,))
+        ((root,),) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,))
     found, pages = [], [root]
     while pages:
         page = pages.pop()
         base = (page - 1) * page_size
         header = base + (100 if page == 1 else 0)
-        kind, count = data[header], struct.unpack(">H", data[header + 3:header + 5])[0]
+        kind, count = data[header], struct.unpack(">H", data[header + 3 : header + 5])[0]
         pointers = header + (12 if kind == 5 else 8)
         for i in range(count):
-            cell = base + struct.unpack(">H", data[pointers + 2 * i:pointers + 2 * i + 2])[0]
-            if kind == 5:   # an interior page: its children
-                pages.append(struct.unpack(">I", data[cell:cell + 4])[0])
+            cell = base + struct.unpack(">H", data[pointers + 2 * i : pointers + 2 * i + 2])[0]
+            if kind == 5:  # an interior page: its children
+                pages.append(struct.unpack(">I", data[cell : cell + 4])[0])
             else:
-                assert kind == 13, kind   # a leaf: payload size, rowid, payload
+                assert kind == 13, kind  # a leaf: payload size, rowid, payload
                 size, at = varint(data, cell)
                 _, at = varint(data, at)
                 found.append((cell, at + size))
         if kind == 5:
-            pages.append(struct.unpack(">I", data[header + 8:header + 12])[0])
+            pages.append(struct.unpack(">I", data[header + 8 : header + 12])[0])
     return sorted(found)
 
 
@@ -86,8 +86,9 @@ def stopped_build(small_book_path, tmp_path_factory) -> str:
         for start in range(0, 3 * BATCH, BATCH):
             part = slice(start, start + BATCH)
             nodes = (keys[part] % np.uint64(99_991)).astype(np.int64) * 37 + 5
-            store.insert_new(Rows(SMALL_PLY, keys[part], scores[part], best[part],
-                                  nodes=nodes), 1.25)
+            store.insert_new(
+                Rows(SMALL_PLY, keys[part], scores[part], best[part], nodes=nodes), 1.25
+            )
     finally:
         store.close()
     return path
@@ -110,8 +111,13 @@ class Readers:
     def _book(self, path: str):
         try:
             with Book.open(path) as book:
-                return (book.get_many(self.asked), [book.get(m) for m in self.asked[::7]],
-                        book.info, book.count_by_ply(), book.score_counts())
+                return (
+                    book.get_many(self.asked),
+                    [book.get(m) for m in self.asked[::7]],
+                    book.info,
+                    book.count_by_ply(),
+                    book.score_counts(),
+                )
         except CorruptBookError as error:
             assert "\n" not in str(error)
             return "error"
@@ -122,9 +128,11 @@ class Readers:
             store = BookStore(path, SMALL_ROOT, ROOT_KEY, readonly=True)
             try:
                 plies = sorted(store.count_by_ply())
-                return ([[a.tolist() for a in store.entries_at(p) if a is not None]
-                         for p in plies], [store.keys_at(p).tolist() for p in plies],
-                        store.meta())
+                return (
+                    [[a.tolist() for a in store.entries_at(p) if a is not None] for p in plies],
+                    [store.keys_at(p).tolist() for p in plies],
+                    store.meta(),
+                )
             finally:
                 store.close()
         except CorruptBookError as error:
@@ -132,8 +140,9 @@ class Readers:
             return "error"
 
 
-def flip_every_byte(path: str, ranges: list[tuple[int, int]], tmp_path: Path,
-                    seed: int, step: int = 1) -> dict[str, int]:
+def flip_every_byte(
+    path: str, ranges: list[tuple[int, int]], tmp_path: Path, seed: int, step: int = 1
+) -> dict[str, int]:
     """Flip one bit (drawn with ``seed``) of each byte in ``ranges`` (of every ``step``-th),
     one copy at a time, and read each copy: every reader must refuse it or answer as from
     the clean book.  How many copies every reader refused, and how many changed nothing."""
@@ -147,11 +156,13 @@ def flip_every_byte(path: str, ranges: list[tuple[int, int]], tmp_path: Path,
             damaged[at] ^= 1 << rng.randrange(8)
             Path(copy).write_bytes(damaged)
             book, store = readers.read(copy)
-            for reader, read, expected in (("Book", book, readers.clean[0]),
-                                           ("BookStore", store, readers.clean[1])):
+            for reader, read, expected in (
+                ("Book", book, readers.clean[0]),
+                ("BookStore", store, readers.clean[1]),
+            ):
                 assert read in ("error", expected), f"{reader} answered wrongly: byte {at}"
             outcomes["refused" if (book, store) == ("error", "error") else "unchanged"] += 1
-            for name in os.listdir(tmp_path):   # what SQLite may leave beside a copy
+            for name in os.listdir(tmp_path):  # what SQLite may leave beside a copy
                 if name != "flipped.db":
                     os.remove(tmp_path / name)
     return outcomes
@@ -159,8 +170,10 @@ def flip_every_byte(path: str, ranges: list[tuple[int, int]], tmp_path: Path,
 
 # -- one flipped bit ---------------------------------------------------------------------
 
+
 def test_a_flipped_bit_in_a_stopped_build_s_rows_or_meta_is_refused_never_answered(
-        stopped_build, tmp_path):
+    stopped_build, tmp_path
+):
     rows, meta = cells(stopped_build, "positions"), cells(stopped_build, "meta")
     assert len(rows) == 3 * BATCH and len(meta) == 10
     # every byte of every tenth row, and of every meta row and value
@@ -170,8 +183,7 @@ def test_a_flipped_bit_in_a_stopped_build_s_rows_or_meta_is_refused_never_answer
     assert outcomes["unchanged"] < total // 100, outcomes
 
 
-def test_a_flipped_bit_in_derived_rows_with_move_scores_is_refused(small_rows_book_path,
-                                                                   tmp_path):
+def test_a_flipped_bit_in_derived_rows_with_move_scores_is_refused(small_rows_book_path, tmp_path):
     rows = cells(small_rows_book_path, "positions")
     assert len(rows) == 753
     outcomes = flip_every_byte(small_rows_book_path, rows[::60], tmp_path, seed=17)
@@ -186,8 +198,9 @@ def test_a_flipped_bit_in_a_sealed_book_s_segments_is_refused(small_book_path, t
     assert outcomes["unchanged"] < sum(outcomes.values()) // 50, outcomes
 
 
-def test_a_flipped_bit_in_the_sqlite_header_is_one_line_or_changes_nothing(small_book_path,
-                                                                           tmp_path):
+def test_a_flipped_bit_in_the_sqlite_header_is_one_line_or_changes_nothing(
+    small_book_path, tmp_path
+):
     from bookgen import BookError
 
     clean, copy = Path(small_book_path).read_bytes(), tmp_path / "header.db"
@@ -203,7 +216,7 @@ def test_a_flipped_bit_in_the_sqlite_header_is_one_line_or_changes_nothing(small
             try:
                 with Book.open(str(copy)) as book:
                     assert book.get_many(asked) == expected, (at, bit)
-            except BookError as error:   # not SQLite, or damaged: one line either way
+            except BookError as error:  # not SQLite, or damaged: one line either way
                 assert "\n" not in str(error), (at, bit, str(error))
                 refused += 1
     assert refused > 100
@@ -211,9 +224,9 @@ def test_a_flipped_bit_in_the_sqlite_header_is_one_line_or_changes_nothing(small
 
 # -- every command: one line ---------------------------------------------------------------
 
+
 def c4book(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*c4book_command(), *args], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([*c4book_command(), *args], capture_output=True, text=True, timeout=300)
 
 
 def one_line_error(result: subprocess.CompletedProcess, command: str, *words: str) -> None:
@@ -227,8 +240,10 @@ def one_line_error(result: subprocess.CompletedProcess, command: str, *words: st
 
 def stored_rows(path: str) -> list[tuple]:
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return conn.execute("SELECT * FROM positions ORDER BY key").fetchall() + \
-            conn.execute("SELECT * FROM segments").fetchall()
+        return (
+            conn.execute("SELECT * FROM positions ORDER BY key").fetchall()
+            + conn.execute("SELECT * FROM segments").fetchall()
+        )
 
 
 @pytest.mark.parametrize("field", ["score", "best moves"])
@@ -237,24 +252,30 @@ def test_a_damaged_row_is_refused_by_every_command(stopped_build, tmp_path, fiel
     path = str(tmp_path / "damaged.db")
     shutil.copy(stopped_build, path)
     with closing(sqlite3.connect(path)) as conn:
-        key, = conn.execute("SELECT min(key) FROM positions WHERE best_moves LIKE '%6%' "
-                            "AND best_moves NOT LIKE '%7%'").fetchone()
-    change = ("score = score + 2" if field == "score" else
-              "best_moves = replace(best_moves, '6', '7')")
+        (key,) = conn.execute(
+            "SELECT min(key) FROM positions WHERE best_moves LIKE '%6%' "
+            "AND best_moves NOT LIKE '%7%'"
+        ).fetchone()
+    change = (
+        "score = score + 2" if field == "score" else "best_moves = replace(best_moves, '6', '7')"
+    )
     run_sql(path, f"UPDATE positions SET {change} WHERE key = {key}")
     moves = book_moves(stopped_build, SMALL_PLY)[book_keys_of(stopped_build).index(key)]
     damaged = f"the book's ply {SMALL_PLY} is damaged: its row of key {key} fails its checksum"
     before = stored_rows(path)
     commands = [["move", moves, "--json"], ["pack"]]
-    if field == "score":   # the readers are the same for either field
-        commands += [["query", moves], ["stats"],
-                     ["build", "--root", SMALL_ROOT, "--ply", str(SMALL_PLY), "--no-progress"]]
+    if field == "score":  # the readers are the same for either field
+        commands += [
+            ["query", moves],
+            ["stats"],
+            ["build", "--root", SMALL_ROOT, "--ply", str(SMALL_PLY), "--no-progress"],
+        ]
         checked = c4book("verify", "--db", path, "--sample", "5", "--no-progress")
         assert checked.returncode == 1 and "FAILED" in checked.stdout, checked.stdout
         assert damaged in checked.stdout
     for command in commands:
         one_line_error(c4book(*command, "--db", path), command[0], damaged)
-    assert stored_rows(path) == before   # nothing packed, sealed or added over it
+    assert stored_rows(path) == before  # nothing packed, sealed or added over it
 
 
 def book_keys_of(path: str) -> list[int]:
@@ -264,57 +285,101 @@ def book_keys_of(path: str) -> list[int]:
 
 def test_a_flipped_meta_byte_is_refused_by_every_command(small_book_copy):
     # As the issue found it: complete_plies "[0," -> "[1," (here "[8," -> "[9,").
-    run_sql(small_book_copy, "UPDATE meta SET value = replace(value, '[8,', '[9,') "
-                             "WHERE name = 'complete_plies'")
+    run_sql(
+        small_book_copy,
+        "UPDATE meta SET value = replace(value, '[8,', '[9,') WHERE name = 'complete_plies'",
+    )
     named = "its meta 'complete_plies' (value '[9, 9, 10, 11, 12]') fails its checksum"
-    for command in (["move", SMALL_ROOT], ["query", SMALL_ROOT], ["stats"], ["pack"],
-                    ["verify", "--sample", "0"], ["upgrade"],
-                    ["build", "--root", SMALL_ROOT, "--ply", str(SMALL_PLY)]):
+    for command in (
+        ["move", SMALL_ROOT],
+        ["query", SMALL_ROOT],
+        ["stats"],
+        ["pack"],
+        ["verify", "--sample", "0"],
+        ["upgrade"],
+        ["build", "--root", SMALL_ROOT, "--ply", str(SMALL_PLY)],
+    ):
         one_line_error(c4book(*command, "--db", small_book_copy), command[0], named)
 
 
 def test_a_segment_s_row_that_does_not_describe_it_is_refused(small_book_copy):
     # The blob's checksum covers the blob, not its row: a row whose ply or count changed.
     run_sql(small_book_copy, f"UPDATE segments SET ply = {SMALL_PLY + 1} WHERE ply = {SMALL_PLY}")
-    with pytest.raises(CorruptBookError, match=f"ply {SMALL_PLY + 1} is damaged: its segment "
-                                               f"holds positions of {SMALL_PLY} stones"):
+    with pytest.raises(
+        CorruptBookError,
+        match=f"ply {SMALL_PLY + 1} is damaged: its segment holds positions of {SMALL_PLY} stones",
+    ):
         Book.open(small_book_copy)
-    run_sql(small_book_copy, f"UPDATE segments SET ply = {SMALL_PLY}, count = 575 "
-                             f"WHERE ply = {SMALL_PLY + 1}")
-    with pytest.raises(CorruptBookError, match=f"ply {SMALL_PLY} is damaged: its segment's row "
-                                               "says 575 positions, the segment 574"):
+    run_sql(
+        small_book_copy,
+        f"UPDATE segments SET ply = {SMALL_PLY}, count = 575 WHERE ply = {SMALL_PLY + 1}",
+    )
+    with pytest.raises(
+        CorruptBookError,
+        match=f"ply {SMALL_PLY} is damaged: its segment's row says 575 positions, the segment 574",
+    ):
         Book.open(small_book_copy)
 
 
 def first_segment_twice(path: str) -> None:
-    run_sql(path, f"INSERT INTO segments (ply, count, data) SELECT ply, count, data "
-                  f"FROM segments WHERE ply = {SMALL_PLY}")
+    run_sql(
+        path,
+        f"INSERT INTO segments (ply, count, data) SELECT ply, count, data "
+        f"FROM segments WHERE ply = {SMALL_PLY}",
+    )
 
 
-@pytest.mark.parametrize("damage, words", [
-    # a meta value no reader can parse, under a checksum that matches it (a faulty writer)
-    (lambda p: run_sql(p, "UPDATE meta SET value = '[8, 9' WHERE name = 'complete_plies'",
-                       stamped=True), "its meta 'complete_plies' is '[8, 9', which c4book"),
-    (lambda p: run_sql(p, "UPDATE meta SET value = '1x' WHERE name = 'ply'", stamped=True),
-     "its meta 'ply' is '1x', which c4book cannot read"),
-    (lambda p: run_sql(p, "UPDATE meta SET value = '4e' WHERE name = 'root_key'",
-                       stamped=True), "root '44444433' and root key '4e' do not agree"),
-    (lambda p: run_sql(p, "UPDATE meta SET name = 'roos' WHERE name = 'root'", stamped=True),
-     "its meta's root None and root key"),
-    # the same names and values without a checksum that matches them: damage
-    (lambda p: run_sql(p, "UPDATE meta SET name = 'roos' WHERE name = 'root'"),
-     "its meta 'roos' (value '44444433') is not in the meta's checksum"),
-    (lambda p: run_sql(p, "UPDATE meta SET value = '{' WHERE name = 'meta_checksum'"),
-     "its meta has no readable checksum ('meta_checksum' is '{')"),
-    # a ply's segment stored twice
-    (first_segment_twice, f"ply {SMALL_PLY} is damaged: two of its parts"),
-], ids=["unreadable plies", "unreadable ply", "root key", "no root", "renamed root",
-        "meta checksum", "segments share a key"])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        # a meta value no reader can parse, under a checksum that matches it (a faulty writer)
+        (
+            lambda p: run_sql(
+                p, "UPDATE meta SET value = '[8, 9' WHERE name = 'complete_plies'", stamped=True
+            ),
+            "its meta 'complete_plies' is '[8, 9', which c4book",
+        ),
+        (
+            lambda p: run_sql(p, "UPDATE meta SET value = '1x' WHERE name = 'ply'", stamped=True),
+            "its meta 'ply' is '1x', which c4book cannot read",
+        ),
+        (
+            lambda p: run_sql(
+                p, "UPDATE meta SET value = '4e' WHERE name = 'root_key'", stamped=True
+            ),
+            "root '44444433' and root key '4e' do not agree",
+        ),
+        (
+            lambda p: run_sql(p, "UPDATE meta SET name = 'roos' WHERE name = 'root'", stamped=True),
+            "its meta's root None and root key",
+        ),
+        # the same names and values without a checksum that matches them: damage
+        (
+            lambda p: run_sql(p, "UPDATE meta SET name = 'roos' WHERE name = 'root'"),
+            "its meta 'roos' (value '44444433') is not in the meta's checksum",
+        ),
+        (
+            lambda p: run_sql(p, "UPDATE meta SET value = '{' WHERE name = 'meta_checksum'"),
+            "its meta has no readable checksum ('meta_checksum' is '{')",
+        ),
+        # a ply's segment stored twice
+        (first_segment_twice, f"ply {SMALL_PLY} is damaged: two of its parts"),
+    ],
+    ids=[
+        "unreadable plies",
+        "unreadable ply",
+        "root key",
+        "no root",
+        "renamed root",
+        "meta checksum",
+        "segments share a key",
+    ],
+)
 def test_damage_is_one_line_on_the_command_line(small_book_copy, damage, words):
     damage(small_book_copy)
     one_line_error(c4book("query", SMALL_ROOT, "--db", small_book_copy), "query", words)
     checked = c4book("verify", "--sample", "0", "--no-progress", "--db", small_book_copy)
-    if checked.stdout:   # a damaged ply is one of the problems verify reports
+    if checked.stdout:  # a damaged ply is one of the problems verify reports
         assert checked.returncode == 1 and "FAILED" in checked.stdout, checked.stdout
         assert words in checked.stdout and checked.stderr == ""
     else:
@@ -337,18 +402,21 @@ def test_a_damaged_sqlite_header_is_one_line(small_book_copy):
             break
     else:
         pytest.fail("no header flip gave SQLite's report of several lines")
-    one_line_error(c4book("query", SMALL_ROOT, "--db", small_book_copy), "query",
-                   "is a damaged SQLite file: *** in database main *** ")
+    one_line_error(
+        c4book("query", SMALL_ROOT, "--db", small_book_copy),
+        "query",
+        "is a damaged SQLite file: *** in database main *** ",
+    )
 
 
 def test_damage_sqlite_finds_after_open_is_one_line(stopped_build, tmp_path):
     path = str(tmp_path / "later.db")
     shutil.copy(stopped_build, path)
-    store = BookStore(path, SMALL_ROOT, ROOT_KEY, readonly=True)   # checked, and open
+    store = BookStore(path, SMALL_ROOT, ROOT_KEY, readonly=True)  # checked, and open
     try:
         page_size = struct.unpack(">H", Path(path).read_bytes()[16:18])[0]
         pages = {start // page_size for start, _ in cells(path, "positions")}
-        with open(path, "r+b") as handle:   # the rows' pages overwritten meanwhile
+        with open(path, "r+b") as handle:  # the rows' pages overwritten meanwhile
             for page in pages:
                 handle.seek(page * page_size)
                 handle.write(b"\xde\xad\xbe\xef" * (page_size // 4))
@@ -363,19 +431,33 @@ def test_damage_sqlite_finds_after_open_is_one_line(stopped_build, tmp_path):
 
 # -- a new book that fails leaves nothing ------------------------------------------------
 
+
 @pytest.mark.parametrize("limit", [0, 8192])
 def test_a_build_that_fills_the_disk_leaves_nothing_and_says_so(tmp_path, limit):
     import resource
     import signal
 
-    def limited() -> None:   # writes past ``limit`` bytes fail with EFBIG, as on a full disk
+    def limited() -> None:  # writes past ``limit`` bytes fail with EFBIG, as on a full disk
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     path = tmp_path / "new.db"
-    result = subprocess.run([*c4book_command(), "build", "--db", str(path), "--root", SMALL_ROOT,
-                             "--ply", "9", "--no-progress"], capture_output=True, text=True,
-                            timeout=300, preexec_fn=limited)
+    result = subprocess.run(
+        [
+            *c4book_command(),
+            "build",
+            "--db",
+            str(path),
+            "--root",
+            SMALL_ROOT,
+            "--ply",
+            "9",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=limited,
+    )
     one_line_error(result, "build", f"cannot write a book at {str(path)!r}")
-    assert os.listdir(tmp_path) == []   # no 4,096-byte file, no -wal or -shm: a rerun builds
-
+    assert os.listdir(tmp_path) == []  # no 4,096-byte file, no -wal or -shm: a rerun builds

@@ -28,8 +28,9 @@ def random_scores(keys: np.ndarray, ply: int, seed: int) -> np.ndarray:
     return rng.integers(-top, top + 1, len(keys)).astype(np.int8)
 
 
-@pytest.mark.parametrize("root, deepest", [(SMALL_ROOT, 12), (SMALL_ROOT, 14), ("4453", 8),
-                                           ("", 5)])
+@pytest.mark.parametrize(
+    "root, deepest", [(SMALL_ROOT, 12), (SMALL_ROOT, 14), ("4453", 8), ("", 5)]
+)
 def test_every_shallower_ply_equals_the_position_derivation(root, deepest):
     levels = keys_by_ply(Position.from_moves(root), deepest)
     scores = {deepest: random_scores(levels[deepest], deepest, seed=deepest)}
@@ -40,8 +41,11 @@ def test_every_shallower_ply_equals_the_position_derivation(root, deepest):
         positions = [Position.from_moves(m) for m in moves_of_keys(levels[ply])]
         for i, position in enumerate(positions):
             score, best, packed = reference_entry(position, child_scores)
-            assert (int(entries.scores[i]), BEST_TEXT[entries.best[i]],
-                    entries.move_scores[i].tobytes()) == (score, best, packed), position.moves
+            assert (
+                int(entries.scores[i]),
+                BEST_TEXT[entries.best[i]],
+                entries.move_scores[i].tobytes(),
+            ) == (score, best, packed), position.moves
 
 
 def test_a_winning_move_needs_no_child():
@@ -58,8 +62,11 @@ def test_a_winning_move_needs_no_child():
     keys = np.array(sorted(children), dtype=np.uint64)
     entries = derive(parents, keys, np.ones(len(keys), dtype=np.int8))
     expected = reference_entry(canonical, children)
-    assert (int(entries.scores[0]), BEST_TEXT[entries.best[0]],
-            entries.move_scores[0].tobytes()) == expected
+    assert (
+        int(entries.scores[0]),
+        BEST_TEXT[entries.best[0]],
+        entries.move_scores[0].tobytes(),
+    ) == expected
     assert entries.scores[0] == win_score(canonical.ply)
 
 
@@ -68,8 +75,9 @@ def test_a_missing_child_is_named():
     levels = keys_by_ply(root, 9)
     with pytest.raises(MissingChildError, match=r"\(child of '33444444'\) is not in the book"):
         derive(levels[8], levels[9][1:], np.zeros(len(levels[9]) - 1, dtype=np.int8))
-    loose = derive(levels[8], levels[9][1:], np.zeros(len(levels[9]) - 1, dtype=np.int8),
-                   strict=False)
+    loose = derive(
+        levels[8], levels[9][1:], np.zeros(len(levels[9]) - 1, dtype=np.int8), strict=False
+    )
     assert loose.missing.tolist() == [int(levels[9][0])] and not loose.complete[0]
 
 

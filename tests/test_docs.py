@@ -43,13 +43,13 @@ NOT_RUN = {
     "pack": "rewrites the book it is given (tests/test_upgrade.py packs copies)",
     "upgrade": "rewrites the book it is given (tests/test_upgrade.py upgrades copies)",
     "export": "writes a data set: 14 s and 94 MB for the shipped book as Parquet "
-              "(tests/test_export.py exports small books)",
+    "(tests/test_export.py exports small books)",
 }
 # Python blocks not run, by their first line, and why.
 NOT_RUN_BLOCKS = {
     "import pyarrow.parquet as pq": "reads an export of the whole shipped book (c4book export, "
-                                    "14 s) with pandas, polars and DuckDB, which c4book does not "
-                                    "depend on; tests/test_export.py reads small exports back",
+    "14 s) with pandas, polars and DuckDB, which c4book does not "
+    "depend on; tests/test_export.py reads small exports back",
 }
 # Other programs in the docs' shell blocks: not c4book's to check.
 OTHER_PROGRAMS = {
@@ -70,25 +70,33 @@ OTHER_PROGRAMS = {
 # Values for the placeholders of a synopsis (``--ply N``) where the parser wants a number or a
 # board; other placeholders (BOOK, REV, HEAD_IP) parse as they are.  A command with any
 # placeholder is parsed, never run.
-PLACEHOLDERS = {"N": "12", "K": "100", "T": "2", "SECONDS": "1", "MOVES": "4453",
-                "WxH": "6x5", "CELLS": "42"}
+PLACEHOLDERS = {
+    "N": "12",
+    "K": "100",
+    "T": "2",
+    "SECONDS": "1",
+    "MOVES": "4453",
+    "WxH": "6x5",
+    "CELLS": "42",
+}
 PLACEHOLDER = re.compile(r"^(?:--[\w-]+=)?(?:[A-Z][A-Z0-9_]*|WxH)$")
 RUN_SECONDS = 60  # a command run here that takes longer is not quick: fix the docs or NOT_RUN
 
 
 # -- reading the docs ---------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Fence:
-    where: str   # file:line of the opening fence
+    where: str  # file:line of the opening fence
     lang: str
     text: str
 
 
 @dataclass(frozen=True)
 class Command:
-    where: str   # file:line
-    text: str    # as written
+    where: str  # file:line
+    text: str  # as written
 
 
 def where(path: Path, line: int) -> str:
@@ -123,8 +131,13 @@ CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", r
 def code_spans(path: Path) -> list[tuple[str, str]]:
     """Inline code, as ``(file:line, text)``; a span that wraps is joined by one space."""
     _, prose = split_fences(path)
-    return [(where(path, prose.count("\n", 0, m.start()) + 1),
-             re.sub(r"\s*\n\s*", " ", m.group(2)).strip()) for m in CODE_SPAN.finditer(prose)]
+    return [
+        (
+            where(path, prose.count("\n", 0, m.start()) + 1),
+            re.sub(r"\s*\n\s*", " ", m.group(2)).strip(),
+        )
+        for m in CODE_SPAN.finditer(prose)
+    ]
 
 
 def docstring_examples(script: Path) -> list[Command]:
@@ -184,8 +197,11 @@ def program(words: list[str]) -> tuple[str, list[str]]:
     if words[0] in ("python", "python3") and len(words) > 1:
         words = words[1:]
     script = SCRIPTS / Path(words[0]).name
-    if words[0].endswith(".py") and script.exists() and words[0] in (script.name,
-                                                                      f"scripts/{script.name}"):
+    if (
+        words[0].endswith(".py")
+        and script.exists()
+        and words[0] in (script.name, f"scripts/{script.name}")
+    ):
         return str(script), words[1:]
     return words[0], words[1:]
 
@@ -213,11 +229,12 @@ def ours(text: str) -> bool:
     """A c4book or script command (not c4book's messages: ``c4book build: error: ...``)."""
     try:
         words = shlex.split(text)
-    except ValueError:   # unbalanced quotes: ours if it looks so, to fail in the parse test
+    except ValueError:  # unbalanced quotes: ours if it looks so, to fail in the parse test
         return re.match(r"^(nice\s+)?(c4book\s|python3?\s+scripts/)", text) is not None
     name, args = program(words)
-    return (name == "c4book" and bool(args) and re.match(r"^(-|[a-z][a-z-]*$)", args[0])
-            is not None) or is_script(name)
+    return (
+        name == "c4book" and bool(args) and re.match(r"^(-|[a-z][a-z-]*$)", args[0]) is not None
+    ) or is_script(name)
 
 
 def whole(text: str) -> bool:
@@ -254,9 +271,11 @@ def with_checks(block: Fence) -> str:
     assertion of that value."""
     source = block.text
     lines = source.split("\n")
-    comments = {token.start[0]: token.string for token in
-                tokenize.generate_tokens(io.StringIO(source).readline)
-                if token.type == tokenize.COMMENT}
+    comments = {
+        token.start[0]: token.string
+        for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.COMMENT
+    }
     file, first = block.where.rsplit(":", 1)
     for node in ast.walk(ast.parse(source)):
         said = LITERAL.match(comments.get(getattr(node, "lineno", 0), ""))
@@ -264,14 +283,17 @@ def with_checks(block: Fence) -> str:
             line = lines[node.lineno - 1]
             code = ast.get_source_segment(source, node.value)
             lines[node.lineno - 1] = (
-                f"{line[:node.col_offset]}assert ({code}) == {said.group(1)}, "
-                f"{f'{file}:{int(first) + node.lineno}: {code} is not {said.group(1)}'!r}")
+                f"{line[: node.col_offset]}assert ({code}) == {said.group(1)}, "
+                f"{f'{file}:{int(first) + node.lineno}: {code} is not {said.group(1)}'!r}"
+            )
     return "\n" * int(first) + "\n".join(lines)
 
 
 def environment() -> dict:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
 
 
 def runnable(block: Fence):
@@ -287,29 +309,41 @@ def test_python_block_runs_as_pasted(block, tmp_path):
     for entry in ROOT.iterdir():
         if not entry.name.startswith("."):
             (tmp_path / entry.name).symlink_to(entry)
-    done = subprocess.run([sys.executable, "-c", with_checks(block)], cwd=tmp_path,
-                          env=environment(), capture_output=True, text=True,
-                          timeout=RUN_SECONDS)
+    done = subprocess.run(
+        [sys.executable, "-c", with_checks(block)],
+        cwd=tmp_path,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=RUN_SECONDS,
+    )
     assert done.returncode == 0, f"{block.where}: {done.stderr[-3000:]}"
 
 
 def test_a_value_in_a_comment_is_checked():
     block = Fence("README.md:10", "python", "x = 2\nx + 1  # 3: the sum\nx  # 5\nx  # a number")
     checked = with_checks(block)
-    assert checked.split("\n")[10:] == [   # line 11 of the file is the first
-        "x = 2", "assert (x + 1) == 3, 'README.md:12: x + 1 is not 3'",
-        "assert (x) == 5, 'README.md:13: x is not 5'", "x  # a number"]  # words: no check
+    assert checked.split("\n")[10:] == [  # line 11 of the file is the first
+        "x = 2",
+        "assert (x + 1) == 3, 'README.md:12: x + 1 is not 3'",
+        "assert (x) == 5, 'README.md:13: x is not 5'",
+        "x  # a number",
+    ]  # words: no check
     with pytest.raises(AssertionError, match="README.md:13: x is not 5"):
         exec(checked, {})
 
 
-@pytest.mark.parametrize("fence", [f for path in DOCS for f in split_fences(path)[0]
-                                   if f.lang == "json"], ids=lambda fence: fence.where)
+@pytest.mark.parametrize(
+    "fence",
+    [f for path in DOCS for f in split_fences(path)[0] if f.lang == "json"],
+    ids=lambda fence: fence.where,
+)
 def test_json_block_is_json(fence):
     json.loads(fence.text)
 
 
 # -- commands -----------------------------------------------------------------------------
+
 
 def as_argv(command: Command) -> tuple[str, list[str], str | None, bool]:
     """``(program, args, stdin file, synopsis)``: ``[optional]`` groups unwrapped, ``...``
@@ -319,11 +353,17 @@ def as_argv(command: Command) -> tuple[str, list[str], str | None, bool]:
     stdin = None
     if "<" in words:
         at = words.index("<")
-        stdin, words = words[at + 1], words[:at] + words[at + 2:]
+        stdin, words = words[at + 1], words[:at] + words[at + 2 :]
     name, args = program(words)
     synopsis = any(PLACEHOLDER.match(word) for word in args)
-    args = [re.sub(r"^(--[\w-]+=)?(.+)$", lambda m: (m.group(1) or "") +
-                   PLACEHOLDERS.get(m.group(2), m.group(2)), word) for word in args]
+    args = [
+        re.sub(
+            r"^(--[\w-]+=)?(.+)$",
+            lambda m: (m.group(1) or "") + PLACEHOLDERS.get(m.group(2), m.group(2)),
+            word,
+        )
+        for word in args
+    ]
     return name, args, stdin, synopsis
 
 
@@ -337,8 +377,9 @@ def test_the_docs_show_commands():
     assert any("bench_book.py" in t for t in texts)
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if not ours(c.text)],
-                         ids=lambda command: command.where)
+@pytest.mark.parametrize(
+    "command", [c for c in COMMANDS if not ours(c.text)], ids=lambda command: command.where
+)
 def test_other_programs_are_named(command):
     try:
         name, _ = program(shlex.split(command.text))
@@ -346,7 +387,8 @@ def test_other_programs_are_named(command):
         pytest.fail(f"{command.where}: {command.text!r} is no shell command: {error}")
     assert name in OTHER_PROGRAMS, (
         f"{command.where}: {command.text!r} runs {name!r}, which this check does not know: "
-        "add it to OTHER_PROGRAMS with why it is not run")
+        "add it to OTHER_PROGRAMS with why it is not run"
+    )
 
 
 def parsed(parse, argv: list[str]) -> tuple[int, str]:
@@ -397,7 +439,7 @@ def runnable(command: Command) -> str | None:
         return "does not split into words (the parse test says so)"
     if name != "c4book":
         return "not a c4book command"
-    if args[0] not in RUN and not args[0].startswith("-"):   # c4book --help runs
+    if args[0] not in RUN and not args[0].startswith("-"):  # c4book --help runs
         return NOT_RUN.get(args[0], "not a command c4book knows")
     if synopsis:
         return "a synopsis: its placeholders stand for the reader's values"
@@ -411,25 +453,34 @@ def runnable(command: Command) -> str | None:
 RAN: dict[tuple, subprocess.CompletedProcess] = {}
 
 
-@pytest.mark.parametrize("command", [c for c in OURS if runnable(c) is None],
-                         ids=lambda command: command.where)
+@pytest.mark.parametrize(
+    "command", [c for c in OURS if runnable(c) is None], ids=lambda command: command.where
+)
 def test_quick_command_runs(command):
     _, args, stdin, _ = as_argv(command)
     key = (tuple(args), stdin)
     if key not in RAN:
         with open(ROOT / stdin) if stdin else contextlib.nullcontext(subprocess.DEVNULL) as given:
-            RAN[key] = subprocess.run(c4book_command() + args, cwd=ROOT, stdin=given,
-                                      capture_output=True, text=True, timeout=RUN_SECONDS)
+            RAN[key] = subprocess.run(
+                c4book_command() + args,
+                cwd=ROOT,
+                stdin=given,
+                capture_output=True,
+                text=True,
+                timeout=RUN_SECONDS,
+            )
     done = RAN[key]
     assert done.returncode == 0 and "Traceback" not in done.stderr, (
-        f"{command.where}: {command.text!r} exited {done.returncode}: {done.stderr[-2000:]}")
+        f"{command.where}: {command.text!r} exited {done.returncode}: {done.stderr[-2000:]}"
+    )
 
 
 def test_every_command_has_help():
     from bookgen.cli.c4book import build_parser
 
-    done = subprocess.run(c4book_command() + ["--help"], capture_output=True, text=True,
-                          timeout=RUN_SECONDS)   # the installed command, once
+    done = subprocess.run(
+        c4book_command() + ["--help"], capture_output=True, text=True, timeout=RUN_SECONDS
+    )  # the installed command, once
     assert done.returncode == 0 and done.stdout.startswith("usage: c4book"), done.stderr
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices
     for name in commands:
@@ -468,13 +519,14 @@ def links(path: Path) -> list[tuple[str, str]]:
     """``(file:line, target)`` of each link in the prose, outside code."""
     _, prose = split_fences(path)
     prose = CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), prose)
-    return [(where(path, prose.count("\n", 0, m.start()) + 1), m.group(1))
-            for m in LINK.finditer(prose)]
+    return [
+        (where(path, prose.count("\n", 0, m.start()) + 1), m.group(1)) for m in LINK.finditer(prose)
+    ]
 
 
 def broken(path: Path, target: str) -> str | None:
     """What is wrong with a link from ``path``, or ``None``."""
-    if re.match(r"^[a-z][a-z0-9+.-]*:", target):   # http:, mailto: ...: not ours to check
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, mailto: ...: not ours to check
         return None
     file, _, anchor = target.partition("#")
     goal = (path.parent / file).resolve() if file else path
@@ -486,8 +538,12 @@ def broken(path: Path, target: str) -> str | None:
 
 
 def test_links_and_anchors_resolve():
-    bad = [f"{at}: {target}: {problem}" for path in DOCS for at, target in links(path)
-           if (problem := broken(path, target))]
+    bad = [
+        f"{at}: {target}: {problem}"
+        for path in DOCS
+        for at, target in links(path)
+        if (problem := broken(path, target))
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -495,14 +551,16 @@ def test_github_anchors():
     assert slug("2026-11-25: any board (issue 36)") == "2026-11-25-any-board-issue-36"
     assert slug("`c4book serve`: the opening explorer") == "c4book-serve-the-opening-explorer"
     assert slug("`solver/_search.py`: BUSY_PLY") == "solver_searchpy-busy_ply"
-    assert slug("Growing a book with its parents' bounds") == \
-        "growing-a-book-with-its-parents-bounds"
+    assert (
+        slug("Growing a book with its parents' bounds") == "growing-a-book-with-its-parents-bounds"
+    )
 
 
 def test_a_broken_link_is_found(tmp_path):
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "a.md").write_text("# A page\n## Two words\n```\n## no heading\n```\n"
-                                            "## Two words\n")
+    (tmp_path / "docs" / "a.md").write_text(
+        "# A page\n## Two words\n```\n## no heading\n```\n## Two words\n"
+    )
     page = tmp_path / "README.md"
     assert broken(page, "docs/a.md#two-words-1") is None
     assert broken(page, "docs/a.md#no-heading") == "no heading #no-heading in docs/a.md"

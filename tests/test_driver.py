@@ -2,8 +2,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import (SMALL_PLY, SMALL_ROOT, book_keys, entries, free_pages, open_store,
-                      segment_rows)
+from conftest import SMALL_PLY, SMALL_ROOT, book_keys, entries, free_pages, open_store, segment_rows
 
 from bookgen.builder.cluster import AddressError
 from bookgen.builder.driver import BuildArgumentError, _sorted_scores, build
@@ -46,8 +45,13 @@ def test_counts_per_ply_equal_the_enumeration(small_book_path):
 
 
 def test_every_ply_is_sealed_and_only_the_last_keeps_best_moves(small_book_path):
-    assert sealed(small_book_path) == {8: (1, False), 9: (6, False), 10: (36, False),
-                                       11: (136, False), 12: (574, True)}
+    assert sealed(small_book_path) == {
+        8: (1, False),
+        9: (6, False),
+        10: (36, False),
+        11: (136, False),
+        12: (574, True),
+    }
 
 
 def test_every_score_equals_a_direct_solve_and_best_moves_match_children(small_book_path):
@@ -72,7 +76,7 @@ def test_every_score_equals_a_direct_solve_and_best_moves_match_children(small_b
 def test_rerun_is_a_no_op(small_book_copy, ray_session):
     before = rows(small_book_copy)
     blobs = {ply: segment_rows(small_book_copy, ply) for ply in range(8, SMALL_PLY + 1)}
-    summary = build(Path(small_book_copy), SMALL_PLY, SMALL_ROOT, progress=False)   # a Path too
+    summary = build(Path(small_book_copy), SMALL_PLY, SMALL_ROOT, progress=False)  # a Path too
     assert (summary.searched, summary.derived, summary.already_stored) == (0, 0, 574)
     assert summary.db == small_book_copy
     assert rows(small_book_copy) == before
@@ -90,7 +94,8 @@ def test_a_book_to_the_last_ply_answers_every_position(tmp_path, ray_session):
     path = str(tmp_path / "last.db")
     summary = build(path, 42, root, progress=False, table_log2=18)
     assert summary.searched == 0 and summary.derived == sum(
-        len(k) for k in keys_by_ply(Position.from_moves(root), 42).values())
+        len(k) for k in keys_by_ply(Position.from_moves(root), 42).values()
+    )
     assert sealed(path)[42] == (0, True) and sealed(path)[41] == (sealed(path)[41][0], False)
     solver = Solver(table_log2=18)
     with Book.open(path) as book:
@@ -98,8 +103,9 @@ def test_a_book_to_the_last_ply_answers_every_position(tmp_path, ray_session):
         for key, ply, score, _ in rows(path):
             moves = moves_of_key(key, root)
             entry = book.get(moves)
-            assert entry.score == score and list(entry.move_scores) == \
-                solver.analyze(Position.from_moves(moves)), moves
+            assert entry.score == score and list(entry.move_scores) == solver.analyze(
+                Position.from_moves(moves)
+            ), moves
         asked = [moves_of_key(key, root) for key, *_ in rows(path)]
         assert book.get_many(asked) == [book.get(m) for m in asked]
     assert verify(path, sample=0, progress=False).ok
@@ -124,18 +130,20 @@ def test_search_time_adds_up_across_runs(tmp_path, ray_session):
     assert total > 0 and recorded == pytest.approx(total, rel=1e-6)
 
 
-def test_extending_a_book_adds_plies_and_fills_the_old_frontier(small_book_path, tmp_path,
-                                                                ray_session):
+def test_extending_a_book_adds_plies_and_fills_the_old_frontier(
+    small_book_path, tmp_path, ray_session
+):
     shallow = str(tmp_path / "shallow.db")
     build(shallow, 10, SMALL_ROOT, progress=False, table_log2=18)
     summary = build(shallow, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=18)
     assert summary.searched == 574 and summary.already_stored == 0
     assert rows(shallow) == rows(small_book_path)
-    assert sealed(shallow) == sealed(small_book_path)   # ply 10 no longer keeps best moves
+    assert sealed(shallow) == sealed(small_book_path)  # ply 10 no longer keeps best moves
 
 
 def test_a_book_held_open_through_a_build_is_left_one_file_readers_add_nothing_to(
-        tmp_path, ray_session):
+    tmp_path, ray_session
+):
     import os
     import sqlite3
     from contextlib import closing
@@ -144,18 +152,19 @@ def test_a_book_held_open_through_a_build_is_left_one_file_readers_add_nothing_t
 
     path = str(tmp_path / "held.db")
     build(path, 10, SMALL_ROOT, progress=False, table_log2=18)
-    with Book.open(path) as held:   # a server or a notebook, open through the next build
+    with Book.open(path) as held:  # a server or a notebook, open through the next build
         build(path, 11, SMALL_ROOT, progress=False, table_log2=18)
         with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
             assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
         assert os.listdir(tmp_path) == ["held.db"]
         with Book.open(path) as later:
             assert later.info.max_ply == 11 and held.info.max_ply == 10
-        assert os.listdir(tmp_path) == ["held.db"]   # no -wal, no -shm
+        assert os.listdir(tmp_path) == ["held.db"]  # no -wal, no -shm
 
 
-def test_growing_a_book_one_ply_bounds_the_frontier_by_its_parents(small_book_path, tmp_path,
-                                                                  ray_session):
+def test_growing_a_book_one_ply_bounds_the_frontier_by_its_parents(
+    small_book_path, tmp_path, ray_session
+):
     grown = str(tmp_path / "grown.db")
     build(grown, SMALL_PLY - 1, SMALL_ROOT, progress=False, table_log2=18)
     summary = build(grown, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=18)
@@ -166,16 +175,19 @@ def test_growing_a_book_one_ply_bounds_the_frontier_by_its_parents(small_book_pa
     assert "bounded by the ply above: 574" in summary.report()
     assert rows(grown) == rows(small_book_path)
     assert sealed(grown) == sealed(small_book_path)
-    assert free_pages(grown)[0] == 0   # the pages of the rows the seal dropped were given back
+    assert free_pages(grown)[0] == 0  # the pages of the rows the seal dropped were given back
 
 
-@pytest.mark.parametrize("root, ply, message", [
-    ("4489", 10, "illegal move '8'"),
-    ("44444444", 10, "column 4 is full"),
-    ("1212121", 10, "finished game"),
-    ("4453", 3, "between the root's ply (4) and 42"),
-    ("4453", 43, "between the root's ply (4) and 42"),
-])
+@pytest.mark.parametrize(
+    "root, ply, message",
+    [
+        ("4489", 10, "illegal move '8'"),
+        ("44444444", 10, "column 4 is full"),
+        ("1212121", 10, "finished game"),
+        ("4453", 3, "between the root's ply (4) and 42"),
+        ("4453", 43, "between the root's ply (4) and 42"),
+    ],
+)
 def test_bad_requests_fail_before_writing(tmp_path, root, ply, message):
     path = tmp_path / "never.db"
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -209,14 +221,17 @@ def test_bad_worker_count(tmp_path):
 
 def test_more_threads_than_any_node_has_is_refused(tmp_path, ray_session):
     # Ray would wait forever for a node with 3 CPUs; say so instead.
-    with pytest.raises(BuildArgumentError, match=r"--threads 3 is more than any node's CPUs \(at most 2\)"):
+    with pytest.raises(
+        BuildArgumentError, match=r"--threads 3 is more than any node's CPUs \(at most 2\)"
+    ):
         build(str(tmp_path / "x.db"), 10, SMALL_ROOT, threads=3, progress=False)
 
 
 def test_two_single_thread_workers_give_the_same_book(small_book_path, tmp_path, ray_session):
     path = str(tmp_path / "separate.db")
-    summary = build(path, SMALL_PLY, SMALL_ROOT, workers=2, threads=1, progress=False,
-                    table_log2=18)
+    summary = build(
+        path, SMALL_PLY, SMALL_ROOT, workers=2, threads=1, progress=False, table_log2=18
+    )
     assert summary.searched == 574
     assert rows(path) == rows(small_book_path)
     assert "solvers: 2 processes x 1 thread; table 2 MiB per process" in summary.report()
@@ -242,8 +257,13 @@ def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_
     finally:
         ray.shutdown()
         cluster.shutdown()
-        ray.init(address="local", num_cpus=2, include_dashboard=False,
-                 logging_level="WARNING", log_to_driver=False)
+        ray.init(
+            address="local",
+            num_cpus=2,
+            include_dashboard=False,
+            logging_level="WARNING",
+            log_to_driver=False,
+        )
 
 
 def test_solved_batches_join_in_key_order_whatever_order_they_came_back_in():
@@ -253,13 +273,14 @@ def test_solved_batches_join_in_key_order_whatever_order_they_came_back_in():
     solved = [batch(7, 9), batch(1, 3, 5), batch(11)]
     ply, keys, scores = _sorted_scores(14, solved)
     assert (ply, keys.tolist(), scores.tolist()) == (14, [1, 3, 5, 7, 9, 11], [1, 3, 5, 0, 2, 4])
-    assert solved == []   # handed over, not held twice
+    assert solved == []  # handed over, not held twice
     # Batches whose ranges overlap (never cut so, but the join stays exact): sorted anyway.
     _, keys, scores = _sorted_scores(14, [batch(2, 8), batch(1, 5)])
     assert (keys.tolist(), scores.tolist()) == ([1, 2, 5, 8], [1, 2, 5, 1])
 
 
 # -- a book of another board ----------------------------------------------------------
+
 
 def test_a_6x5_book_holds_every_position_and_verifies(six_by_five):
     from bookgen.builder.verify import verify
@@ -281,7 +302,7 @@ def test_a_6x5_book_answers_as_the_solver_does(six_by_five):
     solver = Solver(board=board, table_log2=20)
     with Book.open(six_by_five) as book:
         assert book.board is board and (book.info.width, book.info.height) == (6, 5)
-        assert book.get("").score == 0 == solver.solve(Position(board))   # 6x5 is a draw
+        assert book.get("").score == 0 == solver.solve(Position(board))  # 6x5 is a draw
         for moves in ("", "3", "34", "4334", "116655", "616161", "3456"):
             position = Position.from_moves(moves, board)
             entry = book.get(moves)
@@ -298,8 +319,7 @@ def test_a_6x5_book_answers_as_the_solver_does(six_by_five):
             book.get(Position.from_moves("17"))
 
 
-def test_a_book_is_grown_on_its_own_board_and_refuses_another(six_by_five, tmp_path,
-                                                             ray_session):
+def test_a_book_is_grown_on_its_own_board_and_refuses_another(six_by_five, tmp_path, ray_session):
     import shutil
 
     from bookgen.book.store import BookSizeError
@@ -308,8 +328,8 @@ def test_a_book_is_grown_on_its_own_board_and_refuses_another(six_by_five, tmp_p
     shutil.copy(six_by_five, path)
     with pytest.raises(BookSizeError, match="6x5 board, not 7x6"):
         build(path, 7, "", board="7x6", progress=False)
-    summary = build(path, 7, "", progress=False, table_log2=20)   # no board: the book's own
-    assert summary.searched == 11871 and summary.exact > 0   # bounded by the ply above
+    summary = build(path, 7, "", progress=False, table_log2=20)  # no board: the book's own
+    assert summary.searched == 11871 and summary.exact > 0  # bounded by the ply above
     store = open_store(path)
     try:
         assert store.board is Board(6, 5) and store.count_by_ply()[7] == 11871

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import (Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position,
-                    Solver)
+from solver import Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position, Solver
 from solver.bitboard import MAX_THREADS
 from solver.errors import ArgumentError
 
@@ -81,6 +80,7 @@ def sample(end_easy, middle_easy, begin_easy):
 
 # -- exactness on the benchmark sets ------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["Test_L3_R1", "Test_L2_R1", "Test_L1_R1"])
 def test_strong_whole_easy_sets(solver, name):
     assert mismatches(solver, load(name)) == []
@@ -98,8 +98,12 @@ BENCH = {"ply8-150.txt": 150, "ply10-random-200.txt": 200, "ply12-random-200.txt
 
 def load_bench(name):
     """A bench file of book positions (tests/data/bench), in file order."""
-    pairs = [(moves, int(score)) for moves, score in
-             (line.split() for line in (DATA / "bench" / name).read_text().splitlines())]
+    pairs = [
+        (moves, int(score))
+        for moves, score in (
+            line.split() for line in (DATA / "bench" / name).read_text().splitlines()
+        )
+    ]
     assert len(pairs) == BENCH[name]
     return pairs
 
@@ -152,6 +156,7 @@ def test_empty_board(big_solver):
 
 # -- a brute force to compare with --------------------------------------------------
 
+
 def minimax_analyze(p):
     scores = []
     for col in range(1, 8):
@@ -199,6 +204,7 @@ def test_analyze_matches_minimax(solver, endgames):
 
 # -- analyze and self-consistency ---------------------------------------------------
 
+
 def test_analyze_is_children_scores(solver, sample):
     for moves, score in sample:
         p = Position.from_moves(moves)
@@ -231,6 +237,7 @@ def test_analyze_accepts_move_string(solver):
 
 # -- symmetry --------------------------------------------------------------------------
 
+
 def test_mirror_symmetry(solver, end_easy, middle_easy, begin_easy):
     for moves, score in end_easy[::50] + middle_easy[::25] + begin_easy[::10]:
         p = Position.from_moves(moves)
@@ -243,6 +250,7 @@ def test_mirror_symmetry(solver, end_easy, middle_easy, begin_easy):
 
 # -- windows, negamax, best moves ------------------------------------------------------
 
+
 def clamp(x, low, high):
     return min(max(x, low), high)
 
@@ -250,9 +258,21 @@ def clamp(x, low, high):
 def test_solve_window_clamps(solver, sample):
     for moves, score in sample:
         p = Position.from_moves(moves)
-        windows = [(-42, 42), (-1, 1), (0, 0), (score, score), (score - 1, score + 1),
-                   (score + 1, score + 5), (score - 5, score - 1), (-30, -25), (25, 30),
-                   (-3, 2), (3, 3), (-18, -18), (18, 18)]
+        windows = [
+            (-42, 42),
+            (-1, 1),
+            (0, 0),
+            (score, score),
+            (score - 1, score + 1),
+            (score + 1, score + 5),
+            (score - 5, score - 1),
+            (-30, -25),
+            (25, 30),
+            (-3, 2),
+            (3, 3),
+            (-18, -18),
+            (18, 18),
+        ]
         for low, high in windows:
             assert solver.solve_window(p, low, high) == clamp(score, low, high), (moves, low, high)
 
@@ -283,8 +303,15 @@ def test_negamax_fail_soft(solver, sample):
     for moves, score in sample:
         p = Position.from_moves(moves)
         windows = [(a, a + 1) for a in range(-8, 8)]
-        windows += [(-42, 42), (-3, 3), (score - 2, score + 2), (score, score + 1),
-                    (score - 1, score), (score + 3, score + 9), (score - 9, score - 3)]
+        windows += [
+            (-42, 42),
+            (-3, 3),
+            (score - 2, score + 2),
+            (score, score + 1),
+            (score - 1, score),
+            (score + 3, score + 9),
+            (score - 9, score - 3),
+        ]
         for alpha, beta in windows:
             r = solver.negamax(p, alpha, beta)
             assert check_fail_soft(r, score, alpha, beta), (moves, alpha, beta, r)
@@ -312,8 +339,9 @@ def test_is_best_move_agrees_with_analyze(solver, sample):
     for moves, score in sample:
         p = Position.from_moves(moves)
         scores = solver.analyze(p)
-        assert [solver.is_best_move(p, c, score) for c in range(1, 8)] == \
-            [s == score for s in scores], moves
+        assert [solver.is_best_move(p, c, score) for c in range(1, 8)] == [
+            s == score for s in scores
+        ], moves
         # Each move reaches its own score and no more.
         for col, s in enumerate(scores, start=1):
             if s is not None:
@@ -322,11 +350,11 @@ def test_is_best_move_agrees_with_analyze(solver, sample):
 
 
 def test_is_best_move_edge_cases(solver):
-    assert solver.is_best_move("121212", 1, 18)      # winning now
+    assert solver.is_best_move("121212", 1, 18)  # winning now
     assert not solver.is_best_move("121212", 2, 18)
     assert not solver.is_best_move("444444", 4, -42)  # full column
     assert not solver.is_best_move("444444", 8, -42)  # off the board
-    last = Position.from_moves(DRAWN_GAME[:-1])      # the last move fills the board
+    last = Position.from_moves(DRAWN_GAME[:-1])  # the last move fills the board
     assert solver.solve(last) == 0
     assert solver.is_best_move(last, 4, 0)
     assert not solver.is_best_move(last, 4, 1)
@@ -334,6 +362,7 @@ def test_is_best_move_edge_cases(solver):
 
 
 # -- regression: the empty board's key is 0 ----------------------------------------------
+
 
 def test_empty_board_not_confused_with_empty_slot():
     # key = current + mask is 0 for the empty board, the same as an unused
@@ -345,6 +374,7 @@ def test_empty_board_not_confused_with_empty_slot():
 
 
 # -- node counter and table ----------------------------------------------------------------
+
 
 def test_node_counter(solver, middle_easy):
     solver.reset_nodes()
@@ -418,6 +448,7 @@ def test_forks_in_parallel_threads_stay_exact(middle_easy):
 
 # -- several threads on one position -----------------------------------------------------
 
+
 def test_threads_give_the_same_exact_scores():
     # Begin-Medium lines take far more nodes than a thread's solo start, so
     # these positions are really raced by two threads sharing one table.
@@ -447,8 +478,15 @@ def test_a_child_another_thread_searches_is_put_off_not_skipped(begin_easy):
         if any(position.is_winning_move(col) for col in range(1, 8)):
             continue
         current, mask = np.uint64(position.current), np.uint64(position.mask)
-        args = (B, current, mask, position.ply, score - 1, score + 1,
-                np.uint64(winning_cells(B, current ^ mask, mask)))
+        args = (
+            B,
+            current,
+            mask,
+            position.ply,
+            score - 1,
+            score + 1,
+            np.uint64(winning_cells(B, current ^ mask, mask)),
+        )
         alone_scratch = np.zeros(_search.scratch_size(B), dtype=np.uint64)
         alone = _search.negamax(*args, new_table(16), alone_scratch, np.uint64(48), None)
         assert alone == score
@@ -473,7 +511,9 @@ def test_threads_with_a_tiny_table_stay_exact():
     two = Solver(table_log2=10, threads=2)
     pairs = load("Test_L1_R2")[1:3]
     assert mismatches(two, pairs) == []
-    assert [two.analyze(m) for m, _ in pairs] == [Solver(table_log2=16).analyze(m) for m, _ in pairs]
+    assert [two.analyze(m) for m, _ in pairs] == [
+        Solver(table_log2=16).analyze(m) for m, _ in pairs
+    ]
 
 
 def test_threads_respect_a_node_limit():
@@ -494,8 +534,10 @@ def test_threads_argument():
     assert Solver(table_log2=10, threads=None).threads == machine_threads() >= 1
     assert repr(Solver(table_log2=10, threads=2)) == "Solver(table_log2=10, threads=2)"
     for bad in (0, -1, 1.5, True, "2", MAX_THREADS + 1, 10**6):
-        with pytest.raises(ArgumentError, match=f"threads must be a whole number from 1 to "
-                                                f"{MAX_THREADS}, got {bad!r}"):
+        with pytest.raises(
+            ArgumentError,
+            match=f"threads must be a whole number from 1 to {MAX_THREADS}, got {bad!r}",
+        ):
             Solver(table_log2=10, threads=bad)
     assert issubclass(ArgumentError, C4Error) and issubclass(ArgumentError, ValueError)
 
@@ -516,13 +558,19 @@ def test_repr_and_table_size():
 
 # -- errors --------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("moves", ["1212121", DRAWN_GAME])
 def test_finished_game_raises(solver, moves):
     p = Position.from_moves(moves)
-    for call in (lambda: solver.solve(p), lambda: solver.solve(p, weak=True),
-                 lambda: solver.solve_window(p, -1, 1), lambda: solver.negamax(p, -1, 1),
-                 lambda: solver.analyze(p), lambda: solver.is_best_move(p, 4, 0),
-                 lambda: solver.solve(moves)):
+    for call in (
+        lambda: solver.solve(p),
+        lambda: solver.solve(p, weak=True),
+        lambda: solver.solve_window(p, -1, 1),
+        lambda: solver.negamax(p, -1, 1),
+        lambda: solver.analyze(p),
+        lambda: solver.is_best_move(p, 4, 0),
+        lambda: solver.solve(moves),
+    ):
         with pytest.raises(GameOverError, match="game is over"):
             call()
 
@@ -544,6 +592,7 @@ def test_bad_move_string_raises(solver):
 
 # -- the window's driver ---------------------------------------------------------------
 
+
 def probes_until_exact(score: int, lo: int, hi: int) -> list[int]:
     """The values ``solve_window``'s driver tests, against a position of score
     ``score`` whose searches answer with the tightest fail-hard bound."""
@@ -564,14 +613,15 @@ def test_the_driver_bisects_a_wide_window_then_steps_from_a_draw():
     # The empty board (score 1): halfway toward zero while the window is wide,
     # then from a draw: 0 and 1, where bisecting went on with 2, -1, 1, 0.
     assert probes_until_exact(1, -21, 21) == [-10, 10, -4, 5, 0, 1]
-    assert probes_until_exact(0, -1, 1) == [0, -1]                # a weak solve of a draw
-    assert probes_until_exact(-15, -21, 21) == [-10, -16, -13, -14, -15]   # lopsided: bisects
-    assert probes_until_exact(1, 1, 21) == [11, 1]                 # a win's strong solve
-    for score in range(-21, 22):                                   # always exact, never long
+    assert probes_until_exact(0, -1, 1) == [0, -1]  # a weak solve of a draw
+    assert probes_until_exact(-15, -21, 21) == [-10, -16, -13, -14, -15]  # lopsided: bisects
+    assert probes_until_exact(1, 1, 21) == [11, 1]  # a win's strong solve
+    for score in range(-21, 22):  # always exact, never long
         assert len(probes_until_exact(score, -21, 21)) <= 12
 
 
 # -- other boards: every size exact ------------------------------------------------
+
 
 def every_position(board):
     """Every unfinished position of ``board`` reachable by play, one per key: for small boards."""
@@ -581,8 +631,9 @@ def every_position(board):
         if p.key in found:
             continue
         found[p.key] = p
-        stack.extend(child for child in (p.play(c) for c in p.legal_moves())
-                     if not child.is_game_over)
+        stack.extend(
+            child for child in (p.play(c) for c in p.legal_moves()) if not child.is_game_over
+        )
     return list(found.values())
 
 
@@ -596,7 +647,7 @@ def test_every_4x4_position_is_exact(four_by_four):
     assert len(four_by_four) == 134_289
     solver = Solver(board="4x4", table_log2=16)
     expected = {p.key: minimax(p) for p in four_by_four}
-    assert minimax(Position("4x4")) == 0   # a draw: 4x4 ends full
+    assert minimax(Position("4x4")) == 0  # a draw: 4x4 ends full
     for p in four_by_four:
         assert solver.solve(p) == expected[p.key], p.moves
     for p in four_by_four[::7]:
@@ -619,14 +670,31 @@ def test_other_boards_match_minimax_past_the_middle(size):
     assert [solver.solve(p) for p in positions] == expected
     assert [solver.solve(p, weak=True) for p in positions] == [sign(s) for s in expected]
     for p in positions[:8]:
-        assert solver.analyze(p) == [None if not p.can_play(c) else
-                                     win_now(p.ply, board.cells) if p.is_winning_move(c) else
-                                     0 if p.play(c).is_full else -minimax(p.play(c))
-                                     for c in range(1, board.width + 1)], p.moves
+        assert solver.analyze(p) == [
+            None
+            if not p.can_play(c)
+            else win_now(p.ply, board.cells)
+            if p.is_winning_move(c)
+            else 0
+            if p.play(c).is_full
+            else -minimax(p.play(c))
+            for c in range(1, board.width + 1)
+        ], p.moves
 
 
-@pytest.mark.parametrize("size, score", [("4x4", 0), ("5x4", 0), ("4x5", 0), ("6x4", -1),
-                                         ("5x5", 0), ("4x6", 0), ("7x4", 0), ("6x5", 0)])
+@pytest.mark.parametrize(
+    "size, score",
+    [
+        ("4x4", 0),
+        ("5x4", 0),
+        ("4x5", 0),
+        ("6x4", -1),
+        ("5x5", 0),
+        ("4x6", 0),
+        ("7x4", 0),
+        ("6x5", 0),
+    ],
+)
 def test_empty_boards_score_as_published(size, score):
     """The published outcomes (Steininger's and Tromp's tables): see scripts/solve_boards.py."""
     solver = Solver(board=size, table_log2=20)
@@ -645,7 +713,9 @@ def test_a_solver_refuses_a_position_of_another_board():
     with pytest.raises(BoardSizeError, match="6x5 board; this solver plays 7x6"):
         Solver(table_log2=10).solve(Position.from_moves("4", "6x5"))
     # A move string is read on the solver's own board.
-    assert Solver(board="4x4", table_log2=10).solve("1234") == minimax(Position.from_moves("1234", "4x4"))
+    assert Solver(board="4x4", table_log2=10).solve("1234") == minimax(
+        Position.from_moves("1234", "4x4")
+    )
     assert repr(Solver(board="6x5", table_log2=12)) == "Solver(table_log2=12, board='6x5')"
 
 
@@ -656,4 +726,4 @@ def test_wide_keys_need_a_table_whose_index_names_them():
         Solver(board="7x7", table_log2=15)
     with pytest.raises(ValueError, match=r"in 17\.\.32 on 8x7"):
         Solver(board="8x7", table_log2=16)
-    Solver(board="6x7", table_log2=10)   # 48-bit keys fit the entry whole
+    Solver(board="6x7", table_log2=10)  # 48-bit keys fit the entry whole

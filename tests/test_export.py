@@ -30,8 +30,9 @@ SAMPLE = 1000
 
 
 def c4book(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([*c4book_command(), *args], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [*c4book_command(), *args], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def assert_refused(result, tmp_path, *names: str) -> None:
@@ -46,13 +47,17 @@ def assert_refused(result, tmp_path, *names: str) -> None:
 
 def cells_of(position: Position) -> str:
     """The cells column by column from the bottom, read off the ASCII board."""
-    rows = str(position).splitlines()[:-1][::-1]   # bottom row first
-    return "".join(rows[row].split()[col] for col in range(position.board.width)
-                   for row in range(position.board.height))
+    rows = str(position).splitlines()[:-1][::-1]  # bottom row first
+    return "".join(
+        rows[row].split()[col]
+        for col in range(position.board.width)
+        for row in range(position.board.height)
+    )
 
 
 def assert_row_is_the_books(row: dict, book: Book) -> None:
     """A row (values, or CSV text) says what ``Book.get`` of its moves says."""
+
     def number(value):
         return None if value in ("", None) else int(value)
 
@@ -89,13 +94,20 @@ def test_parquet_counts_types_and_rows_agree_with_the_book(parquet_file, stats, 
     plies = read.column("ply").to_numpy()
     assert dict(enumerate(np.bincount(plies).tolist())) == stats
     types = {field.name: str(field.type) for field in read.schema}
-    assert types == {"ply": "uint8", "moves": "string", "cells": "string", "key": "uint64",
-                     "score": "int8", "outcome": "string", "best_moves": "string",
-                     **{f"move_{col}": "int8" for col in range(1, 8)}}
+    assert types == {
+        "ply": "uint8",
+        "moves": "string",
+        "cells": "string",
+        "key": "uint64",
+        "score": "int8",
+        "outcome": "string",
+        "best_moves": "string",
+        **{f"move_{col}": "int8" for col in range(1, 8)},
+    }
     keys = read.column("key").to_numpy()
     assert all((keys[plies == p][1:] > keys[plies == p][:-1]).all() for p in stats)
     rows = read.take(sorted(random.Random(40).sample(range(len(read)), SAMPLE))).to_pylist()
-    assert {row["ply"] for row in rows} >= {8, 9, 10}   # parents, and the last ply
+    assert {row["ply"] for row in rows} >= {8, 9, 10}  # parents, and the last ply
     for row in rows:
         assert_row_is_the_books(row, ply10_book)
 
@@ -108,22 +120,38 @@ def test_parquet_says_its_board_and_book(parquet_file):
 
 
 def test_pandas_reads_the_documented_types(parquet_file):
-    pandas = pytest.importorskip("pandas")   # not a dependency: where it is installed
+    pandas = pytest.importorskip("pandas")  # not a dependency: where it is installed
     frame = pandas.read_parquet(parquet_file, dtype_backend="numpy_nullable")
     assert {name: str(kind) for name, kind in frame.dtypes.items()} == {
-        "ply": "UInt8", "moves": "string", "cells": "string", "key": "UInt64", "score": "Int8",
-        "outcome": "string", "best_moves": "string", **{f"move_{c}": "Int8" for c in range(1, 8)}}
+        "ply": "UInt8",
+        "moves": "string",
+        "cells": "string",
+        "key": "UInt64",
+        "score": "Int8",
+        "outcome": "string",
+        "best_moves": "string",
+        **{f"move_{c}": "Int8" for c in range(1, 8)},
+    }
 
 
 def test_csv_reads_with_the_standard_library_and_agrees(tmp_path, stats, ply10_book):
     out = tmp_path / "book.csv"
-    result = c4book("export", "--db", str(PLY10), "--out", str(out), "--plies", "0-9",
-                    "--no-progress")
+    result = c4book(
+        "export", "--db", str(PLY10), "--out", str(out), "--plies", "0-9", "--no-progress"
+    )
     assert result.returncode == 0, result.stderr
     with open(out, newline="") as handle:
         header, *rows = csv.reader(handle)
-    assert header == ["ply", "moves", "cells", "key", "score", "outcome", "best_moves",
-                      *(f"move_{col}" for col in range(1, 8))]
+    assert header == [
+        "ply",
+        "moves",
+        "cells",
+        "key",
+        "score",
+        "outcome",
+        "best_moves",
+        *(f"move_{col}" for col in range(1, 8)),
+    ]
     plies = np.array([row[0] for row in rows], dtype=np.int64)
     assert dict(enumerate(np.bincount(plies).tolist())) == {p: stats[p] for p in range(10)}
     for row in random.Random(40).sample(rows, SAMPLE):
@@ -137,8 +165,9 @@ def test_mirrors_add_each_mirror_image(tmp_path, ply10_book):
         rows = list(csv.DictReader(handle))
     keys = {int(row["key"]) for row in rows}
     stored = [e for e in ply10_book.entries(range(4, 6))]
-    symmetric = sum(Position.from_moves(e.moves).mirror_key == Position.from_moves(e.moves).key
-                    for e in stored)
+    symmetric = sum(
+        Position.from_moves(e.moves).mirror_key == Position.from_moves(e.moves).key for e in stored
+    )
     assert done.rows == len(rows) == len(keys) == 2 * len(stored) - symmetric
     assert all(Position.from_moves(e.moves).mirror_key in keys for e in stored)
     for row in rows:
@@ -164,11 +193,14 @@ def test_any_board(six_by_five, tmp_path):
 
 # -- bad input: one line, a non-zero exit, no file ----------------------------------------
 
-@pytest.mark.parametrize("plies, named", [("12-8", "'12-8'"), ("8-x", "'8-x'"),
-                                          ("11", "ply 11"), ("-3", "'-3'")])
+
+@pytest.mark.parametrize(
+    "plies, named", [("12-8", "'12-8'"), ("8-x", "'8-x'"), ("11", "ply 11"), ("-3", "'-3'")]
+)
 def test_a_bad_range_writes_nothing(tmp_path, plies, named):
-    result = c4book("export", "--db", str(PLY10), "--out", str(tmp_path / "x.csv"),
-                    f"--plies={plies}")
+    result = c4book(
+        "export", "--db", str(PLY10), "--out", str(tmp_path / "x.csv"), f"--plies={plies}"
+    )
     assert_refused(result, tmp_path, named)
 
 
@@ -183,16 +215,31 @@ def test_an_existing_output_is_kept_without_force(tmp_path):
 
 
 def test_a_missing_extra_is_named(tmp_path):
-    without = "import sys; sys.modules['pyarrow'] = None; from bookgen.cli import main; " \
-              "sys.exit(main(sys.argv[1:]))"
-    result = subprocess.run([sys.executable, "-c", without, "export", "--db", str(PLY10),
-                             "--out", str(tmp_path / "x.parquet")], capture_output=True,
-                            text=True, timeout=120)
+    without = (
+        "import sys; sys.modules['pyarrow'] = None; from bookgen.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            without,
+            "export",
+            "--db",
+            str(PLY10),
+            "--out",
+            str(tmp_path / "x.parquet"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert_refused(result, tmp_path, "c4book[data]", "pyarrow")
 
 
-@pytest.mark.parametrize("out, named", [("nowhere/x.csv", "No such file"),
-                                        ("x.txt", "--format"), (".", "directory")])
+@pytest.mark.parametrize(
+    "out, named", [("nowhere/x.csv", "No such file"), ("x.txt", "--format"), (".", "directory")]
+)
 def test_an_unwritable_or_unknown_output_is_refused(tmp_path, out, named):
     result = c4book("export", "--db", str(PLY10), "--out", str(tmp_path / out))
     assert_refused(result, tmp_path, named)
@@ -200,8 +247,11 @@ def test_an_unwritable_or_unknown_output_is_refused(tmp_path, out, named):
 
 def test_an_interrupted_export_leaves_no_file(tmp_path):
     out = tmp_path / "big.csv"
-    process = subprocess.Popen([*c4book_command(), "export", "--db", str(PLY10), "--out",
-                                str(out), "--no-progress"], stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [*c4book_command(), "export", "--db", str(PLY10), "--out", str(out), "--no-progress"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not any(p.stat().st_size for p in tmp_path.glob(".big.csv.*.part")):

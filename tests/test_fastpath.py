@@ -11,6 +11,7 @@ from bookgen.web import create_app
 from bookgen.web.fastpath import BookFastPath
 
 from conftest import random_position
+
 ROUTED = {"Origin": "http://localhost"}  # an Origin header: the hot path passes it on
 
 
@@ -28,7 +29,7 @@ class Counted:
 
 @pytest.fixture(scope="module")
 def served(ply10_book):
-    app = create_app(ply10_book, cap=20.0, workers=1)   # "past the book" stays so
+    app = create_app(ply10_book, cap=20.0, workers=1)  # "past the book" stays so
     with TestClient(app) as client:
         hot = app.middleware_stack.app  # behind Starlette's error handler, before the rest
         assert isinstance(hot, BookFastPath)
@@ -63,15 +64,18 @@ def test_a_book_position_is_answered_as_the_route_answers_it(served, moves):
         assert hot == routed
 
 
-@pytest.mark.parametrize("url", [
-    "/api/position?moves=4453&extra=1",   # another parameter
-    "/api/position?moves=12345678",       # not a column
-    "/api/position?moves=1111111",        # a full column: the app names it
-    "/api/position?moves=1212121",        # the game is over
-    "/api/position?moves=612134611346",   # past the book: searched
-    "/solve?moves=4453",                  # the wrong parameter's name
-    "/api/info",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/position?moves=4453&extra=1",  # another parameter
+        "/api/position?moves=12345678",  # not a column
+        "/api/position?moves=1111111",  # a full column: the app names it
+        "/api/position?moves=1212121",  # the game is over
+        "/api/position?moves=612134611346",  # past the book: searched
+        "/solve?moves=4453",  # the wrong parameter's name
+        "/api/info",
+    ],
+)
 def test_anything_else_goes_on_to_the_routes(served, url):
     client, counted = served
     before = counted.calls
@@ -88,8 +92,7 @@ def test_the_page_is_not_the_hot_paths(served):
     assert counted.calls == before + 2
 
 
-def test_a_book_of_another_board_is_answered_on_its_board_and_solve_left_to_the_routes(
-        six_by_five):
+def test_a_book_of_another_board_is_answered_on_its_board_and_solve_left_to_the_routes(six_by_five):
     from bookgen import Book
 
     with Book.open(six_by_five) as book:

@@ -41,11 +41,10 @@ FULL_REPLY = "column 4 is full: choose another\n"
 NODE_BUDGET = 1_000_000
 
 
-
-
 def c4book(*args: str, stdin: str, timeout: float = 120):
-    return subprocess.run([*c4book_command(), *args], input=stdin, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [*c4book_command(), *args], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +61,15 @@ class ScriptedHuman:
     else the perfect ``brain``.
     """
 
-    def __init__(self, out: io.StringIO, human_first: bool, brain: Player,
-                 noise=(), script=None, start: str = SMALL_ROOT):
+    def __init__(
+        self,
+        out: io.StringIO,
+        human_first: bool,
+        brain: Player,
+        noise=(),
+        script=None,
+        start: str = SMALL_ROOT,
+    ):
         self.out, self.human_first, self.brain = out, human_first, brain
         self.start = start
         self.pending = list(noise)
@@ -120,8 +126,10 @@ def play_scripted(book, human_first: bool, noise=(), script=None, start=SMALL_RO
 
 
 def ai_lines(text: str) -> list[tuple[int, str]]:
-    return [(int(col), how) for col, how in
-            re.findall(r"^AI plays ([1-7])  \((.+), \d+ ms\)$", text, flags=re.M)]
+    return [
+        (int(col), how)
+        for col, how in re.findall(r"^AI plays ([1-7])  \((.+), \d+ ms\)$", text, flags=re.M)
+    ]
 
 
 def ai_tail(text: str) -> str:
@@ -136,8 +144,10 @@ ROOT_BOARD = board_text(Position.from_moves(SMALL_ROOT))
 
 def test_human_first_wins_from_the_book_root(book):
     text, human, moves = play_scripted(book, True, noise=NOISE)
-    assert text.startswith(f"Level: perfect. You are x. Type a column 1-7 and press Enter; "
-                           f"q quits.\n\n{ROOT_BOARD}\n\n")
+    assert text.startswith(
+        f"Level: perfect. You are x. Type a column 1-7 and press Enter; "
+        f"q quits.\n\n{ROOT_BOARD}\n\n"
+    )
     # every bad line got its message and another prompt, in order
     replies = "".join(PROMPT + reply for reply in NOISE_REPLIES)
     assert f"{ROOT_BOARD}\n\n{replies}{PROMPT}{FULL_REPLY}" in text
@@ -146,23 +156,29 @@ def test_human_first_wins_from_the_book_root(book):
     # At the book's root x wins with its 6th stone (score +16); the AI reads the book.
     assert moves == "44444433532"
     assert ai_lines(text) == [(3, "book")]
-    assert human.typed[len(NOISE):] == ["4", "5", "2"]
+    assert human.typed[len(NOISE) :] == ["4", "5", "2"]
     boards_in_order(text, moves, len(SMALL_ROOT))
-    assert text.endswith(f"{PROMPT}\n{board_text(Position.from_moves(moves))}\n\n"
-                         "You win, with your 6th stone!\nmoves: 44444433532\n")
+    assert text.endswith(
+        f"{PROMPT}\n{board_text(Position.from_moves(moves))}\n\n"
+        "You win, with your 6th stone!\nmoves: 44444433532\n"
+    )
 
 
 def test_ai_first_wins_from_the_book(book):
     text, human, moves = play_scripted(book, False)
-    assert text.startswith(f"Level: perfect. You are o. Type a column 1-7 and press Enter; "
-                           f"q quits.\n\n{ROOT_BOARD}\n\n")
+    assert text.startswith(
+        f"Level: perfect. You are o. Type a column 1-7 and press Enter; "
+        f"q quits.\n\n{ROOT_BOARD}\n\n"
+    )
     assert moves == "44444433532"
     assert ai_lines(text) == [(5, "book"), (2, "book")]
     assert human.typed == ["4", "3"]
     assert text.count(FULL_REPLY) == 1
     boards_in_order(text, moves, len(SMALL_ROOT))
-    assert text.endswith(f"AI plays 2  {ai_tail(text)}\n\n{board_text(Position.from_moves(moves))}\n\n"
-                         "The AI wins, with its 6th stone.\nmoves: 44444433532\n")
+    assert text.endswith(
+        f"AI plays 2  {ai_tail(text)}\n\n{board_text(Position.from_moves(moves))}\n\n"
+        "The AI wins, with its 6th stone.\nmoves: 44444433532\n"
+    )
 
 
 def test_drawn_game_played_to_the_last_cell(book):
@@ -185,12 +201,13 @@ def test_ai_answers_unproven_within_its_node_budget(book):
     out = io.StringIO()
     ai = Player(book, node_budget=100_000, table_log2=20)
     assert play_game(ai, False, io.StringIO("q\n"), out, start="4444443") == 0
-    (col, how), = ai_lines(out.getvalue())
+    ((col, how),) = ai_lines(out.getvalue())
     assert Position.from_moves("4444443").can_play(col)
     assert re.fullmatch(r"not proven: best found in time, looking \d+ plies ahead", how), how
 
 
 # -- input handling -----------------------------------------------------------
+
 
 @pytest.mark.parametrize("quit_line", ["q\n", "Q\n", "quit\n", " exit \n", ""])
 def test_quitting_abandons_the_game(quit_line):
@@ -199,8 +216,10 @@ def test_quitting_abandons_the_game(quit_line):
     typed = "".join(line + "\n" for line in NOISE) + quit_line
     assert play_game(Player(None), True, io.StringIO(typed), out) == 0
     replies = "".join(PROMPT + reply for reply in NOISE_REPLIES)
-    assert out.getvalue() == ("Level: perfect. You are x. Type a column 1-7 and press Enter; q quits.\n\n"
-                              f"{EMPTY_BOARD}\n\n{replies}{PROMPT}\ngame abandoned\n")
+    assert out.getvalue() == (
+        "Level: perfect. You are x. Type a column 1-7 and press Enter; q quits.\n\n"
+        f"{EMPTY_BOARD}\n\n{replies}{PROMPT}\ngame abandoned\n"
+    )
 
 
 def test_quitting_mid_game(book):
@@ -211,10 +230,12 @@ def test_quitting_mid_game(book):
     assert play_game(ai, True, io.StringIO("4\n4\nq\n"), out, start="44444") == 0
     text = out.getvalue()
     assert text.startswith("Level: perfect. You are o. ")
-    (col, how), = ai_lines(text)
+    ((col, how),) = ai_lines(text)
     assert text.count(FULL_REPLY) == 1
-    assert text.endswith(f"{board_text(Position.from_moves('444444' + str(col)))}\n\n{PROMPT}"
-                         f"{FULL_REPLY}{PROMPT}\ngame abandoned\n")
+    assert text.endswith(
+        f"{board_text(Position.from_moves('444444' + str(col)))}\n\n{PROMPT}"
+        f"{FULL_REPLY}{PROMPT}\ngame abandoned\n"
+    )
 
 
 def test_superscript_digit_is_just_bad_input():
@@ -224,6 +245,7 @@ def test_superscript_digit_is_just_bad_input():
 
 
 # -- run_play and the command -------------------------------------------------
+
 
 def test_run_play_with_the_book(small_book_path):
     out = io.StringIO()
@@ -239,12 +261,20 @@ def test_run_play_missing_book(tmp_path):
 
 
 def test_play_command_rejects_bad_input_and_quits(small_book_path):
-    result = c4book("play", "--db", small_book_path, "--first", "human",
-                    stdin="".join(line + "\n" for line in NOISE) + "q\n")
+    result = c4book(
+        "play",
+        "--db",
+        small_book_path,
+        "--first",
+        "human",
+        stdin="".join(line + "\n" for line in NOISE) + "q\n",
+    )
     assert result.returncode == 0 and result.stderr == ""
     replies = "".join(PROMPT + reply for reply in NOISE_REPLIES)
-    assert result.stdout == ("Level: perfect. You are x. Type a column 1-7 and press Enter; q quits.\n\n"
-                             f"{EMPTY_BOARD}\n\n{replies}{PROMPT}\ngame abandoned\n")
+    assert result.stdout == (
+        "Level: perfect. You are x. Type a column 1-7 and press Enter; q quits.\n\n"
+        f"{EMPTY_BOARD}\n\n{replies}{PROMPT}\ngame abandoned\n"
+    )
 
 
 def test_play_command_end_of_input(small_book_path):
@@ -263,11 +293,13 @@ def test_play_command_bad_first_option(small_book_path):
 def test_play_command_ai_first_answers_within_its_time(small_book_path):
     # The empty board is outside the small book and takes minutes to solve:
     # the AI must answer within about --time with a safe, unproven move.
-    result = c4book("play", "--db", small_book_path, "--first", "ai", "--time", "0.5",
-                    stdin="q\n")
+    result = c4book("play", "--db", small_book_path, "--first", "ai", "--time", "0.5", stdin="q\n")
     assert result.returncode == 0 and result.stderr == ""
-    match = re.search(r"AI plays [1-7]  \(not proven: best found in time, looking \d+ plies ahead, "
-                      r"(\d+) ms\)", result.stdout)
+    match = re.search(
+        r"AI plays [1-7]  \(not proven: best found in time, looking \d+ plies ahead, "
+        r"(\d+) ms\)",
+        result.stdout,
+    )
     assert match and int(match.group(1)) < 30_000, result.stdout  # not minutes; compiling may count
     assert result.stdout.endswith("game abandoned\n")
 
@@ -275,9 +307,11 @@ def test_play_command_ai_first_answers_within_its_time(small_book_path):
 def test_play_command_rejects_a_bad_time(small_book_path):
     result = c4book("play", "--db", small_book_path, "--time", "0", stdin="")
     assert result.returncode == 2
-    assert result.stderr.strip() == ("c4book play: error: argument --time: '0' is not a "
-                                     "number of seconds above 0 and at most 86400 (a day) "
-                                     "(see c4book play --help)")
+    assert result.stderr.strip() == (
+        "c4book play: error: argument --time: '0' is not a "
+        "number of seconds above 0 and at most 86400 (a day) "
+        "(see c4book play --help)"
+    )
 
 
 # -- levels, hints, the board ---------------------------------------------------
@@ -288,21 +322,41 @@ SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
 def test_play_command_with_a_level_and_hints():
     # The shipped book knows every move's score up to ply 7, so the hints are instant.
-    result = c4book("play", "--db", str(SHIPPED), "--level", "beginner", "--seed", "7",
-                    "--hints", stdin="4\n4\nq\n")
+    result = c4book(
+        "play",
+        "--db",
+        str(SHIPPED),
+        "--level",
+        "beginner",
+        "--seed",
+        "7",
+        "--hints",
+        stdin="4\n4\nq\n",
+    )
     assert result.returncode == 0 and result.stderr == "", result.stderr
     out = result.stdout
     assert out.startswith("Level: beginner. You are x. ")
     # The empty board's move scores are -2 -1 0 1 0 -1 -2 (see the README).
-    assert ("hints:\n  1: you lose, to the AI's 20th stone\n  2: you lose, to the AI's 21st stone\n"
-            "  3: draw\n  4: you win with your 21st stone\n  5: draw\n"
-            "  6: you lose, to the AI's 21st stone\n  7: you lose, to the AI's 20th stone\n"
-            f"{PROMPT}") in out
+    assert (
+        "hints:\n  1: you lose, to the AI's 20th stone\n  2: you lose, to the AI's 21st stone\n"
+        "  3: draw\n  4: you win with your 21st stone\n  5: draw\n"
+        "  6: you lose, to the AI's 21st stone\n  7: you lose, to the AI's 20th stone\n"
+        f"{PROMPT}"
+    ) in out
     assert out.count("hints:\n") == 3  # before each of the human's moves
     ai = ai_lines(out)
     assert [how for col, how in ai] == ["looked 2 plies ahead"] * 2
-    again = c4book("play", "--db", str(SHIPPED), "--level", "beginner", "--seed", "7",
-                   "--hints", stdin="4\n4\nq\n")
+    again = c4book(
+        "play",
+        "--db",
+        str(SHIPPED),
+        "--level",
+        "beginner",
+        "--seed",
+        "7",
+        "--hints",
+        stdin="4\n4\nq\n",
+    )
     assert ai_lines(again.stdout) == ai  # the same seed, the same game
 
 
@@ -315,13 +369,14 @@ def test_play_command_rejects_an_unknown_level(small_book_path):
 def test_play_command_rejects_a_bad_start(small_book_path):
     result = c4book("play", "--db", small_book_path, "--start", "4444444", stdin="")
     assert result.returncode == 1
-    assert result.stderr.strip() == ("c4book play: error: column 4 is full at move 7 of "
-                                     "'4444444'")
+    assert result.stderr.strip() == ("c4book play: error: column 4 is full at move 7 of '4444444'")
 
 
 def test_the_last_stone_is_marked():
-    assert board_text(Position.from_moves("445")).split("\n")[-3:-1] == \
-        [". . . o . . .", ". . . x X . ."]
+    assert board_text(Position.from_moves("445")).split("\n")[-3:-1] == [
+        ". . . o . . .",
+        ". . . x X . .",
+    ]
     assert board_text(Position.from_moves("4454")).split("\n")[-4] == ". . . O . . ."
     assert board_text(Position()) == EMPTY_BOARD
 

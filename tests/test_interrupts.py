@@ -18,7 +18,7 @@ def test_the_first_signal_asks_the_second_interrupts(signum, status):
         assert stop.is_set() and stop.signal == signum and stop.exit_status == status
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)
-    assert {s: signal.getsignal(s) for s in before} == before   # put back as they were
+    assert {s: signal.getsignal(s) for s in before} == before  # put back as they were
 
 
 def test_check_raises_only_once_a_stop_was_asked():
@@ -31,7 +31,7 @@ def test_check_raises_only_once_a_stop_was_asked():
 
 def test_arm_takes_the_handlers_back_from_whoever_replaced_them():
     with graceful_interrupts() as stop:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)   # as ray.init installs its own
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # as ray.init installs its own
         stop.arm()
         os.kill(os.getpid(), signal.SIGTERM)
         assert stop.signal == signal.SIGTERM
@@ -42,7 +42,9 @@ def test_the_report_names_the_signal_and_the_exit_status_follows_it():
     assert summary.exit_status == 0
     summary.interrupted, summary.stopped_by = True, signal.SIGTERM
     assert summary.exit_status == 143
-    assert ("stopped early by SIGTERM: every finished batch is saved; run the same command "
-            "again to resume") in summary.report()
-    summary.stopped_by = None   # a KeyboardInterrupt that came through no handler
+    assert (
+        "stopped early by SIGTERM: every finished batch is saved; run the same command "
+        "again to resume"
+    ) in summary.report()
+    summary.stopped_by = None  # a KeyboardInterrupt that came through no handler
     assert summary.exit_status == 130 and "stopped early: every" in summary.report()

@@ -17,10 +17,10 @@ def kernels(tmp_path):
 
 def test_a_change_to_any_source_drops_every_kernel(tmp_path):
     cache = kernels(tmp_path)
-    assert drop_stale(tmp_path, fingerprint(tmp_path))   # no stamp yet: made by what?
+    assert drop_stale(tmp_path, fingerprint(tmp_path))  # no stamp yet: made by what?
     assert sorted(p.name for p in cache.iterdir()) == ["_search.cpython-311.pyc", STAMP]
     (cache / "_search.negamax-98.py311.nbi").write_bytes(b"compiled again")
-    assert not drop_stale(tmp_path, fingerprint(tmp_path))   # the same sources: kept
+    assert not drop_stale(tmp_path, fingerprint(tmp_path))  # the same sources: kept
     assert (cache / "_search.negamax-98.py311.nbi").exists()
     # Only the inlined file changes, as after a git pull: numba alone would keep the kernel.
     (tmp_path / "_bounds.py").write_text("def upper_bound(): return -1\n")

@@ -77,8 +77,11 @@ def test_mirror_on_other_boards(board):
         p = Position(board)
         while not p.is_game_over and rng.random() < 0.95:
             p = p.play(rng.choice(p.legal_moves()))
-        by_column = sum(((p.key >> (col * board.h1)) & ((1 << board.h1) - 1))
-                        << ((board.width - 1 - col) * board.h1) for col in range(board.width))
+        by_column = sum(
+            ((p.key >> (col * board.h1)) & ((1 << board.h1) - 1))
+            << ((board.width - 1 - col) * board.h1)
+            for col in range(board.width)
+        )
         assert board.mirror_bits(p.key) == by_column == p.mirror().key
         assert int(mirror(board, np.uint64(p.key))) == by_column
     assert int(mirror(board, np.uint64(board.all_cells))) == board.all_cells
@@ -88,8 +91,10 @@ def test_mirror_on_other_boards(board):
 def test_python_mirror_reverses_columns_of_ints_and_uint64_arrays():
     positions = random_positions(200, seed=3, low=0, high=42)
     for p in positions:
-        by_column = sum(((p.key >> (col * H1)) & ((1 << H1) - 1)) << ((WIDTH - 1 - col) * H1)
-                        for col in range(WIDTH))
+        by_column = sum(
+            ((p.key >> (col * H1)) & ((1 << H1) - 1)) << ((WIDTH - 1 - col) * H1)
+            for col in range(WIDTH)
+        )
         assert mirror_bits(p.key) == by_column
     keys = np.array([p.key for p in positions], dtype=np.uint64)
     mirrored = mirror_bits(keys)
@@ -100,7 +105,9 @@ def test_python_mirror_reverses_columns_of_ints_and_uint64_arrays():
 def test_table_key_is_the_smaller_of_position_and_mirror():
     for p in random_positions(200, seed=2, low=1, high=30):
         key, mirrored = table_key(B, np.uint64(p.current), np.uint64(p.mask))
-        twin, twin_mirrored = table_key(B, np.uint64(p.mirror().current), np.uint64(p.mirror().mask))
+        twin, twin_mirrored = table_key(
+            B, np.uint64(p.mirror().current), np.uint64(p.mirror().mask)
+        )
         assert int(key) == int(twin) == p.canonical_key
         assert mirrored == (p.mirror_key < p.key)
         if p.key != p.mirror_key:
@@ -125,8 +132,16 @@ def open_lines(mine, theirs):
 def single_dead(position, mask):
     """Stones dead when flipped one at a time (the first pass only)."""
     other = position ^ mask
-    return sum(1 << i for i in range(64) if mask >> i & 1 and all(
-        line & position & ~(1 << i) and line & other & ~(1 << i) for line in LINES if line >> i & 1))
+    return sum(
+        1 << i
+        for i in range(64)
+        if mask >> i & 1
+        and all(
+            line & position & ~(1 << i) and line & other & ~(1 << i)
+            for line in LINES
+            if line >> i & 1
+        )
+    )
 
 
 def test_flipping_dead_stones_keeps_every_open_line():
@@ -139,8 +154,10 @@ def test_flipping_dead_stones_keeps_every_open_line():
         assert after == before, p.moves
         # The first pass alone would not be safe to flip all at once.
         single = single_dead(mover, p.mask)
-        flipped = (open_lines(mover | single, other & ~single),
-                   open_lines(other & ~single, mover | single))
+        flipped = (
+            open_lines(mover | single, other & ~single),
+            open_lines(other & ~single, mover | single),
+        )
         unsafe += flipped != before
     assert unsafe > 0
 

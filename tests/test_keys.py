@@ -106,7 +106,7 @@ def test_child_boards_are_the_moves_children():
 
 
 def test_the_last_cell_without_a_four_is_a_draw():
-    moves = "54712566226127126621574377157631535333444"   # 41 stones, no four
+    moves = "54712566226127126621574377157631535333444"  # 41 stones, no four
     position = Position.from_moves(moves)
     assert position.legal_moves() == [4] and not position.is_winning_move(4)
     assert child_boards(board_of(moves), 41) == [None, None, None, 0, None, None, None]
@@ -123,8 +123,9 @@ def test_child_keys_many_are_the_children_keys():
         for col in range(1, 8):
             if p.can_play(col):
                 assert row[col - 1] == p.play(col).key
-                assert stone[col - 1] == (p.mask + (1 << (7 * (col - 1)))) & \
-                    (0b111111 << (7 * (col - 1)))
+                assert stone[col - 1] == (p.mask + (1 << (7 * (col - 1)))) & (
+                    0b111111 << (7 * (col - 1))
+                )
                 assert row[col - 1] == (p.current ^ p.mask) + (p.mask | stone[col - 1])
             else:
                 assert stone[col - 1] == 0

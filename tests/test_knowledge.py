@@ -65,7 +65,7 @@ def test_book_leaves_are_the_childrens_scores():
             child = position.play(col)
             i = list(keys).index(child.canonical_key)
             assert scores[i] == book.get(child).score
-        last = Position.from_moves("44533712623517"[:book.info.max_ply])
+        last = Position.from_moves("44533712623517"[: book.info.max_ply])
         assert last.ply == book.info.max_ply  # a deeper book needs a longer line here
         assert [len(a) for a in book_leaves(book, last)] == [0, 0]  # children past the book
     assert [len(a) for a in book_leaves(None, position)] == [0, 0]

@@ -16,7 +16,9 @@ def test_levels_go_from_beginner_to_perfect():
     evaluation = [LEVELS[name] for name in ("beginner", "casual", "club")]
     # Each sees further and accepts less than the one below.
     assert [lv.depth for lv in evaluation] == sorted(lv.depth for lv in evaluation)
-    assert [lv.margin for lv in evaluation] == sorted((lv.margin for lv in evaluation), reverse=True)
+    assert [lv.margin for lv in evaluation] == sorted(
+        (lv.margin for lv in evaluation), reverse=True
+    )
     assert LEVELS["expert"].nodes and LEVELS["expert"].depth is None
     assert (LEVELS["perfect"].nodes, LEVELS["perfect"].depth) == (None, None)
 
@@ -43,13 +45,18 @@ def test_pick_near_best_is_reproducible():
 
 
 def test_each_level_says_how_it_plays_from_its_numbers():
-    assert LEVELS["casual"].about == ("looks 4 plies ahead with the evaluation, then picks at "
-                                      "random among the moves within 25 points of the best")
+    assert LEVELS["casual"].about == (
+        "looks 4 plies ahead with the evaluation, then picks at "
+        "random among the moves within 25 points of the best"
+    )
     assert LEVELS["expert"].about == "the book, then the anytime search with 100,000 nodes a move"
 
 
 def test_docs_ai_md_tables_the_levels_in_their_own_words():
     text = (Path(__file__).resolve().parent.parent / "docs" / "ai.md").read_text()
-    rows = re.findall(r"^\| (\w+)(?: \(default\))? \| (.+) \|$",  # the header first
-                      text.split("## Levels")[1], re.MULTILINE)
+    rows = re.findall(
+        r"^\| (\w+)(?: \(default\))? \| (.+) \|$",  # the header first
+        text.split("## Levels")[1],
+        re.MULTILINE,
+    )
     assert dict(rows[1:]) == {name: level.about for name, level in LEVELS.items()}

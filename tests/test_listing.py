@@ -26,8 +26,9 @@ def reference_positions_by_ply(root: Position, max_ply: int) -> dict[int, list[P
                 child = position.play(col)
                 if not child.is_game_over:
                     seen.setdefault(child.canonical_key, child)
-        levels[ply + 1] = sorted((p if p.is_canonical else p.mirror() for p in seen.values()),
-                                 key=lambda p: p.moves)
+        levels[ply + 1] = sorted(
+            (p if p.is_canonical else p.mirror() for p in seen.values()), key=lambda p: p.moves
+        )
     return levels
 
 
@@ -63,8 +64,10 @@ def test_canonical_counts_match_the_published_table():
     assert all(levels[ply].dtype == np.uint64 for ply in levels)
 
 
-@pytest.mark.parametrize("root, depth", [("", 7), ("4444", 4), ("44444433", 4),
-                                         ("3333331", 4), ("1212121", 2), ("121212", 3)])
+@pytest.mark.parametrize(
+    "root, depth",
+    [("", 7), ("4444", 4), ("44444433", 4), ("3333331", 4), ("1212121", 2), ("121212", 3)],
+)
 def test_the_same_keys_as_the_position_enumerator(root, depth):
     start = Position.from_moves(root)
     levels = keys_by_ply(start, start.ply + depth)

@@ -42,8 +42,10 @@ def lock_row(path: str) -> dict | None:
 def entries(path: str) -> tuple[list[tuple], list[tuple]]:
     """Every stored entry as it is stored: rows, and segments (a sealed ply's blob)."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return (conn.execute("SELECT * FROM positions ORDER BY key").fetchall(),
-                conn.execute("SELECT * FROM segments ORDER BY id").fetchall())
+        return (
+            conn.execute("SELECT * FROM positions ORDER BY key").fetchall(),
+            conn.execute("SELECT * FROM segments ORDER BY id").fetchall(),
+        )
 
 
 def holder(path: str):
@@ -54,8 +56,19 @@ def holder(path: str):
 def test_a_second_build_is_refused_at_once_naming_the_running_one(tmp_path):
     path = str(tmp_path / "busy.db")
     # Ply 14: long enough (about 15 s) that the first is still building when stopped.
-    args = [*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "14", "--db", path,
-            "--no-progress", "--table-log2", "18"]
+    args = [
+        *c4book_command(),
+        "build",
+        "--root",
+        SMALL_ROOT,
+        "--ply",
+        "14",
+        "--db",
+        path,
+        "--no-progress",
+        "--table-log2",
+        "18",
+    ]
     first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -94,20 +107,23 @@ def test_a_killed_holder_never_blocks_the_resume(small_book_copy, ray_session):
     assert lock_row(small_book_copy) is None
 
 
-def test_a_lock_from_another_host_counts_while_its_heartbeat_is_fresh(small_book_copy,
-                                                                      ray_session):
+def test_a_lock_from_another_host_counts_while_its_heartbeat_is_fresh(small_book_copy, ray_session):
     before = entries(small_book_copy)
-    assert len(before[1]) == 5   # the small book: five sealed plies
+    assert len(before[1]) == 5  # the small book: five sealed plies
     now = time.time()
 
     def write_lock(heartbeat: float) -> None:
         owner = LockOwner("build-node-7", 4242, now - 3600, heartbeat, None)
-        run_sql(small_book_copy, "DELETE FROM meta WHERE name = 'build_lock'",
-                "INSERT INTO meta VALUES ('build_lock', '%s')" % owner.to_json())
+        run_sql(
+            small_book_copy,
+            "DELETE FROM meta WHERE name = 'build_lock'",
+            "INSERT INTO meta VALUES ('build_lock', '%s')" % owner.to_json(),
+        )
 
     write_lock(heartbeat=now - 5)
-    with pytest.raises(BuildLockedError, match="host build-node-7, pid 4242, since .*"
-                                               "last heartbeat [5-9] s ago"):
+    with pytest.raises(
+        BuildLockedError, match="host build-node-7, pid 4242, since .*last heartbeat [5-9] s ago"
+    ):
         build(small_book_copy, SMALL_PLY, SMALL_ROOT, progress=False)
     assert entries(small_book_copy) == before
 
@@ -145,23 +161,27 @@ def test_two_locks_in_one_book_cannot_both_be_held(small_book_copy):
 
 
 def test_a_pack_holding_the_book_is_named_and_a_reader_from_before_still_sees_a_lock(
-        small_book_copy):
+    small_book_copy,
+):
     engine = make_engine(small_book_copy)
     try:
         with BuildLock(engine, small_book_copy, "pack"):
             owner = read_lock(engine)
             assert owner.command == "pack" and owner.pid == os.getpid()
-            with pytest.raises(BuildLockedError, match=f"is being written by c4book pack "
-                                                       f"\\(host .*, pid {os.getpid()}, since"):
+            with pytest.raises(
+                BuildLockedError,
+                match=f"is being written by c4book pack \\(host .*, pid {os.getpid()}, since",
+            ):
                 BuildLock(engine, small_book_copy).acquire()
             # The lock row has the keys a c4book from before the command row reads: to it,
             # a lock (it made a LockOwner of exactly these, and an unreadable row no lock).
             row = lock_row(small_book_copy)
             assert sorted(row) == ["heartbeat", "host", "pid", "process_start", "since"]
         assert read_lock(engine) is None
-        with closing(sqlite3.connect(small_book_copy)) as conn:   # both rows gone
-            assert conn.execute("SELECT name FROM meta WHERE name LIKE 'build_lock%'"
-                                ).fetchall() == []
+        with closing(sqlite3.connect(small_book_copy)) as conn:  # both rows gone
+            assert (
+                conn.execute("SELECT name FROM meta WHERE name LIKE 'build_lock%'").fetchall() == []
+            )
     finally:
         engine.dispose()
 
@@ -169,8 +189,8 @@ def test_a_pack_holding_the_book_is_named_and_a_reader_from_before_still_sees_a_
 def test_a_command_row_names_only_the_owner_it_was_written_for():
     owner = LockOwner("build-node-7", 4242, 1.0, 2.0, None, "pack")
     assert LockOwner.from_json(owner.to_json(), owner.command_json()) == owner
-    assert LockOwner.from_json(owner.to_json()).command == "build"   # no command row
-    later = LockOwner("build-node-7", 4242, 9.0, 9.0, None)   # a build that took it over
+    assert LockOwner.from_json(owner.to_json()).command == "build"  # no command row
+    later = LockOwner("build-node-7", 4242, 9.0, 9.0, None)  # a build that took it over
     assert LockOwner.from_json(later.to_json(), owner.command_json()).command == "build"
     assert LockOwner.from_json(owner.to_json(), "not json").command == "build"
     with_more = json.dumps({**json.loads(owner.to_json()), "added_later": 1})

@@ -54,8 +54,9 @@ def test_a_key_replays_to_itself(positions):
 def test_positions_of_keys_are_the_replayed_positions(positions):
     found = positions_of_keys(keys(positions), "44")
     expected = [Position.from_moves(m) for m in moves_of_keys(keys(positions), "44")]
-    assert [(p.moves, p.current, p.mask, p.is_won) for p in found] == \
-        [(p.moves, p.current, p.mask, p.is_won) for p in expected]
+    assert [(p.moves, p.current, p.mask, p.is_won) for p in found] == [
+        (p.moves, p.current, p.mask, p.is_won) for p in expected
+    ]
     assert len(found) == 350 and positions_of_keys(np.zeros(0, dtype=np.uint64)) == []
 
 
@@ -107,8 +108,12 @@ def test_keys_of_other_boards_replay_and_list_children(board):
         assert Position.from_moves(replayed, board) == position
     assert positions_of_keys(found, board=board) == positions
     for position in positions[:20]:
-        children = unfinished_children(board, keys([position]), np.uint64(0),
-                                       np.uint64((1 << 64) - 1))
-        expected = [position.play(c).canonical_key for c in position.legal_moves()
-                    if not position.play(c).is_game_over]
+        children = unfinished_children(
+            board, keys([position]), np.uint64(0), np.uint64((1 << 64) - 1)
+        )
+        expected = [
+            position.play(c).canonical_key
+            for c in position.legal_moves()
+            if not position.play(c).is_game_over
+        ]
         assert sorted(children.tolist()) == sorted(expected)

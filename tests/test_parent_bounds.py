@@ -20,8 +20,9 @@ LAST = SMALL_PLY - 1  # the small book's entries at this ply are the parents
 def small_store(small_book_path):
     from bookgen.book.store import BookStore
 
-    return BookStore(small_book_path, SMALL_ROOT, Position.from_moves(SMALL_ROOT).canonical_key,
-                     readonly=True)
+    return BookStore(
+        small_book_path, SMALL_ROOT, Position.from_moves(SMALL_ROOT).canonical_key, readonly=True
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,12 +42,11 @@ def parents(small_book_path):
     return Parents(keys, scores, np.array(best, dtype=np.uint8)), frontier
 
 
-def test_parents_without_best_moves_bound_from_below_and_never_exactly(small_book_path,
-                                                                        parents):
+def test_parents_without_best_moves_bound_from_below_and_never_exactly(small_book_path, parents):
     entries, (frontier, _) = parents
     store = small_store(small_book_path)
     try:
-        above = store.entries_above(SMALL_PLY)   # what a build growing the book would take
+        above = store.entries_above(SMALL_PLY)  # what a build growing the book would take
     finally:
         store.close()
     assert above.keys.tolist() == entries.keys.tolist() and not above.best.any()
@@ -67,14 +67,15 @@ def test_every_parent_leads_here():
         position = random_position(rng, rng.randrange(1, 30))
         reachable = 0
         for key in parents_of(position.key).tolist():
-            try:   # a take-back may leave a board no game reaches (a four already made)
+            try:  # a take-back may leave a board no game reaches (a four already made)
                 parent = Position.from_moves(moves_of_key(key))
             except ValueError:
                 continue
             reachable += 1
             assert parent.canonical_key == key and not parent.is_game_over
-            assert any(parent.play(c) in (position, position.mirror())
-                       for c in parent.legal_moves())
+            assert any(
+                parent.play(c) in (position, position.mirror()) for c in parent.legal_moves()
+            )
         assert reachable, position.moves  # the position came from somewhere
 
 
@@ -109,8 +110,10 @@ def test_a_key_with_no_parent_in_the_book_has_no_bound(parents):
 def test_a_bounded_solve_gives_the_unbounded_answer(parents, solver):
     _, (frontier, scores) = parents
     # A loss, a draw and a win from the frontier, each given every true lower bound.
-    picks = [int(np.flatnonzero(check(scores))[0]) for check in (
-        lambda s: s < 0, lambda s: s == 0, lambda s: (s > 0) & (s < 10))]
+    picks = [
+        int(np.flatnonzero(check(scores))[0])
+        for check in (lambda s: s < 0, lambda s: s == 0, lambda s: (s > 0) & (s < 10))
+    ]
     for i in picks:
         position = Position.from_moves(moves_of_key(int(frontier[i]), SMALL_ROOT))
         plain = solve_position(solver, position)

@@ -13,7 +13,15 @@ import pytest
 from bookgen import Book, BookNotFoundError, Decision, Player
 from bookgen.limits import MAX_TIME_BUDGET
 from bookgen.play.levels import LevelError
-from solver import C4Error, GameOverError, IllegalMoveError, Position, SearchLimitError, Solver, win_score
+from solver import (
+    C4Error,
+    GameOverError,
+    IllegalMoveError,
+    Position,
+    SearchLimitError,
+    Solver,
+    win_score,
+)
 from solver.errors import ArgumentError, ArgumentTypeError, BoardSizeError
 
 from conftest import SMALL_PLY, SMALL_ROOT, book_moves
@@ -26,8 +34,8 @@ def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
     return [(moves, int(score)) for moves, score in lines[::step][:limit]]
 
 
-END_EASY = pons_lines("Test_L3_R1", 41, 24)      # lines 1, 42, 83, ...: 24 positions
-MIDDLE_EASY = pons_lines("Test_L2_R1", 97, 10)   # lines 1, 98, 195, ...: 10 positions
+END_EASY = pons_lines("Test_L3_R1", 41, 24)  # lines 1, 42, 83, ...: 24 positions
+MIDDLE_EASY = pons_lines("Test_L2_R1", 97, 10)  # lines 1, 98, 195, ...: 10 positions
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +78,7 @@ def check_game(moves: str, score: int, final: Position, decisions: list) -> None
         assert final.is_full and not final.is_won, final.moves
     else:
         assert final.is_won, final.moves
-        winner_parity = (final.ply - 1) % 2          # ply before the winning move
+        winner_parity = (final.ply - 1) % 2  # ply before the winning move
         assert winner_parity == (start % 2 if score > 0 else 1 - start % 2), final.moves
         assert (final.ply + 1) // 2 == 22 - abs(score), final.moves  # winner's stone count
     # perfect play keeps the score: each decision's score is minus the previous one
@@ -82,10 +90,16 @@ def check_game(moves: str, score: int, final: Position, decisions: list) -> None
 
 # -- best moves ---------------------------------------------------------------
 
+
 def test_best_move_from_the_book_is_a_best_move(book, solver, small_book_path):
     player = Player(book, table_log2=10)
-    picked = [SMALL_ROOT] + book_moves(small_book_path, 9) + book_moves(small_book_path, 10)[::7] \
-        + book_moves(small_book_path, 11)[::23] + book_moves(small_book_path, SMALL_PLY)[::97]
+    picked = (
+        [SMALL_ROOT]
+        + book_moves(small_book_path, 9)
+        + book_moves(small_book_path, 10)[::7]
+        + book_moves(small_book_path, 11)[::23]
+        + book_moves(small_book_path, SMALL_PLY)[::97]
+    )
     assert len(picked) >= 20
     for moves in picked:
         column = player.best_move(moves)
@@ -120,11 +134,17 @@ def test_best_move_outside_the_book_searches(book, solver):
 
 # -- decisions ----------------------------------------------------------------
 
+
 def test_choose_from_the_book(book):
     player = Player(book)
     decision = player.choose(SMALL_ROOT)
     assert isinstance(decision, Decision)
-    assert (decision.column, decision.score, decision.source, decision.proven) == (5, 16, "book", True)
+    assert (decision.column, decision.score, decision.source, decision.proven) == (
+        5,
+        16,
+        "book",
+        True,
+    )
     assert 0 <= decision.seconds < 1.0
     assert player.last is decision
     data = decision.to_json()
@@ -145,8 +165,12 @@ def test_takes_the_immediate_win_rather_than_blocking(book):
     # x has three in column 1, o three in column 2: x wins at once with 1.
     for player in (Player(None, table_log2=10), Player(book, table_log2=10)):
         decision = player.choose("121212")
-        assert (decision.column, decision.score, decision.source, decision.proven) == \
-            (1, win_score(6), "search", True)
+        assert (decision.column, decision.score, decision.source, decision.proven) == (
+            1,
+            win_score(6),
+            "search",
+            True,
+        )
         assert decision.score == 18
 
 
@@ -172,6 +196,7 @@ def test_immediate_win_in_an_end_game(solver):
 
 # -- whole games --------------------------------------------------------------
 
+
 def test_self_play_end_easy_ends_as_scored():
     players = (Player(None, table_log2=20), Player(None, table_log2=20))
     assert len(END_EASY) >= 20
@@ -187,8 +212,9 @@ def test_self_play_middle_easy_ends_as_scored():
         check_game(moves, score, final, decisions)
 
 
-@pytest.mark.parametrize("moves", [SMALL_ROOT, "444444331", "444444333", "4444443332",
-                                   "44444455", "44444433127"])
+@pytest.mark.parametrize(
+    "moves", [SMALL_ROOT, "444444331", "444444333", "4444443332", "44444455", "44444433127"]
+)
 def test_self_play_inside_the_book(book, solver, moves):
     entry = book.get(moves)
     assert entry is not None
@@ -202,6 +228,7 @@ def test_self_play_inside_the_book(book, solver, moves):
 
 
 # -- time budget --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("moves", ["", "4"])
 def test_time_budget_on_an_opening_position(solver, moves):
@@ -240,10 +267,12 @@ def test_time_budget_blocks_an_immediate_threat():
 
 def test_node_budget_is_the_same_on_any_machine():
     # "4444443" needs millions of nodes: half a million never proves it, under any load.
-    decisions = [Player(None, table_log2=20, node_budget=500_000).choose("4444443")
-                 for _ in range(2)]
-    assert [(d.column, d.source, d.proven, d.depth) for d in decisions] == \
-        [(decisions[0].column, "anytime", False, decisions[0].depth)] * 2
+    decisions = [
+        Player(None, table_log2=20, node_budget=500_000).choose("4444443") for _ in range(2)
+    ]
+    assert [(d.column, d.source, d.proven, d.depth) for d in decisions] == [
+        (decisions[0].column, "anytime", False, decisions[0].depth)
+    ] * 2
     moves, score = END_EASY[5]
     decision = Player(None, table_log2=20, node_budget=500_000).choose(moves)
     assert (decision.source, decision.proven, decision.score) == ("search", True, score)
@@ -259,7 +288,7 @@ def test_node_budget_and_time_budget_together_take_the_smaller():
 
 def test_threads_are_the_exact_searches_and_a_budget_keeps_to_one():
     assert Player(None, threads=2)._get_solver().threads == 2
-    assert Player(None)._get_solver().threads >= 1   # one per core
+    assert Player(None)._get_solver().threads >= 1  # one per core
     assert Player(None, time_budget=0.05, threads=2)._get_solver().threads == 1
 
 
@@ -354,9 +383,11 @@ def test_budgeted_move_never_loses_at_once_when_another_does_not():
 # move and the opponent replies: the player knows it still wins (the book proved
 # it), but proving a winning move here takes 400,000 to 1,100,000 nodes, far
 # past the 10,000-node budget.  Winning columns from Solver.analyze.
-LONG_WINS = [("74322465", "7432246544", {5}),
-             ("41171256", "4117125667", {1, 2, 3, 6, 7}),
-             ("22616315", "2261631556", {2, 4, 5, 6})]
+LONG_WINS = [
+    ("74322465", "7432246544", {5}),
+    ("41171256", "4117125667", {1, 2, 3, 6, 7}),
+    ("22616315", "2261631556", {2, 4, 5, 6}),
+]
 
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
@@ -377,6 +408,7 @@ def test_a_proven_win_is_never_thrown_away_when_it_takes_long_to_prove(book_move
 
 # -- levels -------------------------------------------------------------------
 
+
 def play_levels(first: Player, second: Player, opening: str = "") -> str:
     position = Position.from_moves(opening)
     while not position.is_game_over:
@@ -386,21 +418,33 @@ def play_levels(first: Player, second: Player, opening: str = "") -> str:
 
 
 def test_levels_are_reproducible_with_a_seed():
-    games = {play_levels(Player(None, level="beginner", seed=seed),
-                         Player(None, level="casual", seed=seed + 100), "44")
-             for seed in (1, 1, 2, 3, 4)}
-    replay = play_levels(Player(None, level="beginner", seed=1),
-                         Player(None, level="casual", seed=101), "44")
+    games = {
+        play_levels(
+            Player(None, level="beginner", seed=seed),
+            Player(None, level="casual", seed=seed + 100),
+            "44",
+        )
+        for seed in (1, 1, 2, 3, 4)
+    }
+    replay = play_levels(
+        Player(None, level="beginner", seed=1), Player(None, level="casual", seed=101), "44"
+    )
     assert replay in games
     assert len(games) >= 3  # other seeds, other games
 
 
 def test_a_level_decision_says_how_it_was_made():
     decision = Player(None, level="club", seed=5).choose("4453")
-    assert (decision.source, decision.proven, decision.score, decision.depth) == \
-        ("level", False, None, 8)
-    assert repr(Player(None, level="club", seed=5)) == \
-        "Player(book=None, time_budget=None, level='club', seed=5)"
+    assert (decision.source, decision.proven, decision.score, decision.depth) == (
+        "level",
+        False,
+        None,
+        8,
+    )
+    assert (
+        repr(Player(None, level="club", seed=5))
+        == "Player(book=None, time_budget=None, level='club', seed=5)"
+    )
 
 
 def test_levels_take_an_immediate_win_and_block_one():
@@ -426,15 +470,19 @@ def test_unknown_level(bad):
 
 # -- bad input ----------------------------------------------------------------
 
-@pytest.mark.parametrize("moves, error", [
-    ("4a", IllegalMoveError),
-    ("0", IllegalMoveError),
-    ("8", IllegalMoveError),
-    ("44 4", IllegalMoveError),
-    ("4444444", IllegalMoveError),
-    ("12121212", GameOverError),
-    ("1212121", GameOverError),
-])
+
+@pytest.mark.parametrize(
+    "moves, error",
+    [
+        ("4a", IllegalMoveError),
+        ("0", IllegalMoveError),
+        ("8", IllegalMoveError),
+        ("44 4", IllegalMoveError),
+        ("4444444", IllegalMoveError),
+        ("12121212", GameOverError),
+        ("1212121", GameOverError),
+    ],
+)
 @pytest.mark.parametrize("method", ["choose", "best_move"])
 def test_bad_input_raises_naming_it(book, moves, error, method):
     player = Player(book, table_log2=10)
@@ -466,6 +514,7 @@ def test_not_a_move_string():
 
 # -- other boards ------------------------------------------------------------------------
 
+
 def test_a_player_plays_its_book_board_and_without_a_book_the_board_given(six_by_five):
     from solver import Board, BoardSizeError
 
@@ -474,7 +523,7 @@ def test_a_player_plays_its_book_board_and_without_a_book_the_board_given(six_by
     with Book.open(six_by_five) as book:
         player = Player(book)
         assert player.board is board
-        for moves in ("", "34", "616161", "343434"):   # in the book (to ply 6) and past it
+        for moves in ("", "34", "616161", "343434"):  # in the book (to ply 6) and past it
             decision = player.choose(moves)
             position = Position.from_moves(moves, board)
             score = solver.solve(position)

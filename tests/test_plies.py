@@ -49,13 +49,20 @@ def plies(small_book_path) -> Plies:
 def segment(entries: list[tuple[str, int, str | None]]) -> Segment:
     """A ply's segment from ``(moves, score, best columns or None)``, put in key order."""
     entries = sorted(entries, key=lambda e: canonical(e[0]))
-    best = None if entries[0][2] is None else np.array(
-        [sum(1 << (int(c) - 1) for c in e[2]) for e in entries], np.uint8)
-    return Segment(np.array([canonical(e[0]) for e in entries], np.uint64),
-                   np.array([e[1] for e in entries], np.int8), best)
+    best = (
+        None
+        if entries[0][2] is None
+        else np.array([sum(1 << (int(c) - 1) for c in e[2]) for e in entries], np.uint8)
+    )
+    return Segment(
+        np.array([canonical(e[0]) for e in entries], np.uint64),
+        np.array([e[1] for e in entries], np.int8),
+        best,
+    )
 
 
 # -- reading a real book -----------------------------------------------------------
+
 
 def test_a_sealed_book_is_read_whole(plies, small_book_path):
     assert sorted(plies.segments) == list(COUNTS)
@@ -67,7 +74,7 @@ def test_a_sealed_book_is_read_whole(plies, small_book_path):
     for ply, (keys, scores, best) in plies.segments.items():
         assert keys.tolist() == stored[ply].keys.tolist()
         assert scores.tolist() == stored[ply].scores.tolist()
-        assert (best is None) == (ply != SMALL_PLY)   # only the last ply keeps best moves
+        assert (best is None) == (ply != SMALL_PLY)  # only the last ply keeps best moves
     assert plies.segments[SMALL_PLY].best.tolist() == stored[SMALL_PLY].best.tolist()
 
 
@@ -78,8 +85,9 @@ def test_counts_and_outcomes(plies, small_book_path):
     assert outcomes[8] == {1: 1}
     for ply, (_, scores, _) in stored_plies(small_book_path).items():
         signs = np.sign(scores.astype(int))
-        assert outcomes[ply] == {wdl: int((signs == wdl).sum()) for wdl in (-1, 0, 1)
-                                 if (signs == wdl).any()}
+        assert outcomes[ply] == {
+            wdl: int((signs == wdl).sum()) for wdl in (-1, 0, 1) if (signs == wdl).any()
+        }
 
 
 def test_plies_kept_as_rows_are_read_and_checked_as_sealed_ones(plies, small_rows_book_path):
@@ -90,12 +98,16 @@ def test_plies_kept_as_rows_are_read_and_checked_as_sealed_ones(plies, small_row
         assert rows.segments[ply].keys.tolist() == sealed.keys.tolist()
         assert rows.segments[ply].scores.tolist() == sealed.scores.tolist()
     # rows keep their best moves, sealed parents derive theirs: the same answers
-    assert all(rows.find(int(k), ply) == plies.find(int(k), ply)
-               for ply, s in plies.segments.items() for k in s.keys)
+    assert all(
+        rows.find(int(k), ply) == plies.find(int(k), ply)
+        for ply, s in plies.segments.items()
+        for k in s.keys
+    )
     assert rows.count_by_ply() == COUNTS and rows.score_counts() == plies.score_counts()
 
 
 # -- find ----------------------------------------------------------------------------
+
 
 def test_find_at_the_last_ply_gives_score_and_stored_best_moves(plies):
     # 444444331233: score -2, best moves 1 2 5 6 (a direct solve: test_reader)
@@ -106,26 +118,41 @@ def test_find_at_the_last_ply_gives_score_and_stored_best_moves(plies):
 
 def test_find_at_a_parent_ply_gives_its_code_and_derived_move_scores(plies):
     # score 16, best moves 2 and 5: the code, as at the last ply, and the packed scores
-    assert plies.find(canonical(SMALL_ROOT), 8) == \
-        (entry_code(16, 0b10010), pack_scores([0, 16, 2, None, 16, 0, 2]))
+    assert plies.find(canonical(SMALL_ROOT), 8) == (
+        entry_code(16, 0b10010),
+        pack_scores([0, 16, 2, None, 16, 0, 2]),
+    )
     # 444444337 is stored as its mirror image 444444551: the scores are that orientation's
     assert canonical("444444337") == key_of("444444551")
-    assert unpack_scores(plies.find(canonical("444444337"), 9)[1]) == \
-        [-15, -15, -2, None, -15, -2, -15]
+    assert unpack_scores(plies.find(canonical("444444337"), 9)[1]) == [
+        -15,
+        -15,
+        -2,
+        None,
+        -15,
+        -2,
+        -15,
+    ]
 
 
-@pytest.mark.parametrize("key, ply", [(lambda: canonical("4453"), 4),     # no such ply
-                                      (lambda: canonical("4444443"), 8),  # not at this ply
-                                      (lambda: canonical("44444433"), 9),  # another ply's key
-                                      (lambda: 0, SMALL_PLY), (lambda: 2 ** 63, SMALL_PLY),
-                                      (lambda: canonical("444444331233") + 1, SMALL_PLY)])
+@pytest.mark.parametrize(
+    "key, ply",
+    [
+        (lambda: canonical("4453"), 4),  # no such ply
+        (lambda: canonical("4444443"), 8),  # not at this ply
+        (lambda: canonical("44444433"), 9),  # another ply's key
+        (lambda: 0, SMALL_PLY),
+        (lambda: 2**63, SMALL_PLY),
+        (lambda: canonical("444444331233") + 1, SMALL_PLY),
+    ],
+)
 def test_find_misses_are_none(plies, key, ply):
     assert plies.find(key(), ply) is None
 
 
 def test_find_many_equals_find(plies, small_book_path):
     asked = [m for ply in COUNTS for m in book_moves(small_book_path, ply)]
-    asked += ["".join(str(8 - int(c)) for c in m) for m in asked]   # mirror images
+    asked += ["".join(str(8 - int(c)) for c in m) for m in asked]  # mirror images
     asked += ["", "4453", "4444443", "4444443312356"]
     keys = np.array([key_of(m) for m in asked], np.uint64)
     plies_asked = np.array([len(m) for m in asked], np.int64)
@@ -143,9 +170,9 @@ def test_find_many_equals_find(plies, small_book_path):
         assert at.keys[index[i]] == canon and at.scores[index[i]] == scores[i]
         if len(moves) == SMALL_PLY:
             assert one == entry_code(int(scores[i]), int(best[i]))
-        else:   # the derived best moves: the moves that score the position's score
+        else:  # the derived best moves: the moves that score the position's score
             code, packed = one
-            assert packed == plies.moves_of(len(moves))[7 * index[i]:7 * index[i] + 7]
+            assert packed == plies.moves_of(len(moves))[7 * index[i] : 7 * index[i] + 7]
             assert code == entry_code(int(scores[i]), int(best[i]))
             top = max(packed)
             assert scores[i] == top - SCORE_OFFSET
@@ -169,15 +196,27 @@ def test_a_parent_ply_that_still_stores_best_moves_is_answered_as_a_parent(small
 
 
 def test_find_many_with_nothing_asked(plies):
-    found, index, scores, best, flipped = plies.find_many(np.empty(0, np.uint64),
-                                                          np.empty(0, np.int64))
+    found, index, scores, best, flipped = plies.find_many(
+        np.empty(0, np.uint64), np.empty(0, np.int64)
+    )
     assert [len(a) for a in (found, index, scores, best, flipped)] == [0] * 5
 
 
 # -- derived move scores ----------------------------------------------------------------
 
-@pytest.mark.parametrize("moves", ["44444433", "444444331", "444444551", "4444443311",
-                                   "4444445531", "44444433111", "44444433123"])
+
+@pytest.mark.parametrize(
+    "moves",
+    [
+        "44444433",
+        "444444331",
+        "444444551",
+        "4444443311",
+        "4444445531",
+        "44444433111",
+        "44444433123",
+    ],
+)
 def test_derived_move_scores_equal_a_direct_solve(plies, solver, moves):
     position = Position.from_moves(moves)
     assert position.is_canonical
@@ -191,8 +230,9 @@ def test_every_derived_move_score_equals_the_build_kernels(plies, small_rows_boo
     # plies derives them with numpy over a whole ply.
     with closing(sqlite3.connect(f"file:{small_rows_book_path}?mode=ro", uri=True)) as conn:
         for ply in (8, 9, 10, 11):
-            stored = conn.execute("SELECT move_scores FROM positions WHERE ply = ? ORDER BY key",
-                                  (ply,)).fetchall()
+            stored = conn.execute(
+                "SELECT move_scores FROM positions WHERE ply = ? ORDER BY key", (ply,)
+            ).fetchall()
             assert b"".join(s for (s,) in stored) == plies.moves_of(ply), ply
             moves = np.frombuffer(plies.moves_of(ply), np.uint8).reshape(-1, 7)
             # a move's score is the best of the ply's, as the stored scores say
@@ -200,29 +240,31 @@ def test_every_derived_move_score_equals_the_build_kernels(plies, small_rows_boo
             assert tops.tolist() == plies.segments[ply].scores.tolist()
             # and the best moves are the moves that score it
             best = np.frombuffer(plies.best_of(ply), np.uint8)
-            assert (((moves == (tops + SCORE_OFFSET)[:, None]) << np.arange(7)).sum(axis=1)
-                    == best).all()
+            assert (
+                ((moves == (tops + SCORE_OFFSET)[:, None]) << np.arange(7)).sum(axis=1) == best
+            ).all()
             assert (best != 0).all()
 
 
 def test_a_lookup_derives_only_its_own_chunk_and_the_whole_ply_equals_the_chunks(
-        small_book_path, monkeypatch):
+    small_book_path, monkeypatch
+):
     import bookgen.book.plies as plies_module
 
     whole = read_plies(small_book_path)
     expected = {ply: whole.moves_of(ply) for ply in (8, 9, 10, 11)}
-    monkeypatch.setattr(plies_module, "CHUNK_BITS", 3)   # 8 positions a chunk
+    monkeypatch.setattr(plies_module, "CHUNK_BITS", 3)  # 8 positions a chunk
     chunked = read_plies(small_book_path)
-    keys = chunked.segments[11].keys.tolist()   # 136 positions: 17 chunks
-    assert chunked.find(keys[20], 11)[1] == expected[11][7 * 20:7 * 21]
-    assert set(chunked._plies[11].parts) == {2}   # its chunk alone
+    keys = chunked.segments[11].keys.tolist()  # 136 positions: 17 chunks
+    assert chunked.find(keys[20], 11)[1] == expected[11][7 * 20 : 7 * 21]
+    assert set(chunked._plies[11].parts) == {2}  # its chunk alone
     for at, key in enumerate(keys):
         assert chunked.find(key, 11) == whole.find(key, 11)
-        assert chunked.find(key, 11)[1] == expected[11][7 * at:7 * at + 7]
+        assert chunked.find(key, 11)[1] == expected[11][7 * at : 7 * at + 7]
     for ply in (8, 9, 10, 11):
         assert chunked.moves_of(ply) == expected[ply]
         assert chunked.best_of(ply) == whole.best_of(ply)
-        assert chunked._plies[ply].parts == {}   # joined: the chunks are let go
+        assert chunked._plies[ply].parts == {}  # joined: the chunks are let go
 
 
 def test_a_move_that_ends_the_game_is_scored_without_a_child():
@@ -230,13 +272,16 @@ def test_a_move_that_ends_the_game_is_scored_without_a_child():
     parent = "121212"
     position = Position.from_moves(parent)
     assert position.is_winning_move(1) and not position.is_game_over
-    children = [(position.play(col).moves, 5 - col, None) for col in position.legal_moves()
-                if not position.is_winning_move(col)]   # any scores: only read back
+    children = [
+        (position.play(col).moves, 5 - col, None)
+        for col in position.legal_moves()
+        if not position.is_winning_move(col)
+    ]  # any scores: only read back
     assert len(children) == 6
     plies = Plies({6: segment([(parent, 0, None)]), 7: segment(children)}, {}, (6, 7))
     assert plies.parents == frozenset({6})
     scores = unpack_scores(plies.find(canonical(parent), 6)[1])
-    if canonical(parent) != key_of(parent):   # the canonical orientation's, mirrored back
+    if canonical(parent) != key_of(parent):  # the canonical orientation's, mirrored back
         scores = scores[::-1]
     assert scores == [(43 - 6) // 2] + [-(5 - c) for c in range(2, 8)]
 
@@ -251,27 +296,37 @@ def test_the_last_cell_is_a_draw_without_a_child():
     empty = Segment(np.empty(0, np.uint64), np.empty(0, np.int8), np.empty(0, np.uint8))
     plies = Plies({41: segment([(moves, 0, None)]), 42: empty}, {}, (41, 42))
     assert plies.parents == frozenset({41})
-    assert unpack_scores(plies.find(position.canonical_key, 41)[1]) == \
-        [None, None, None, 0, None, None, None]
+    assert unpack_scores(plies.find(position.canonical_key, 41)[1]) == [
+        None,
+        None,
+        None,
+        0,
+        None,
+        None,
+        None,
+    ]
 
 
 def test_a_missing_child_is_a_damaged_book_not_a_wrong_score(small_book_path):
     sealed = {ply: s for ply, s in read_plies(small_book_path).segments.items()}
     keys, scores, best = sealed[SMALL_PLY]
     gone = int(np.flatnonzero(keys == canonical("444444331112"))[0])
-    sealed[SMALL_PLY] = Segment(np.delete(keys, gone), np.delete(scores, gone),
-                                np.delete(best, gone))
+    sealed[SMALL_PLY] = Segment(
+        np.delete(keys, gone), np.delete(scores, gone), np.delete(best, gone)
+    )
     plies = Plies(sealed, {}, COMPLETE, "some.db")
-    assert plies.find(canonical(SMALL_ROOT), 8) is not None   # plies above: unaffected
-    with pytest.raises(CorruptBookError, match="'some.db': ply 12 lacks a child of a ply-11 "
-                                               "position, though both are complete"):
+    assert plies.find(canonical(SMALL_ROOT), 8) is not None  # plies above: unaffected
+    with pytest.raises(
+        CorruptBookError,
+        match="'some.db': ply 12 lacks a child of a ply-11 position, though both are complete",
+    ):
         plies.find(canonical("44444433111"), 11)
 
 
 def test_a_score_no_move_reaches_is_a_damaged_book(small_book_path):
     sealed = dict(read_plies(small_book_path).segments)
     keys, scores, best = sealed[11]
-    sealed[11] = Segment(keys, (scores + 1).astype(np.int8), best)   # every score off by one
+    sealed[11] = Segment(keys, (scores + 1).astype(np.int8), best)  # every score off by one
     with pytest.raises(CorruptBookError, match="a ply-11 position's score is no move's score"):
         Plies(sealed, {}, COMPLETE, "some.db").find(int(keys[0]), 11)
 
@@ -279,7 +334,7 @@ def test_a_score_no_move_reaches_is_a_damaged_book(small_book_path):
 def test_parents_need_the_next_ply_complete_and_in_memory(small_book_path):
     sealed = read_plies(small_book_path).segments
     assert Plies(sealed, {}, COMPLETE).parents == {8, 9, 10, 11}
-    assert Plies(sealed, {}, (8, 9, 10, 11)).parents == {8, 9, 10}   # 12 not complete
-    assert Plies(sealed, {12: 3}, COMPLETE).parents == {8, 9, 10, 11}   # rows read in too
+    assert Plies(sealed, {}, (8, 9, 10, 11)).parents == {8, 9, 10}  # 12 not complete
+    assert Plies(sealed, {12: 3}, COMPLETE).parents == {8, 9, 10, 11}  # rows read in too
     assert Plies({p: s for p, s in sealed.items() if p != 10}, {}, COMPLETE).parents == {8, 11}
     assert Plies(sealed, {}, ()).parents == frozenset()

@@ -13,6 +13,7 @@ DRAWN_GAME = "547125662261271266215743771576315353334444"
 
 # -- building and playing --------------------------------------------------------
 
+
 def test_empty_board():
     p = Position.from_moves("")
     assert p == Position()
@@ -66,13 +67,13 @@ def test_legal_moves():
 @pytest.mark.parametrize(
     "moves, winning",
     [
-        ("121212", [1]),            # vertical
-        ("112233", [4]),            # horizontal, column 4 is the only open end
-        ("223347", [1, 5]),         # horizontal, open at both ends
-        ("7273146", [5]),           # the second player to move
-        ("1223343446", [4]),        # rising diagonal
-        ("7665545442", [4]),        # falling diagonal (mirror of the above)
-        ("2233447", []),            # threats, but none playable now
+        ("121212", [1]),  # vertical
+        ("112233", [4]),  # horizontal, column 4 is the only open end
+        ("223347", [1, 5]),  # horizontal, open at both ends
+        ("7273146", [5]),  # the second player to move
+        ("1223343446", [4]),  # rising diagonal
+        ("7665545442", [4]),  # falling diagonal (mirror of the above)
+        ("2233447", []),  # threats, but none playable now
     ],
 )
 def test_is_winning_move(moves, winning):
@@ -104,6 +105,7 @@ def test_is_game_over():
 
 
 # -- identity: key, mirror ---------------------------------------------------------
+
 
 def _all_sequences(max_ply):
     """Every legal move string of length <= max_ply (no game ends before ply 7)."""
@@ -181,6 +183,7 @@ def test_mirror_on_random_games():
 
 # -- display ------------------------------------------------------------------------
 
+
 def test_repr_pastes_back():
     for moves in ("", "4", "4453", DRAWN_GAME, "1212121"):
         p = Position.from_moves(moves)
@@ -218,6 +221,7 @@ def test_eq_with_other_types():
 
 
 # -- bad input -----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "moves, error, index, fragments",
@@ -276,7 +280,9 @@ def test_play_full_column():
 
 
 def test_play_after_win_and_after_full_board():
-    with pytest.raises(GameOverError, match=r"move 3 at position 8 of '12121213' comes after the game was won"):
+    with pytest.raises(
+        GameOverError, match=r"move 3 at position 8 of '12121213' comes after the game was won"
+    ):
         Position.from_moves("1212121").play(3)
     with pytest.raises(GameOverError, match="after the board is full"):
         Position.from_moves(DRAWN_GAME).play(4)

@@ -23,12 +23,27 @@ FAIL_WITHIN = 30  # seconds: the issue's bound for a wrong --address
 
 def c4book_build(db: str, *extra: str, env: dict | None = None, timeout: float = 120):
     """``c4book build`` in this environment changed by ``env`` (None removes a variable)."""
-    args = [*c4book_command(), "build", "--root", SMALL_ROOT, "--db", db, "--no-progress",
-            "--table-log2", "18", *extra]
+    args = [
+        *c4book_command(),
+        "build",
+        "--root",
+        SMALL_ROOT,
+        "--db",
+        db,
+        "--no-progress",
+        "--table-log2",
+        "18",
+        *extra,
+    ]
     changed = {**os.environ, **(env or {})}
     started = time.monotonic()
-    result = subprocess.run(args, capture_output=True, text=True, timeout=timeout,
-                            env={k: v for k, v in changed.items() if v is not None})
+    result = subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={k: v for k, v in changed.items() if v is not None},
+    )
     return result, time.monotonic() - started
 
 
@@ -97,15 +112,21 @@ def test_ray_that_cannot_start_is_one_line_and_leaves_the_book(small_book_copy, 
 
 
 def run_python(code: str, env: dict | None = None, timeout: float = 120):
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
 
 
 def test_embedded_ray_is_quiet_and_wants_a_token(tmp_path):
     # A clean environment: no auth settings, and a home without ~/.ray/auth_token.
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
     env["HOME"] = str(tmp_path)
-    with serving("""
+    with serving(
+        """
             import sys, ray
             from bookgen.builder.ray_connect import connect
             assert connect(None, 1)
@@ -113,15 +134,21 @@ def test_embedded_ray_is_quiet_and_wants_a_token(tmp_path):
             print(ray.get_runtime_context().gcs_address, flush=True)
             sys.stdin.read()
             ray.shutdown()
-            """, env) as local:
+            """,
+        env,
+    ) as local:
         # Without the token, the embedded Ray's GCS turns a client away.
-        probe = run_python(f"""
+        probe = run_python(
+            f"""
             from ray._raylet import GcsClient
             try:
                 GcsClient(address={local.first_line!r})
             except Exception as error:
                 print(type(error).__name__, error)
-        """, env=env, timeout=60)
+        """,
+            env=env,
+            timeout=60,
+        )
         assert "InvalidAuthToken" in probe.stdout, probe.stdout + probe.stderr
     assert local.returncode == 0, local.stderr
     assert local.stderr.strip() == ""  # not a word from Ray: no token notice, no warnings
@@ -136,8 +163,9 @@ def without_ray_auth(home) -> dict:
 
 def test_a_local_build_prints_nothing_from_ray(tmp_path):
     env = without_ray_auth(tmp_path)
-    result, _ = c4book_build(str(tmp_path / "quiet.db"), "--ply", "9", "--workers", "1",
-                             env=env, timeout=300)
+    result, _ = c4book_build(
+        str(tmp_path / "quiet.db"), "--ply", "9", "--workers", "1", env=env, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr.startswith("book "), result.stderr  # the summary, and only it
     assert "Token" not in result.stderr and "WARNING" not in result.stderr
@@ -151,7 +179,8 @@ def ray_head(**head_args):
     with ``head_args`` too: its GCS address and token."""
     token = "c4book-test-" + os.urandom(8).hex()
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}
-    with serving(f"""
+    with serving(
+        f"""
             import sys
             from ray.cluster_utils import Cluster
             cluster = Cluster(initialize_head=True, head_node_args={{
@@ -159,7 +188,9 @@ def ray_head(**head_args):
             print(cluster.address, flush=True)
             sys.stdin.read()
             cluster.shutdown()
-            """, env) as head:
+            """,
+        env,
+    ) as head:
         yield head.first_line, token
 
 
@@ -175,9 +206,24 @@ def test_a_cluster_wanting_a_token_says_so(token_cluster, tmp_path):
     env["HOME"] = str(tmp_path)  # no ~/.ray/auth_token either
     db = str(tmp_path / "new.db")
     started = time.monotonic()
-    result = subprocess.run([*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "9",
-                             "--db", db, "--address", address],
-                            capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(
+        [
+            *c4book_command(),
+            "build",
+            "--root",
+            SMALL_ROOT,
+            "--ply",
+            "9",
+            "--db",
+            db,
+            "--address",
+            address,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     line = one_line_error(result)
     assert f"the Ray cluster at {address} requires a token" in line
     assert "RAY_AUTH_MODE=token" in line and "README" in line
@@ -185,18 +231,39 @@ def test_a_cluster_wanting_a_token_says_so(token_cluster, tmp_path):
     assert not os.path.exists(db)
 
     env.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="not-the-token")
-    result = subprocess.run([*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "9",
-                             "--db", db, "--address", address],
-                            capture_output=True, text=True, timeout=120, env=env)
+    result = subprocess.run(
+        [
+            *c4book_command(),
+            "build",
+            "--root",
+            SMALL_ROOT,
+            "--ply",
+            "9",
+            "--db",
+            db,
+            "--address",
+            address,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert "refused this machine's token" in one_line_error(result)
 
 
 def test_with_the_token_the_build_runs_on_the_cluster(token_cluster, tmp_path):
     address, token = token_cluster
     db = str(tmp_path / "joined.db")
-    result, _ = c4book_build(db, "--ply", "9", "--address", address,
-                             env={"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
-                             timeout=300)
+    result, _ = c4book_build(
+        db,
+        "--ply",
+        "9",
+        "--address",
+        address,
+        env={"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert "searched 6 frontier positions" in result.stderr
     assert "WARNING" not in result.stderr and "rpc_client" not in result.stderr
@@ -209,10 +276,28 @@ def test_a_book_of_another_board_builds_on_the_cluster(token_cluster, tmp_path, 
 
     address, token = token_cluster
     db = str(tmp_path / "six-remote.db")
-    args = [*c4book_command(), "build", "--board", "6x5", "--ply", "5", "--db", db,
-            "--no-progress", "--table-log2", "18", "--address", address]
-    result = subprocess.run(args, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token})
+    args = [
+        *c4book_command(),
+        "build",
+        "--board",
+        "6x5",
+        "--ply",
+        "5",
+        "--db",
+        db,
+        "--no-progress",
+        "--table-log2",
+        "18",
+        "--address",
+        address,
+    ]
+    result = subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
+    )
     assert result.returncode == 0, result.stderr
     assert "6x5 board" in result.stderr and "searched 1,128 frontier positions" in result.stderr
     remote, local = open_store(db), open_store(six_by_five)
@@ -228,6 +313,7 @@ def test_a_book_of_another_board_builds_on_the_cluster(token_cluster, tmp_path, 
 
 
 # -- ray:// (Ray Client): the cluster extra ----------------------------------------------
+
 
 def has_ray_client() -> bool:
     try:
@@ -270,11 +356,12 @@ def test_a_head_without_a_client_server_is_told_from_no_cluster(tmp_path):
     assert "pip install 'c4book[cluster]'" in line and "opens no Ray Client server" in line
 
     with ray_head(gcs_server_port=DEFAULT_PORT):
-        result, seconds = c4book_build(str(tmp_path / "head.db"), "--ply", "9",
-                                       "--address", client)
+        result, seconds = c4book_build(str(tmp_path / "head.db"), "--ply", "9", "--address", client)
     line = one_line_error(result)
-    assert f"a Ray head answers at 127.0.0.1:{DEFAULT_PORT}, but no Ray Client server at " \
-           f"{client} (connection refused)" in line
+    assert (
+        f"a Ray head answers at 127.0.0.1:{DEFAULT_PORT}, but no Ray Client server at "
+        f"{client} (connection refused)" in line
+    )
     assert "pip install 'c4book[cluster]'" in line and "ray start --head" in line
     assert seconds < FAIL_WITHIN
 
@@ -283,10 +370,15 @@ def test_a_head_without_a_client_server_is_told_from_no_cluster(tmp_path):
 def test_with_the_cluster_extra_a_ray_client_build_runs(tmp_path):
     port = free_port()
     with ray_head(ray_client_server_port=port) as (_, token):
-        result, _ = c4book_build(str(tmp_path / "client.db"), "--ply", "9",
-                                 "--address", f"ray://127.0.0.1:{port}",
-                                 env={"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
-                                 timeout=300)
+        result, _ = c4book_build(
+            str(tmp_path / "client.db"),
+            "--ply",
+            "9",
+            "--address",
+            f"ray://127.0.0.1:{port}",
+            env={"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
+            timeout=300,
+        )
     assert result.returncode == 0, result.stderr
     assert "searched 6 frontier positions" in result.stderr
 
@@ -297,9 +389,11 @@ def test_a_failed_join_leaves_no_log_it_does_not_name(token_cluster, tmp_path):
     logs = tmp_path / "tmp"
     logs.mkdir()
     env = {k: None for k in os.environ if k.startswith("RAY_AUTH")}
-    env.update(TMPDIR=str(logs), HOME=str(tmp_path), RAY_AUTH_MODE="token",
-               RAY_AUTH_TOKEN="not-the-token")
-    result, _ = c4book_build(str(tmp_path / "new.db"), "--ply", "9", "--address",
-                             token_cluster[0], env=env)
+    env.update(
+        TMPDIR=str(logs), HOME=str(tmp_path), RAY_AUTH_MODE="token", RAY_AUTH_TOKEN="not-the-token"
+    )
+    result, _ = c4book_build(
+        str(tmp_path / "new.db"), "--ply", "9", "--address", token_cluster[0], env=env
+    )
     assert "refused this machine's token" in one_line_error(result)
     assert list(logs.glob("c4book-ray-*")) == []

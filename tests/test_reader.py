@@ -63,7 +63,12 @@ def expected_entry(solver: Solver, moves: str, frontier: bool) -> tuple:
 
 def snapshot(path: str) -> tuple:
     stat = os.stat(path)
-    return Path(path).read_bytes(), stat.st_mtime_ns, stat.st_size, sorted(os.listdir(os.path.dirname(path)))
+    return (
+        Path(path).read_bytes(),
+        stat.st_mtime_ns,
+        stat.st_size,
+        sorted(os.listdir(os.path.dirname(path))),
+    )
 
 
 @pytest.fixture(scope="module", params=["sealed", "sealed, Python walk", "rows"])
@@ -71,10 +76,13 @@ def book(small_book_path, request):
     """The small book, sealed and as rows: every lookup test runs on both.  The tests'
     process has numba loaded, so the sealed book walks moves with compiled kernels; the
     Python walk is the one a process without numba takes."""
-    path = (request.getfixturevalue("small_rows_book_path") if request.param == "rows"
-            else small_book_path)
+    path = (
+        request.getfixturevalue("small_rows_book_path")
+        if request.param == "rows"
+        else small_book_path
+    )
     with Book.open(path) as opened, pytest.MonkeyPatch.context() as patch:
-        assert opened.in_memory is True   # always: in_memory is an accepted no-op
+        assert opened.in_memory is True  # always: in_memory is an accepted no-op
         assert reader._kernels() is not None
         if request.param == "sealed, Python walk":
             patch.setattr(reader, "_kernels", lambda: None)
@@ -83,13 +91,18 @@ def book(small_book_path, request):
 
 # -- lookups -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("in_memory", [False, True])
 def test_open_is_a_context_manager_that_closes(small_book_path, in_memory):
     with Book.open(small_book_path, in_memory=in_memory) as opened:
         assert isinstance(opened, Book)
         assert opened.get(SMALL_ROOT) is not None
-    for lookup in (lambda: opened.get(SMALL_ROOT), lambda: opened.get_many([SMALL_ROOT] * 100),
-                   lambda: SMALL_ROOT in opened, lambda: len(opened)):   # closed on leaving
+    for lookup in (
+        lambda: opened.get(SMALL_ROOT),
+        lambda: opened.get_many([SMALL_ROOT] * 100),
+        lambda: SMALL_ROOT in opened,
+        lambda: len(opened),
+    ):  # closed on leaving
         with pytest.raises(BookClosedError, match=f"the book {small_book_path!r} is closed"):
             lookup()
     assert issubclass(BookClosedError, BookError) and issubclass(BookClosedError, ValueError)
@@ -97,38 +110,61 @@ def test_open_is_a_context_manager_that_closes(small_book_path, in_memory):
 
 def test_root_entry_has_known_scores(book, solver):
     entry = book.get(SMALL_ROOT)
-    assert entry == BookEntry(moves="44444433", ply=8, score=16, wdl=1, best_moves=(2, 5),
-                              move_scores=(0, 16, 2, None, 16, 0, 2))
-    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
-        expected_entry(solver, SMALL_ROOT, frontier=False)
+    assert entry == BookEntry(
+        moves="44444433",
+        ply=8,
+        score=16,
+        wdl=1,
+        best_moves=(2, 5),
+        move_scores=(0, 16, 2, None, 16, 0, 2),
+    )
+    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == expected_entry(
+        solver, SMALL_ROOT, frontier=False
+    )
 
 
-@pytest.mark.parametrize("moves", ["444444331", "444444332", "444444333", "444444335",
-                                   "444444336", "444444337", "4444443311", "4444443357"])
+@pytest.mark.parametrize(
+    "moves",
+    [
+        "444444331",
+        "444444332",
+        "444444333",
+        "444444335",
+        "444444336",
+        "444444337",
+        "4444443311",
+        "4444443357",
+    ],
+)
 def test_derived_entries_equal_a_direct_solve(book, solver, moves):
     entry = book.get(moves)
     assert entry is not None and entry.moves == moves and entry.ply == len(moves)
-    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
-        expected_entry(solver, moves, frontier=False)
+    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == expected_entry(
+        solver, moves, frontier=False
+    )
     assert len(entry.move_scores) == 7 and entry.move_scores[3] is None  # column 4 is full
 
 
-@pytest.mark.parametrize("moves", ["444444331112", "444444331111", "444444557776",
-                                   "444444331222", "444444557655"])
+@pytest.mark.parametrize(
+    "moves", ["444444331112", "444444331111", "444444557776", "444444331222", "444444557655"]
+)
 def test_frontier_entries_have_a_score_and_no_move_scores(book, solver, moves):
     entry = book.get(moves)
     assert entry is not None and entry.ply == SMALL_PLY == len(moves)
     assert entry.move_scores is None
-    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
-        expected_entry(solver, moves, frontier=True)
+    assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == expected_entry(
+        solver, moves, frontier=True
+    )
 
 
 def test_frontier_known_scores(book):
-    assert book.get("444444331112") == BookEntry(moves="444444331112", ply=12, score=-2, wdl=-1,
-                                                 best_moves=(2,), move_scores=None)
+    assert book.get("444444331112") == BookEntry(
+        moves="444444331112", ply=12, score=-2, wdl=-1, best_moves=(2,), move_scores=None
+    )
     # stored as 444444331233 with best moves 1 2 5 6; asked as its mirror image
-    assert book.get("444444557655") == BookEntry(moves="444444557655", ply=12, score=-2, wdl=-1,
-                                                 best_moves=(2, 3, 6, 7), move_scores=None)
+    assert book.get("444444557655") == BookEntry(
+        moves="444444557655", ply=12, score=-2, wdl=-1, best_moves=(2, 3, 6, 7), move_scores=None
+    )
 
 
 def test_mirror_image_is_found_and_mirrored_back(book, solver, small_book_path):
@@ -139,12 +175,19 @@ def test_mirror_image_is_found_and_mirrored_back(book, solver, small_book_path):
     mirror = book.get("444444337")
     assert stored.best_moves == (3, 6)
     assert stored.move_scores == (-15, -15, -2, None, -15, -2, -15)
-    assert mirror == BookEntry(moves="444444337", ply=9, score=-2, wdl=-1, best_moves=(2, 5),
-                               move_scores=(-15, -2, -15, None, -2, -15, -15))
+    assert mirror == BookEntry(
+        moves="444444337",
+        ply=9,
+        score=-2,
+        wdl=-1,
+        best_moves=(2, 5),
+        move_scores=(-15, -2, -15, None, -2, -15, -15),
+    )
     assert mirror.best_moves == tuple(sorted(8 - c for c in stored.best_moves))
     assert mirror.move_scores == stored.move_scores[::-1]
-    assert (mirror.score, mirror.wdl, mirror.best_moves, mirror.move_scores) == \
-        expected_entry(solver, "444444337", frontier=False)
+    assert (mirror.score, mirror.wdl, mirror.best_moves, mirror.move_scores) == expected_entry(
+        solver, "444444337", frontier=False
+    )
 
 
 def test_every_entry_and_its_mirror_agree(book, small_book_path):
@@ -170,8 +213,9 @@ def test_a_transposition_is_found_under_its_own_moves(book):
     assert entry.moves == "44443344" and entry.score == 16 and entry.best_moves == (2, 5)
 
 
-@pytest.mark.parametrize("moves", ["", "4453", "4444443", "4444443311111", "444444331112" + "1",
-                                   "44444433552"])  # the last one is a won game
+@pytest.mark.parametrize(
+    "moves", ["", "4453", "4444443", "4444443311111", "444444331112" + "1", "44444433552"]
+)  # the last one is a won game
 def test_positions_outside_the_book_are_none(book, moves):
     assert book.get(moves) is None
     assert moves not in book
@@ -184,9 +228,10 @@ def test_contains(book):
         assert Position.from_moves(moves) in book
 
 
-@pytest.mark.parametrize("bad, message", [("4489", "illegal move '8'"),
-                                          ("44444444", "column 4 is full"),
-                                          (4453, "got 4453")])
+@pytest.mark.parametrize(
+    "bad, message",
+    [("4489", "illegal move '8'"), ("44444444", "column 4 is full"), (4453, "got 4453")],
+)
 def test_bad_lookups_name_the_input(book, bad, message):
     with pytest.raises(IllegalMoveError, match=message) as info:
         book.get(bad)
@@ -199,8 +244,14 @@ def test_len_counts_and_info(book):
     counts = book.score_counts()
     assert {ply: sum(c.values()) for ply, c in counts.items()} == COUNTS
     assert counts[8] == {1: 1}
-    assert book.info == BookInfo(width=7, height=6, root="44444433",
-                                 plies_complete=(8, 9, 10, 11, 12), schema_version=4, max_ply=12)
+    assert book.info == BookInfo(
+        width=7,
+        height=6,
+        root="44444433",
+        plies_complete=(8, 9, 10, 11, 12),
+        schema_version=4,
+        max_ply=12,
+    )
 
 
 def test_best_moves_agree_with_move_scores_on_derived_entries(book, small_book_path):
@@ -211,11 +262,13 @@ def test_best_moves_agree_with_move_scores_on_derived_entries(book, small_book_p
             entry = book.get(asked)
             position = Position.from_moves(asked)
             assert len(entry.move_scores) == 7
-            assert [s is None for s in entry.move_scores] == \
-                [not position.can_play(c) for c in range(1, 8)], asked
+            assert [s is None for s in entry.move_scores] == [
+                not position.can_play(c) for c in range(1, 8)
+            ], asked
             assert entry.score == max(s for s in entry.move_scores if s is not None)
             assert entry.best_moves == tuple(
-                c for c, s in enumerate(entry.move_scores, 1) if s == entry.score), asked
+                c for c, s in enumerate(entry.move_scores, 1) if s == entry.score
+            ), asked
             assert entry.wdl == (entry.score > 0) - (entry.score < 0)
 
 
@@ -225,8 +278,9 @@ def test_a_random_sample_of_frontier_entries_equals_direct_solves(book, solver, 
     for moves in random.Random(12).sample(frontier, 8):
         asked = mirrored(moves)
         entry = book.get(asked)
-        assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == \
-            expected_entry(solver, asked, frontier=True), asked
+        assert (entry.score, entry.wdl, entry.best_moves, entry.move_scores) == expected_entry(
+            solver, asked, frontier=True
+        ), asked
 
 
 def test_entries_of_canonical_keys(book, small_book_path, solver):
@@ -237,19 +291,21 @@ def test_entries_of_canonical_keys(book, small_book_path, solver):
     keys, scores, best = book.entries_of_keys(asked + asked[:5])
     assert keys == sorted(stored)
     for key, score, bits in zip(keys, scores, best):
-        entry = book.get(moves_of_key(key))   # the key's own orientation
+        entry = book.get(moves_of_key(key))  # the key's own orientation
         assert entry.ply == stored[key] and score == entry.score
         assert bits == sum(1 << (c - 1) for c in entry.best_moves), key
     for key in keys[::97]:
         position = Position.from_moves(moves_of_key(key))
         score = solver.solve(position)
         assert scores[keys.index(key)] == score
-        assert best[keys.index(key)] == sum(1 << (c - 1) for c in position.legal_moves()
-                                            if solver.is_best_move(position, c, score))
+        assert best[keys.index(key)] == sum(
+            1 << (c - 1) for c in position.legal_moves() if solver.is_best_move(position, c, score)
+        )
     assert book.entries_of_keys([]) == ([], [], [])
 
 
 # -- opening errors ------------------------------------------------------------
+
 
 def test_missing_file(tmp_path):
     path = str(tmp_path / "nowhere.db")
@@ -281,8 +337,11 @@ def test_empty_file_and_directory_are_not_books(tmp_path):
 
 def test_sqlite_file_without_book_tables(tmp_path):
     path = str(tmp_path / "other.db")
-    run_sql(path, "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)",
-            "INSERT INTO notes VALUES (1, 'hello')")
+    run_sql(
+        path,
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)",
+        "INSERT INTO notes VALUES (1, 'hello')",
+    )
     before = Path(path).read_bytes()
     with pytest.raises(NotABookError, match="no book tables") as info:
         Book.open(path)
@@ -298,7 +357,7 @@ def test_book_tables_without_the_format_mark(small_book_copy):
 
 
 def test_garbage_in_the_middle_is_corrupt(small_book_copy):
-    damage_middle_page(small_book_copy, b"\xde\xad\xbe\xef")   # a damaged blob: test_segment
+    damage_middle_page(small_book_copy, b"\xde\xad\xbe\xef")  # a damaged blob: test_segment
     with pytest.raises(CorruptBookError, match="damaged") as info:
         Book.open(small_book_copy)
     assert repr(small_book_copy) in str(info.value) and isinstance(info.value, ValueError)
@@ -311,32 +370,46 @@ def test_a_book_for_another_board_size(small_book_copy):
     assert repr(small_book_copy) in str(info.value)
     assert isinstance(info.value, BoardSizeError)
     # A height changed in the file changes its root's key, or makes it no position at all.
-    run_sql(small_book_copy, "UPDATE meta SET value = '7' WHERE name = 'width'",
-            "UPDATE meta SET value = '5' WHERE name = 'height'", stamped=True)
-    with pytest.raises(CorruptBookError, match=r"root '44444433' and root key '\d+' do not agree "
-                                               r"on its 7x5 board"):
+    run_sql(
+        small_book_copy,
+        "UPDATE meta SET value = '7' WHERE name = 'width'",
+        "UPDATE meta SET value = '5' WHERE name = 'height'",
+        stamped=True,
+    )
+    with pytest.raises(
+        CorruptBookError,
+        match=r"root '44444433' and root key '\d+' do not agree "
+        r"on its 7x5 board",
+    ):
         Book.open(small_book_copy)
 
 
 def test_an_unknown_schema_version(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '99' WHERE name = 'schema_version'",
-            stamped=True)
+    run_sql(
+        small_book_copy, "UPDATE meta SET value = '99' WHERE name = 'schema_version'", stamped=True
+    )
     with pytest.raises(SchemaMismatchError, match="schema version '99'") as info:
         Book.open(small_book_copy)
     assert repr(small_book_copy) in str(info.value) and "reads version 4" in str(info.value)
 
 
 def test_a_version_1_book_names_the_upgrade_command(small_book_copy):
-    run_sql(small_book_copy, "UPDATE meta SET value = '1' WHERE name = 'schema_version'",
-            "DELETE FROM meta WHERE name = 'meta_checksum'")   # as version 1 wrote it: none
+    run_sql(
+        small_book_copy,
+        "UPDATE meta SET value = '1' WHERE name = 'schema_version'",
+        "DELETE FROM meta WHERE name = 'meta_checksum'",
+    )  # as version 1 wrote it: none
     with pytest.raises(SchemaMismatchError, match="c4book upgrade --db") as info:
         Book.open(small_book_copy)
-    assert str(info.value) == (f"{small_book_copy!r} has book schema version 1; this c4book "
-                               f"reads version 4: convert it in place with 'c4book upgrade "
-                               f"--db {small_book_copy}'")
+    assert str(info.value) == (
+        f"{small_book_copy!r} has book schema version 1; this c4book "
+        f"reads version 4: convert it in place with 'c4book upgrade "
+        f"--db {small_book_copy}'"
+    )
 
 
 # -- opening writes nothing ----------------------------------------------------
+
 
 def test_reading_never_modifies_the_file(small_book_copy):
     os.utime(small_book_copy, ns=(1_000_000_000, 1_000_000_000))  # an mtime a write would change
@@ -372,16 +445,20 @@ def test_url_form_opens_too(small_book_path):
 
 # -- light import --------------------------------------------------------------
 
+
 def test_importing_and_reading_a_book_loads_neither_numba_nor_ray(small_book_path):
-    code = ("import sys, bookgen.book.reader\n"
-            "with bookgen.book.reader.Book.open(sys.argv[1]) as book:\n"
-            "    assert book.get('444444337').score == -2\n"
-            "with bookgen.book.reader.Book.open(sys.argv[1], in_memory=True) as book:\n"
-            "    assert book.get('444444337').score == -2\n"
-            "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"
-            " if m in sys.modules))\n")
-    result = subprocess.run([sys.executable, "-c", code, small_book_path], capture_output=True,
-                            text=True, timeout=120)
+    code = (
+        "import sys, bookgen.book.reader\n"
+        "with bookgen.book.reader.Book.open(sys.argv[1]) as book:\n"
+        "    assert book.get('444444337').score == -2\n"
+        "with bookgen.book.reader.Book.open(sys.argv[1], in_memory=True) as book:\n"
+        "    assert book.get('444444337').score == -2\n"
+        "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"
+        " if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, small_book_path], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
@@ -410,15 +487,20 @@ def test_get_many_leaves_the_cycle_collector_as_it_found_it(book, small_book_pat
     gc.disable()
     try:
         book.get_many(asked)
-        assert not gc.isenabled()   # the caller's choice stands
+        assert not gc.isenabled()  # the caller's choice stands
     finally:
         gc.enable()
 
 
-@pytest.mark.parametrize("bad, message", [("4a", "illegal move 'a'"),
-                                          ("44444444", "column 4 is full"),
-                                          ("12121212", "comes after the game was won"),
-                                          (4453, "got 4453")])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("4a", "illegal move 'a'"),
+        ("44444444", "column 4 is full"),
+        ("12121212", "comes after the game was won"),
+        (4453, "got 4453"),
+    ],
+)
 def test_get_many_names_a_bad_input(book, bad, message):
     for count in (2, 100):  # both paths
         with pytest.raises(ValueError, match=message):
@@ -430,7 +512,7 @@ def test_get_many_refuses_what_is_not_a_list_of_positions(book, bad):
     """A bare string would otherwise be read as positions of one move each."""
     with pytest.raises(ArgumentTypeError, match=f"moves_list must be a list .* got {bad!r}"):
         book.get_many(bad)
-    assert book.get_many(iter([SMALL_ROOT])) == [book.get(SMALL_ROOT)]   # any iterable
+    assert book.get_many(iter([SMALL_ROOT])) == [book.get(SMALL_ROOT)]  # any iterable
 
 
 def test_a_path_object_opens_a_book_and_a_number_is_named(small_book_path):
@@ -444,15 +526,19 @@ def test_a_path_object_opens_a_book_and_a_number_is_named(small_book_path):
 
 # -- sealed and rows ------------------------------------------------------------
 
+
 def test_sealed_plies_answer_exactly_as_rows(small_book_path, small_rows_book_path):
     stored = stored_moves(small_book_path)
     assert stored_moves(small_rows_book_path) == stored and len(stored) == 753
     asked = stored + [mirrored(m) for m in stored] + ["", "4453", "4444443312356"]
-    with Book.open(small_rows_book_path) as rows, Book.open(small_book_path) as sealed, \
-            Book.open(small_book_path, in_memory=True) as in_memory:
+    with (
+        Book.open(small_rows_book_path) as rows,
+        Book.open(small_book_path) as sealed,
+        Book.open(small_book_path, in_memory=True) as in_memory,
+    ):
         assert [sealed.get(m) for m in asked] == [rows.get(m) for m in asked]
         assert sealed.get_many(asked) == rows.get_many(asked)
-        assert in_memory.get_many(asked) == sealed.get_many(asked)   # in_memory: a no-op
+        assert in_memory.get_many(asked) == sealed.get_many(asked)  # in_memory: a no-op
         assert len(sealed) == len(rows) == len(in_memory) == 753
         assert sealed.count_by_ply() == rows.count_by_ply() == COUNTS
         assert sealed.score_counts() == rows.score_counts()
@@ -466,6 +552,6 @@ def test_sealed_plies_are_a_snapshot_taken_at_open(small_book_copy):
     with Book.open(small_book_copy) as opened:
         run_sql(small_book_copy, f"DELETE FROM segments WHERE ply = {SMALL_PLY}")
         kept = opened.get("444444331112")
-        assert kept == BookEntry("444444331112", 12, -2, -1, (2,), None)   # still there, in memory
+        assert kept == BookEntry("444444331112", 12, -2, -1, (2,), None)  # still there, in memory
         with Book.open(small_book_copy) as reopened:
             assert reopened.get("444444331112") is None

@@ -43,8 +43,9 @@ def frontier_solved(path: str) -> int:
     segment between two looks, and rows alone would then never show progress."""
     try:
         with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as conn:
-            sealed = conn.execute("SELECT coalesce(sum(count), 0) FROM segments WHERE ply=?",
-                                  (PLY,)).fetchone()[0]
+            sealed = conn.execute(
+                "SELECT coalesce(sum(count), 0) FROM segments WHERE ply=?", (PLY,)
+            ).fetchone()[0]
     except sqlite3.OperationalError:
         sealed = 0
     return frontier_rows(path) + sealed
@@ -52,8 +53,21 @@ def frontier_solved(path: str) -> int:
 
 def build_command(path: str) -> list[str]:
     """``c4book build`` of the small book into ``path``, as a process of its own."""
-    return [C4BOOK, "build", "--root", SMALL_ROOT, "--ply", str(PLY), "--db", path,
-            "--workers", "2", "--table-log2", "20", "--no-progress"]
+    return [
+        C4BOOK,
+        "build",
+        "--root",
+        SMALL_ROOT,
+        "--ply",
+        str(PLY),
+        "--db",
+        path,
+        "--workers",
+        "2",
+        "--table-log2",
+        "20",
+        "--no-progress",
+    ]
 
 
 def wait_until(condition, what: str, timeout: float = 120):
@@ -66,10 +80,14 @@ def wait_until(condition, what: str, timeout: float = 120):
     raise AssertionError(f"{what}: not after {timeout} s")
 
 
-def wait_for_rows(path: str, at_least: int = 1, timeout: float = 120,
-                  count_rows=frontier_rows) -> int:
-    return wait_until(lambda: (count := count_rows(path)) >= at_least and count,
-                      f"{at_least} frontier positions in {path}", timeout)
+def wait_for_rows(
+    path: str, at_least: int = 1, timeout: float = 120, count_rows=frontier_rows
+) -> int:
+    return wait_until(
+        lambda: (count := count_rows(path)) >= at_least and count,
+        f"{at_least} frontier positions in {path}",
+        timeout,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -113,22 +131,28 @@ def solving_workers() -> list[int]:
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
-                if (proc / "cmdline").read_bytes().startswith(b"ray::solve_batch") \
-                        and descends_from_us(int(proc.name)):
+                if (proc / "cmdline").read_bytes().startswith(
+                    b"ray::solve_batch"
+                ) and descends_from_us(int(proc.name)):
                     pids.append(int(proc.name))
             except OSError:
                 pass
     return pids
 
 
-MARK = "C4BOOK_TEST_BUILD"   # in one test build's environment, and so in its Ray processes'
+MARK = "C4BOOK_TEST_BUILD"  # in one test build's environment, and so in its Ray processes'
 
 
 def start_marked(args: list[str]) -> tuple[subprocess.Popen, str]:
     """``args`` as a process of its own, with a marker no other process on this machine has."""
     marker = os.urandom(8).hex()
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, MARK: marker})
+    process = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, MARK: marker},
+    )
     return process, marker
 
 
@@ -142,10 +166,11 @@ def ray_processes(marker: str, driver: subprocess.Popen) -> dict[int, str]:
         if proc.name.isdigit() and int(proc.name) != driver.pid:
             try:
                 if wanted in (proc / "environ").read_bytes().split(b"\0"):
-                    found[int(proc.name)] = (proc / "cmdline").read_bytes().split(b"\0")[0] \
-                        .decode(errors="replace")
+                    found[int(proc.name)] = (
+                        (proc / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+                    )
             except OSError:
-                pass   # gone meanwhile, or a zombie
+                pass  # gone meanwhile, or a zombie
     return found
 
 
@@ -153,21 +178,23 @@ def lock_rows(path: str) -> int:
     """The build lock's rows in the book (0 while there is no book yet)."""
     try:
         with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as conn:
-            return conn.execute("SELECT count(*) FROM meta WHERE name LIKE 'build_lock%'"
-                                ).fetchone()[0]
+            return conn.execute(
+                "SELECT count(*) FROM meta WHERE name LIKE 'build_lock%'"
+            ).fetchone()[0]
     except sqlite3.OperationalError:
         return 0
 
 
-def assert_stopped_cleanly(driver: subprocess.Popen, marker: str, path: str,
-                           signum: int) -> str:
+def assert_stopped_cleanly(driver: subprocess.Popen, marker: str, path: str, signum: int) -> str:
     """The build stopped by ``signum`` exits 128 + it, with its report and how to resume,
     releases its lock, folds its log back, leaves a book that opens, and no Ray process
     of its own behind.  Its stderr."""
     _, err = driver.communicate(timeout=120)
     assert driver.returncode == 128 + signum, err
-    assert f"stopped early by {signal.Signals(signum).name}: every finished batch is saved; " \
-           "run the same command again to resume" in err
+    assert (
+        f"stopped early by {signal.Signals(signum).name}: every finished batch is saved; "
+        "run the same command again to resume" in err
+    )
     assert err.startswith("book ") and "Traceback" not in err and "received" not in err, err
     assert lock_rows(path) == 0
     assert not Path(path + "-wal").exists()
@@ -177,7 +204,7 @@ def assert_stopped_cleanly(driver: subprocess.Popen, marker: str, path: str,
         # ray.shutdown stops its processes without waiting for them: give them seconds.
         wait_until(lambda: not ray_processes(marker, driver), "Ray processes left", 20)
     finally:
-        for pid in ray_processes(marker, driver):   # never left for the next test
+        for pid in ray_processes(marker, driver):  # never left for the next test
             os.kill(pid, signal.SIGKILL)
     return err
 
@@ -228,7 +255,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(clean_book, tmp_path):
     driver, marker = start_marked(args)
     wait_for_rows(path, at_least=1)
     driver.send_signal(signal.SIGINT)
-    assert_stopped_cleanly(driver, marker, path, signal.SIGINT)   # 130, the log folded back
+    assert_stopped_cleanly(driver, marker, path, signal.SIGINT)  # 130, the log folded back
 
     rerun = subprocess.run(args, capture_output=True, text=True, timeout=600)
     assert rerun.returncode == 0, rerun.stderr
@@ -255,13 +282,15 @@ def test_sigterm_after_a_resume_fails_the_run_and_counts_what_was_stored(clean_b
 
 # -- a build stopped by a signal, in each of its steps ----------------------------------
 
+
 def test_a_stop_while_listing_never_starts_ray(tmp_path):
     """A new book from the empty board to ply 11: seconds of listing, which a SIGTERM
     cuts short before any Ray starts."""
     path = str(tmp_path / "listing.db")
-    driver, marker = start_marked([C4BOOK, "build", "--ply", "11", "--db", path,
-                                   "--no-progress", "--table-log2", "20"])
-    wait_until(lambda: lock_rows(path), "the build's lock")   # it lists next
+    driver, marker = start_marked(
+        [C4BOOK, "build", "--ply", "11", "--db", path, "--no-progress", "--table-log2", "20"]
+    )
+    wait_until(lambda: lock_rows(path), "the build's lock")  # it lists next
     driver.send_signal(signal.SIGTERM)
     started_ray = False
     while driver.poll() is None:
@@ -277,8 +306,9 @@ def test_a_stop_while_ray_starts_shuts_it_down(tmp_path, signum):
     agents running."""
     path = str(tmp_path / "starting.db")
     driver, marker = start_marked(build_command(path))
-    wait_until(lambda: any("raylet" in c for c in ray_processes(marker, driver).values()),
-               "Ray starting")
+    wait_until(
+        lambda: any("raylet" in c for c in ray_processes(marker, driver).values()), "Ray starting"
+    )
     driver.send_signal(signum)
     err = assert_stopped_cleanly(driver, marker, path, signum)
     assert "searched 0 frontier positions" in err
@@ -297,11 +327,11 @@ def test_a_stop_after_the_search_seals_and_derives_nothing_half(clean_book, tmp_
     try:
         reader.execute("BEGIN IMMEDIATE")
         wait_until(lambda: not ray_processes(marker, driver), "Ray shut down", 30)
-        assert driver.poll() is None   # waiting to write, past Ray
+        assert driver.poll() is None  # waiting to write, past Ray
         driver.send_signal(signum)
         time.sleep(0.5)
     finally:
-        reader.close()   # the lock and the connection go at once: an open one keeps the -wal
+        reader.close()  # the lock and the connection go at once: an open one keeps the -wal
     err = assert_stopped_cleanly(driver, marker, path, signum)
     assert "searched 1,762 frontier positions" in err
 
@@ -309,9 +339,11 @@ def test_a_stop_after_the_search_seals_and_derives_nothing_half(clean_book, tmp_
     assert rerun.returncode == 0, rerun.stderr
     assert entries(path) == entries(clean_book)
 
+
 def test_build_help_names_the_exit_statuses():
-    shown = subprocess.run([C4BOOK, "build", "--help"], capture_output=True, text=True,
-                           timeout=60).stdout
+    shown = subprocess.run(
+        [C4BOOK, "build", "--help"], capture_output=True, text=True, timeout=60
+    ).stdout
     assert "exits 130 (Ctrl-C) or 143 (SIGTERM); a failure exits 1" in " ".join(shown.split())
 
 
@@ -351,8 +383,9 @@ def test_cli_reports_bad_input_in_one_line(tmp_path):
     ]
     for extra, message in cases:
         db = [] if "--db" in extra else ["--db", str(tmp_path / "x.db")]
-        result = subprocess.run([C4BOOK, "build", *extra, *db], capture_output=True, text=True,
-                                timeout=60)
+        result = subprocess.run(
+            [C4BOOK, "build", *extra, *db], capture_output=True, text=True, timeout=60
+        )
         assert result.returncode == 1, (extra, result.stderr)
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("c4book build: error:"), result.stderr
@@ -383,5 +416,10 @@ def test_node_removed_mid_build_completes_on_the_rest(clean_book, tmp_path, ray_
     finally:
         ray.shutdown()
         cluster.shutdown()
-        ray.init(address="local", num_cpus=2, include_dashboard=False,
-                 logging_level="WARNING", log_to_driver=False)
+        ray.init(
+            address="local",
+            num_cpus=2,
+            include_dashboard=False,
+            logging_level="WARNING",
+            log_to_driver=False,
+        )

@@ -13,21 +13,32 @@ SCRIPTS = sorted(p for p in FOLDER.glob("*.py") if not p.name.startswith("_"))  
 
 
 def test_there_are_scripts():
-    assert {"bench_anytime.py", "bench_book.py", "bench_pair.py", "bench_web.py"} <= \
-        {s.name for s in SCRIPTS}
+    assert {"bench_anytime.py", "bench_book.py", "bench_pair.py", "bench_web.py"} <= {
+        s.name for s in SCRIPTS
+    }
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
 def test_each_script_explains_itself(script):
-    done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True,
-                          text=True, timeout=120, cwd=script.parent.parent)
+    done = subprocess.run(
+        [sys.executable, str(script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=script.parent.parent,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage:")
 
 
 def run(script: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(FOLDER / script), *args], capture_output=True,
-                          text=True, timeout=300, cwd=FOLDER.parent)
+    return subprocess.run(
+        [sys.executable, str(FOLDER / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=FOLDER.parent,
+    )
 
 
 def test_check_args_parses_and_runs_nothing():
@@ -43,7 +54,7 @@ def test_bench_book_alone_and_against_an_older_schema(tmp_path):
 
     alone = run("bench_book.py", "--db", str(PLY10), "--lookups", "100", "--rounds", "1")
     assert alone.returncode == 0, alone.stderr
-    assert alone.stdout.splitlines()[1].split() == ["this"]   # no baseline column
+    assert alone.stdout.splitlines()[1].split() == ["this"]  # no baseline column
     old = tmp_path / "old.db"
     old.write_bytes(PLY10.read_bytes())
     unseal(str(old), version=2)
@@ -51,26 +62,37 @@ def test_bench_book_alone_and_against_an_older_schema(tmp_path):
     assert refused.returncode == 1 and refused.stdout == ""
     assert refused.stderr.startswith("bench_book.py: this revision cannot read --db: ")
     assert "schema version 2" in refused.stderr and len(refused.stderr.splitlines()) == 1
-    if subprocess.run(["git", "-C", str(FOLDER.parent), "cat-file", "-e", "cabe95d^{commit}"],
-                      capture_output=True).returncode:
+    if subprocess.run(
+        ["git", "-C", str(FOLDER.parent), "cat-file", "-e", "cabe95d^{commit}"], capture_output=True
+    ).returncode:
         pytest.skip("no cabe95d in this clone's history (a shallow clone)")
     # cabe95d's own book is schema 2: its own reader says which plies it holds.
-    paired = run("bench_book.py", "--baseline", "cabe95d", "--db", str(PLY10), "--lookups",
-                 "100", "--rounds", "1")
+    paired = run(
+        "bench_book.py",
+        "--baseline",
+        "cabe95d",
+        "--db",
+        str(PLY10),
+        "--lookups",
+        "100",
+        "--rounds",
+        "1",
+    )
     assert paired.returncode == 0, paired.stderr
     lines = paired.stdout.splitlines()
     assert lines[1].split() == ["this", "baseline", "ratio"]
     assert lines[-1].startswith("file (bytes/position)")
-    assert float(lines[-1].split()[-2]) > 20   # schema 2: a row of about 27 bytes a position
+    assert float(lines[-1].split()[-2]) > 20  # schema 2: a row of about 27 bytes a position
 
 
 def test_bench_grow_samples_a_ply_whose_parents_keep_best_moves():
     from conftest import PLY10
 
-    done = run("bench_grow.py", "--db", str(PLY10), "--count", "5", "--at", "0.5",
-               "--table-log2", "20")
+    done = run(
+        "bench_grow.py", "--db", str(PLY10), "--count", "5", "--at", "0.5", "--table-log2", "20"
+    )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"ply 11 frontier of {PLY10}")   # the ply it grows next
+    assert done.stdout.startswith(f"ply 11 frontier of {PLY10}")  # the ply it grows next
     exact = done.stdout.splitlines()[-1].split("|")[1]
     assert exact.strip().endswith("%")
     refused = run("bench_grow.py", "--db", str(PLY10), "--ply", "10", "--count", "5")
@@ -78,4 +100,5 @@ def test_bench_grow_samples_a_ply_whose_parents_keep_best_moves():
     assert refused.stderr.strip() == (
         f"{PLY10} keeps no best moves at ply 9 (only its deepest ply does): its bounds at "
         "ply 10 would never be exact; leave out --ply for the ply this book grows next, or "
-        "give a book whose deepest ply is 9")
+        "give a book whose deepest ply is 9"
+    )

@@ -30,13 +30,18 @@ def random_segment(count: int, seed: int, best: bool = True, top: int = 1 << 49)
 
 
 def same(a: Segment, b: Segment) -> bool:
-    return (a.keys.dtype == b.keys.dtype == np.uint64 and a.scores.dtype == b.scores.dtype
-            == np.int8 and np.array_equal(a.keys, b.keys) and np.array_equal(a.scores, b.scores)
-            and (a.best is None) == (b.best is None)
-            and (a.best is None or (b.best.dtype == np.uint8 and np.array_equal(a.best, b.best))))
+    return (
+        a.keys.dtype == b.keys.dtype == np.uint64
+        and a.scores.dtype == b.scores.dtype == np.int8
+        and np.array_equal(a.keys, b.keys)
+        and np.array_equal(a.scores, b.scores)
+        and (a.best is None) == (b.best is None)
+        and (a.best is None or (b.best.dtype == np.uint8 and np.array_equal(a.best, b.best)))
+    )
 
 
 # -- round trips -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("count", [1, 2, 3, 255, 256, 5000])
 @pytest.mark.parametrize("best", [True, False], ids=["best", "scores only"])
@@ -57,12 +62,17 @@ def test_real_keys_take_about_a_byte_a_position(small_book_path):
     assert len(blob) < 3 * len(keys)
 
 
-@pytest.mark.parametrize("keys", [[0], [0, 1], [(1 << 64) - 1], [1, (1 << 64) - 1],
-                                  [5, 1 << 56, (1 << 56) + 1, (1 << 63) + 7]],
-                         ids=["zero", "zero and one", "largest", "widest gap", "eight planes"])
+@pytest.mark.parametrize(
+    "keys",
+    [[0], [0, 1], [(1 << 64) - 1], [1, (1 << 64) - 1], [5, 1 << 56, (1 << 56) + 1, (1 << 63) + 7]],
+    ids=["zero", "zero and one", "largest", "widest gap", "eight planes"],
+)
 def test_keys_of_any_width_read_back(keys):
-    segment = Segment(np.array(keys, np.uint64), np.arange(len(keys), dtype=np.int8),
-                      np.full(len(keys), 0b1000001, np.uint8))
+    segment = Segment(
+        np.array(keys, np.uint64),
+        np.arange(len(keys), dtype=np.int8),
+        np.full(len(keys), 0b1000001, np.uint8),
+    )
     assert same(unpack(pack(segment), 3), segment)
 
 
@@ -82,19 +92,25 @@ def test_keys_out_of_order_are_refused(keys):
 
 def test_pack_accepts_other_integer_types_and_is_deterministic():
     segment = random_segment(300, seed=4)
-    loose = Segment(segment.keys.astype(np.int64), segment.scores.astype(np.int64),
-                    segment.best.astype(np.int32))
+    loose = Segment(
+        segment.keys.astype(np.int64),
+        segment.scores.astype(np.int64),
+        segment.best.astype(np.int32),
+    )
     assert pack(loose) == pack(segment) == pack(segment)
 
 
 # -- merge -----------------------------------------------------------------------
 
+
 def test_merge_joins_parts_in_key_order():
     whole = random_segment(1000, seed=5)
     order = np.random.default_rng(6).permutation(len(whole.keys))
     cuts = [order[:300], order[300:301], order[301:]]
-    parts = [Segment(whole.keys[np.sort(c)], whole.scores[np.sort(c)], whole.best[np.sort(c)])
-             for c in cuts]
+    parts = [
+        Segment(whole.keys[np.sort(c)], whole.scores[np.sort(c)], whole.best[np.sort(c)])
+        for c in cuts
+    ]
     assert same(merge(parts, 9), whole)
     assert same(merge(parts[::-1], 9), whole)
     assert merge(parts[:1], 9) is parts[0]
@@ -108,12 +124,14 @@ def test_merge_joins_parts_in_key_order():
 
 def test_merge_refuses_a_key_in_two_parts_as_a_damaged_ply():
     part = random_segment(10, seed=7)
-    with pytest.raises(CorruptBookError, match="ply 9 is damaged: two of its parts .* hold "
-                                               "the same key"):
+    with pytest.raises(
+        CorruptBookError, match="ply 9 is damaged: two of its parts .* hold the same key"
+    ):
         merge([part, Segment(part.keys[3:4], part.scores[3:4], part.best[3:4])], 9)
 
 
 # -- damage ------------------------------------------------------------------------
+
 
 def damaged(ply: int, blob) -> str:
     with pytest.raises(CorruptBookError) as info:
@@ -138,8 +156,8 @@ def test_every_changed_byte_is_caught_or_changes_nothing(best):
             assert "ply 9" in str(error)
             caught.append(at)
         else:
-            assert same(got, segment), at   # never a wrong answer
-    assert caught == [at for at in range(len(blob)) if at != 7]   # 7: the reserved byte
+            assert same(got, segment), at  # never a wrong answer
+    assert caught == [at for at in range(len(blob)) if at != 7]  # 7: the reserved byte
 
 
 def test_a_flipped_bit_in_the_frame_is_caught():
@@ -155,7 +173,7 @@ def test_a_flipped_bit_in_the_frame_is_caught():
 def test_a_truncated_blob_is_caught():
     segment = random_segment(500, seed=11)
     blob = pack(segment)
-    assert "truncated" in damaged(12, blob[:HEADER.size - 1])
+    assert "truncated" in damaged(12, blob[: HEADER.size - 1])
     assert "truncated" in damaged(12, b"")
     assert "truncated" in damaged(12, None)
     for size in (HEADER.size, HEADER.size + 1, 40, len(blob) // 2, len(blob) - 1):
@@ -167,8 +185,8 @@ def test_a_truncated_blob_is_caught():
 def test_a_wrong_magic_or_version_is_caught():
     blob = pack(random_segment(50, seed=12))
     assert "unknown header" in damaged(4, b"C4SH" + blob[4:])
-    assert "unknown header" in damaged(4, blob[:4] + b"\x02" + blob[5:])   # format version 2
-    assert "unknown header" in damaged(4, blob[:6] + b"\x09" + blob[7:])   # 9 key planes
+    assert "unknown header" in damaged(4, blob[:4] + b"\x02" + blob[5:])  # format version 2
+    assert "unknown header" in damaged(4, blob[:6] + b"\x09" + blob[7:])  # 9 key planes
 
 
 def test_a_bad_checksum_is_caught():
@@ -178,7 +196,7 @@ def test_a_bad_checksum_is_caught():
     # a payload that decompresses but is not the one the header's CRC covers
     header = HEADER.unpack_from(blob)
     other = pack(random_segment(50, seed=14))
-    assert "fails its checksum" in damaged(5, HEADER.pack(*header) + other[HEADER.size:])
+    assert "fails its checksum" in damaged(5, HEADER.pack(*header) + other[HEADER.size :])
     assert zlib.crc32(b"") == 0
 
 
@@ -192,11 +210,13 @@ def test_a_score_no_position_can_have_is_caught():
 
 # -- damage in a real book -----------------------------------------------------------
 
+
 def test_a_damaged_segment_in_a_book_is_named_by_its_ply(small_book_copy):
-    (_, count, blob), = segment_rows(small_book_copy, SMALL_PLY)
+    ((_, count, blob),) = segment_rows(small_book_copy, SMALL_PLY)
     assert count == 574
-    run_sql(small_book_copy, f"UPDATE segments SET data = substr(data, 1, 40) "
-                             f"WHERE ply = {SMALL_PLY}")
+    run_sql(
+        small_book_copy, f"UPDATE segments SET data = substr(data, 1, 40) WHERE ply = {SMALL_PLY}"
+    )
     assert segment_rows(small_book_copy, SMALL_PLY)[0][2] == blob[:40]
     with pytest.raises(CorruptBookError, match=f"ply {SMALL_PLY} is damaged") as info:
         Book.open(small_book_copy)
@@ -207,7 +227,7 @@ def test_a_damaged_segment_in_a_book_is_named_by_its_ply(small_book_copy):
 
 
 def test_a_changed_byte_in_a_books_segment_is_caught(small_book_copy):
-    (row, _, blob), = segment_rows(small_book_copy, 11)
+    ((row, _, blob),) = segment_rows(small_book_copy, 11)
     changed = bytearray(blob)
     changed[len(blob) // 2] ^= 0x55
     with closing(sqlite3.connect(small_book_copy)) as conn:

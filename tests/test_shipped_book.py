@@ -47,19 +47,21 @@ def test_it_is_an_empty_board_book_of_every_position_up_to_its_last_ply(book, st
     assert book.info.schema_version == 4
     complete = set(range(book.info.max_ply + 1))
     assert set(book.info.plies_complete) == complete and book.info.max_ply >= 8
-    assert set(stored) == complete | set(building(book))   # and at most the next, in part
+    assert set(stored) == complete | set(building(book))  # and at most the next, in part
 
 
 def test_every_complete_ply_is_sealed_and_only_the_deepest_keeps_best_moves(book, stored):
     store = open_store(str(SHIPPED))
     try:
-        assert store.row_counts() == {}   # a ply still being built is shipped packed
+        assert store.row_counts() == {}  # a ply still being built is shipped packed
         assert all(store.is_sealed(ply) for ply in book.info.plies_complete)
         assert not any(store.is_sealed(ply) for ply in building(book))
     finally:
         store.close()
-    assert [ply for ply, s in stored.items() if s.best is not None] == \
-        [book.info.max_ply, *building(book)]
+    assert [ply for ply, s in stored.items() if s.best is not None] == [
+        book.info.max_ply,
+        *building(book),
+    ]
 
 
 def test_complete_plies_hold_every_canonical_position(book):
@@ -91,8 +93,9 @@ def test_frontier_sample_matches_a_fresh_solve(book, stored, deeper):
         assert solver.solve(position) == score, moves
         entry = book.get(moves)
         assert (entry.score, entry.wdl) == (score, (score > 0) - (score < 0))
-        assert best == "".join(str(c) for c in position.legal_moves()
-                               if solver.is_best_move(position, c, score)), moves
+        assert best == "".join(
+            str(c) for c in position.legal_moves() if solver.is_best_move(position, c, score)
+        ), moves
         assert "".join(map(str, entry.best_moves)) == best and entry.move_scores is None
 
 

@@ -14,7 +14,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from solve_boards import (  # noqa: E402
-    DRAW, FIRST, PUBLISHED, SECOND, check, last_move, main, published_score, sizes_up_to,
+    DRAW,
+    FIRST,
+    PUBLISHED,
+    SECOND,
+    check,
+    last_move,
+    main,
+    published_score,
+    sizes_up_to,
     solve_empty,
 )
 
@@ -55,21 +63,24 @@ def test_the_slow_and_fast_lists_cover_every_board_up_to_42_cells():
     assert all((Board.parse(s).width, Board.parse(s).height) in PUBLISHED for s in FAST + SLOW)
 
 
-@pytest.mark.parametrize("size, score, move", [
-    ("7x6", 1, 41),     # the standard board: the first player's 21st stone
-    ("7x6", 21, 1),     # (impossible, but the arithmetic) a win with the first stone
-    ("7x6", -1, 42),    # the second player's 21st stone, the last cell
-    ("7x6", -2, 40),
-    ("7x6", 2, 39),
-    ("6x6", -1, 36),    # 2nd wins with the last stone
-    ("8x5", 1, 39),
-    ("9x5", 3, 41),     # 45 cells: the first player's 21st of 23 stones
-    ("5x5", 1, 25),     # 25 cells: the first player's 13th stone is the last cell
-    ("5x5", -1, 24),    # the second player has only 12 stones
-    ("5x5", 2, 23),
-    ("4x4", 0, 16),     # a draw ends on the last cell
-    ("5x5", 0, 25),
-])
+@pytest.mark.parametrize(
+    "size, score, move",
+    [
+        ("7x6", 1, 41),  # the standard board: the first player's 21st stone
+        ("7x6", 21, 1),  # (impossible, but the arithmetic) a win with the first stone
+        ("7x6", -1, 42),  # the second player's 21st stone, the last cell
+        ("7x6", -2, 40),
+        ("7x6", 2, 39),
+        ("6x6", -1, 36),  # 2nd wins with the last stone
+        ("8x5", 1, 39),
+        ("9x5", 3, 41),  # 45 cells: the first player's 21st of 23 stones
+        ("5x5", 1, 25),  # 25 cells: the first player's 13th stone is the last cell
+        ("5x5", -1, 24),  # the second player has only 12 stones
+        ("5x5", 2, 23),
+        ("4x4", 0, 16),  # a draw ends on the last cell
+        ("5x5", 0, 25),
+    ],
+)
 def test_last_move_from_the_score(size, score, move):
     board = Board.parse(size)
     assert last_move(board, score) == move
@@ -102,5 +113,6 @@ def test_a_disagreement_is_loud(capsys, monkeypatch):
     assert main(["4x4", "--table-log2", "16"]) == 1
     out, err = capsys.readouterr()
     assert "DISAGREES" in out
-    assert "4x4: solved draw, score 0, last move 16; published 1st wins, score +1, " \
-           "last move 15" in err
+    assert (
+        "4x4: solved draw, score 0, last move 16; published 1st wins, score +1, last move 15" in err
+    )

@@ -31,8 +31,13 @@ def c4book_command():
 
 
 def run_solve(stdin, *options):
-    return subprocess.run([*c4book_command(), "solve", "--table-log2", "20", *options],
-                          input=stdin, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [*c4book_command(), "solve", "--table-log2", "20", *options],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def sign(x):
@@ -40,6 +45,7 @@ def sign(x):
 
 
 # -- the real command ------------------------------------------------------------------
+
 
 def test_command_reproduces_middle_easy_file():
     text = MIDDLE_EASY.read_text()
@@ -50,10 +56,18 @@ def test_command_reproduces_middle_easy_file():
 
 
 def test_command_default_table_size():
-    result = subprocess.run([*c4book_command(), "solve"], input="427566236745127177115664464254\n",
-                            capture_output=True, text=True, timeout=300)
-    assert (result.returncode, result.stdout, result.stderr) == \
-        (0, "427566236745127177115664464254 2\n", "")
+    result = subprocess.run(
+        [*c4book_command(), "solve"],
+        input="427566236745127177115664464254\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "427566236745127177115664464254 2\n",
+        "",
+    )
 
 
 def test_command_weak_prints_signs():
@@ -75,8 +89,13 @@ def test_command_analyze_marks_full_columns():
 def test_command_analyze_early_full_column():
     # Column 4 filled in the first six moves; about 12 s of search.  The row is
     # the solver's own answer, consistent with solve("4444441") == 1.
-    result = subprocess.run([*c4book_command(), "solve", "--analyze"], input="4444441\n",
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [*c4book_command(), "solve", "--analyze"],
+        input="4444441\n",
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert (result.returncode, result.stdout) == (0, "4444441 -2 1 -2 x -2 -1 -3\n")
 
 
@@ -87,8 +106,10 @@ def test_command_analyze_weak():
 
 def test_command_reports_bad_lines_and_goes_on():
     good = MIDDLE_EASY.read_text().splitlines()[:3]
-    stdin = "\n".join([good[0], "48", "44444444", good[1], "12121212", "abc", "1212121",
-                       good[2]]) + "\n"
+    stdin = (
+        "\n".join([good[0], "48", "44444444", good[1], "12121212", "abc", "1212121", good[2]])
+        + "\n"
+    )
     result = run_solve(stdin)
     assert result.returncode == 1
     assert result.stdout.splitlines() == good  # every good line, in order, after the bad ones
@@ -107,8 +128,13 @@ def test_command_empty_input():
 
 
 def test_command_bad_option_is_usage_error():
-    result = subprocess.run([*c4book_command(), "solve", "--no-such-option"], input="",
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [*c4book_command(), "solve", "--no-such-option"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert "unrecognized arguments: --no-such-option" in result.stderr
 
@@ -127,6 +153,7 @@ def test_command_threads():
 
 
 # -- solve_lines in process -------------------------------------------------------------
+
 
 def solve_text(text, **options):
     out, err = io.StringIO(), io.StringIO()
@@ -147,10 +174,13 @@ def test_solve_lines_skips_blank_lines_but_counts_them():
 
 
 def test_solve_lines_weak():
-    status, out, _ = solve_text("427566236745127177115664464254\n12156756715535615116237724723 -2\n",
-                                weak=True)
-    assert (status, out) == (0, "427566236745127177115664464254 1\n"
-                                "12156756715535615116237724723 -1\n")
+    status, out, _ = solve_text(
+        "427566236745127177115664464254\n12156756715535615116237724723 -2\n", weak=True
+    )
+    assert (status, out) == (
+        0,
+        "427566236745127177115664464254 1\n12156756715535615116237724723 -1\n",
+    )
 
 
 def test_solve_lines_analyze():

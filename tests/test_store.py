@@ -87,11 +87,19 @@ def as_rows(rows: list[tuple]) -> Rows:
     (``wdl`` follows from the score)."""
     keys, plies, scores, _, best, move_scores, nodes = zip(*(row[:7] for row in rows))
     assert len(set(plies)) == 1
-    packed = (None if move_scores[0] is None else
-              np.frombuffer(b"".join(move_scores), np.uint8).reshape(-1, 7))
-    return Rows(plies[0], np.array(keys, np.uint64), np.array(scores, np.int8),
-                np.array([sum(1 << int(c) - 1 for c in b) for b in best], np.uint8),
-                packed, np.array(nodes, np.int64))
+    packed = (
+        None
+        if move_scores[0] is None
+        else np.frombuffer(b"".join(move_scores), np.uint8).reshape(-1, 7)
+    )
+    return Rows(
+        plies[0],
+        np.array(keys, np.uint64),
+        np.array(scores, np.int8),
+        np.array([sum(1 << int(c) - 1 for c in b) for b in best], np.uint8),
+        packed,
+        np.array(nodes, np.int64),
+    )
 
 
 def key(moves: str) -> int:
@@ -103,8 +111,17 @@ def frontier_rows(solver) -> list[tuple]:
     rows = []
     for moves in FRONTIER:
         solved = solve_position(solver, moves)
-        rows.append((key(moves), 12, solved.score, (solved.score > 0) - (solved.score < 0),
-                     solved.best_moves, None, solved.nodes))
+        rows.append(
+            (
+                key(moves),
+                12,
+                solved.score,
+                (solved.score > 0) - (solved.score < 0),
+                solved.best_moves,
+                None,
+                solved.nodes,
+            )
+        )
     return rows
 
 
@@ -113,9 +130,15 @@ def derived_row(solver) -> tuple:
     position = Position.from_moves("44444433111")  # ply 11, canonical
     scores = solver.analyze(position)
     score = max(s for s in scores if s is not None)
-    return (position.key, 11, score, (score > 0) - (score < 0),
-            "".join(str(c) for c, s in enumerate(scores, 1) if s == score),
-            pack_scores(scores), 0)
+    return (
+        position.key,
+        11,
+        score,
+        (score > 0) - (score < 0),
+        "".join(str(c) for c, s in enumerate(scores, 1) if s == score),
+        pack_scores(scores),
+        0,
+    )
 
 
 @pytest.fixture()
@@ -128,8 +151,9 @@ def store(tmp_path):
 def table(path: str) -> list[tuple]:
     """Every row's fields but its checksum (which every read of the store checks)."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return conn.execute(f"SELECT {', '.join(COLUMNS[:-1])} FROM positions "
-                            "ORDER BY key").fetchall()
+        return conn.execute(
+            f"SELECT {', '.join(COLUMNS[:-1])} FROM positions ORDER BY key"
+        ).fetchall()
 
 
 def journal_mode(path: str) -> str:
@@ -139,22 +163,33 @@ def journal_mode(path: str) -> str:
 
 # -- the rows used below are real ---------------------------------------------
 
+
 def test_the_rows_are_real_solves(frontier_rows, derived_row):
-    assert [r[:6] for r in frontier_rows] == [(key("444444331112"), 12, -2, -1, "2", None),
-                                              (key("444444331222"), 12, -1, -1, "26", None),
-                                              (key("444444331233"), 12, -2, -1, "1256", None)]
+    assert [r[:6] for r in frontier_rows] == [
+        (key("444444331112"), 12, -2, -1, "2", None),
+        (key("444444331222"), 12, -1, -1, "26", None),
+        (key("444444331233"), 12, -2, -1, "1256", None),
+    ]
     assert derived_row[2:5] == (2, 1, "2")
     assert unpack_scores(derived_row[5]) == [-15, 2, -15, None, -15, -15, -15]
 
 
 # -- creating a book -----------------------------------------------------------
 
+
 def test_a_new_store_writes_its_metadata(store):
     meta = store.meta()
-    assert meta == {"format": FORMAT, "schema_version": str(SCHEMA_VERSION),
-                    "width": "7", "height": "6", "root": SMALL_ROOT,
-                    "root_key": str(ROOT_KEY), "ply": "8", "complete_plies": "[]",
-                    "meta_checksum": meta_checksum(meta)}
+    assert meta == {
+        "format": FORMAT,
+        "schema_version": str(SCHEMA_VERSION),
+        "width": "7",
+        "height": "6",
+        "root": SMALL_ROOT,
+        "root_key": str(ROOT_KEY),
+        "ply": "8",
+        "complete_plies": "[]",
+        "meta_checksum": meta_checksum(meta),
+    }
     assert (FORMAT, SCHEMA_VERSION) == ("c4book", 4)
     assert store.count_by_ply() == {} and store.row_counts() == {}
     assert store.storage_by_ply() == {}
@@ -185,14 +220,16 @@ def test_a_url_names_the_same_file(tmp_path, frontier_rows):
 
 # -- writing -------------------------------------------------------------------
 
+
 def test_insert_new_twice_keeps_one_row_with_the_first_values(store, frontier_rows):
     assert store.insert_new(as_rows(frontier_rows)) == 3
     first = table(store.db)
     assert first == sorted(frontier_rows)
     store.insert_new(as_rows(frontier_rows))
     assert table(store.db) == first
-    store.insert_new(as_rows([changed(r, score=r[2] + 1, wdl=1, best_moves="7", nodes=1)
-                              for r in frontier_rows]))
+    store.insert_new(
+        as_rows([changed(r, score=r[2] + 1, wdl=1, best_moves="7", nodes=1) for r in frontier_rows])
+    )
     assert table(store.db) == first
     assert store.count_by_ply() == {12: 3}
 
@@ -211,14 +248,19 @@ def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, d
     assert store.count_by_ply() == {11: 1, 12: 3}
     assert {r[0]: r for r in table(store.db)}[derived_row[0]] == derived_row
     # upsert replaces the whole row of a stored key, checksum and all
-    wrong = changed(derived_row, score=-7, wdl=-1, best_moves="13", nodes=5,
-                    move_scores=pack_scores([-7, -8, -7, None, -9, -9, -9]))
+    wrong = changed(
+        derived_row,
+        score=-7,
+        wdl=-1,
+        best_moves="13",
+        nodes=5,
+        move_scores=pack_scores([-7, -8, -7, None, -9, -9, -9]),
+    )
     store.upsert(as_rows([wrong]))
     store.upsert(as_rows([wrong]))
     row = {r[0]: r for r in table(store.db)}[derived_row[0]]
-    assert row == (derived_row[0], 11, -7, -1, "13",
-                   pack_scores([-7, -8, -7, None, -9, -9, -9]), 5)
-    assert store.scores_at(11)[1].tolist() == [-7]   # read back, checked
+    assert row == (derived_row[0], 11, -7, -1, "13", pack_scores([-7, -8, -7, None, -9, -9, -9]), 5)
+    assert store.scores_at(11)[1].tolist() == [-7]  # read back, checked
     assert store.count_by_ply() == {11: 1, 12: 3}
 
 
@@ -237,7 +279,10 @@ def test_reading_back_by_ply(store, frontier_rows, derived_row):
     assert store.keys_at(12, keys[2] + 1).tolist() == []
     stored, scores = store.scores_at(12)
     assert dict(zip(stored.tolist(), scores.tolist())) == {
-        key("444444331112"): -2, key("444444331222"): -1, key("444444331233"): -2}
+        key("444444331112"): -2,
+        key("444444331222"): -1,
+        key("444444331233"): -2,
+    }
     assert stored.tolist() == keys and scores.dtype == np.int8
     assert [a.tolist() for a in store.scores_at(11)] == [[derived_row[0]], [2]]
     # best-move bits in key order, as the text column says
@@ -284,6 +329,7 @@ def test_reopening_keeps_rows_and_metadata(tmp_path, frontier_rows):
 
 # -- closing -------------------------------------------------------------------
 
+
 def test_close_leaves_one_file_in_delete_mode(tmp_path, frontier_rows, derived_row):
     path = str(tmp_path / "closing.db")
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
@@ -300,6 +346,7 @@ def test_close_leaves_one_file_in_delete_mode(tmp_path, frontier_rows, derived_r
 
 
 # -- refusing what is not this book -------------------------------------------
+
 
 def test_a_book_from_another_root_is_refused(small_book_copy):
     before = entries(small_book_copy)
@@ -345,19 +392,30 @@ def test_files_that_are_not_books_are_refused(tmp_path):
 
 def test_schema_and_board_size_are_checked(small_book_copy):
     # Changed as another c4book would have written them: checksums and all.
-    run_sql(small_book_copy, "UPDATE meta SET value = '5' WHERE name = 'schema_version'",
-            stamped=True)
+    run_sql(
+        small_book_copy, "UPDATE meta SET value = '5' WHERE name = 'schema_version'", stamped=True
+    )
     with pytest.raises(SchemaMismatchError, match="schema version '5'"):
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
     for old in ("1", "2", "3"):
-        run_sql(small_book_copy, f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'",
-                stamped=True)
-        with pytest.raises(SchemaMismatchError, match=f"schema version {old}; this c4book reads "
-                                                      f"version 4: convert it in place with "
-                                                      f"'c4book upgrade --db {small_book_copy}'"):
+        run_sql(
+            small_book_copy,
+            f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'",
+            stamped=True,
+        )
+        with pytest.raises(
+            SchemaMismatchError,
+            match=f"schema version {old}; this c4book reads "
+            f"version 4: convert it in place with "
+            f"'c4book upgrade --db {small_book_copy}'",
+        ):
             BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    run_sql(small_book_copy, "UPDATE meta SET value = '4' WHERE name = 'schema_version'",
-            "UPDATE meta SET value = '5' WHERE name = 'height'", stamped=True)
+    run_sql(
+        small_book_copy,
+        "UPDATE meta SET value = '4' WHERE name = 'schema_version'",
+        "UPDATE meta SET value = '5' WHERE name = 'height'",
+        stamped=True,
+    )
     with pytest.raises(BookSizeError, match="7x5 board, not 7x6") as info:
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
     assert isinstance(info.value, IncompatibleBookError) and isinstance(info.value, BoardSizeError)
@@ -380,13 +438,16 @@ def test_a_book_is_never_written_in_memory(db):
 
 
 def test_a_root_key_that_is_not_its_root_s_is_named_damage_not_another_root(small_book_copy):
-    with pytest.raises(CorruptBookError, match=r"its meta's root key '\d+' is not the key of its "
-                                               r"root '44444433' \(12345\)"):
+    with pytest.raises(
+        CorruptBookError,
+        match=r"its meta's root key '\d+' is not the key of its "
+        r"root '44444433' \(12345\)",
+    ):
         BookStore(small_book_copy, SMALL_ROOT, 12345)
 
 
 def test_a_damaged_row_or_meta_value_is_refused_by_every_read(tmp_path, frontier_rows):
-    path = str(tmp_path / "built.db")   # a build stopped with three frontier rows written
+    path = str(tmp_path / "built.db")  # a build stopped with three frontier rows written
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
     store.insert_new(as_rows(frontier_rows))
     store.close()
@@ -395,9 +456,13 @@ def test_a_damaged_row_or_meta_value_is_refused_by_every_read(tmp_path, frontier
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
     try:
         damaged = f"ply 12 is damaged: its row of key {first} fails its checksum"
-        for read in (lambda: store.entries_at(12), lambda: store.keys_at(12),
-                     lambda: store.keys_at(12, first, first + 1), lambda: store.pack_rows(12),
-                     lambda: store.seal(12, store.entries_at(12))):
+        for read in (
+            lambda: store.entries_at(12),
+            lambda: store.keys_at(12),
+            lambda: store.keys_at(12, first, first + 1),
+            lambda: store.pack_rows(12),
+            lambda: store.seal(12, store.entries_at(12)),
+        ):
             with pytest.raises(CorruptBookError, match=damaged):
                 read()
         assert store.keys_at(12, first + 1).tolist() == sorted(r[0] for r in frontier_rows)[1:]
@@ -418,13 +483,17 @@ def test_a_meta_write_never_takes_a_damaged_value_in(tmp_path):
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
     try:
         run_sql(path, "UPDATE meta SET value = '9' WHERE name = 'ply'")
-        for write in (lambda: store.set_meta(note="x"), lambda: store.mark_complete(12),
-                      lambda: store.insert_new(Rows(12, np.array([3], np.uint64),
-                                                    np.array([1], np.int8),
-                                                    np.array([1], np.uint8)), 2.0)):
+        for write in (
+            lambda: store.set_meta(note="x"),
+            lambda: store.mark_complete(12),
+            lambda: store.insert_new(
+                Rows(12, np.array([3], np.uint64), np.array([1], np.int8), np.array([1], np.uint8)),
+                2.0,
+            ),
+        ):
             with pytest.raises(CorruptBookError, match="its meta 'ply' \\(value '9'\\) fails"):
                 write()
-        assert table(path) == []   # the rows' transaction went with it
+        assert table(path) == []  # the rows' transaction went with it
     finally:
         store.close()
 
@@ -451,42 +520,49 @@ def test_a_new_book_that_cannot_be_written_leaves_nothing(tmp_path):
     import subprocess
     import sys
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]
+        ),
+    }
     outcomes = []
     for limit in range(0, 64 * 1024, 2048):
         path = tmp_path / f"limited-{limit}.db"
-        done = subprocess.run([sys.executable, "-c", CREATE_UNDER_LIMIT, str(path), str(limit),
-                               str(ROOT_KEY)], capture_output=True, text=True, timeout=120,
-                              env=env)
+        done = subprocess.run(
+            [sys.executable, "-c", CREATE_UNDER_LIMIT, str(path), str(limit), str(ROOT_KEY)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
         left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(path.name))
-        if done.returncode == 0:   # room enough: a whole book, which opens
+        if done.returncode == 0:  # room enough: a whole book, which opens
             with Book.open(str(path)) as book:
                 assert book.info.root == SMALL_ROOT and len(book) == 0
             outcomes.append("book")
             break
         assert done.returncode == 1 and left == [], (limit, left, done.stderr)
-        assert done.stderr.count("\n") == 1 and "cannot write a book at" in done.stderr, \
-            done.stderr
+        assert done.stderr.count("\n") == 1 and "cannot write a book at" in done.stderr, done.stderr
         outcomes.append("nothing")
     assert outcomes[0] == "nothing" and outcomes[-1] == "book" and len(outcomes) > 2, outcomes
 
 
 # -- journal mode ----------------------------------------------------------------
 
-def test_a_book_held_open_through_a_write_leaves_one_file_in_delete_mode(tmp_path,
-                                                                        frontier_rows):
+
+def test_a_book_held_open_through_a_write_leaves_one_file_in_delete_mode(tmp_path, frontier_rows):
     path = str(tmp_path / "held.db")
     BookStore(path, SMALL_ROOT, ROOT_KEY).close()
-    with Book.open(path) as held:   # a server, a notebook: open the whole time
+    with Book.open(path) as held:  # a server, a notebook: open the whole time
         store = BookStore(path, SMALL_ROOT, ROOT_KEY)
         store.insert_new(as_rows(frontier_rows))
         assert journal_mode(path) == "wal"
         store.close()
         assert journal_mode(path) == "delete"
         assert os.listdir(tmp_path) == ["held.db"]
-        assert len(held) == 0   # it answers from what it read at open
-        with Book.open(path) as later:   # a later reader makes no file beside it
+        assert len(held) == 0  # it answers from what it read at open
+        with Book.open(path) as later:  # a later reader makes no file beside it
             assert later.get("444444331112").score == -2
         assert os.listdir(tmp_path) == ["held.db"]
 
@@ -521,11 +597,14 @@ def test_a_file_the_system_will_not_read_is_a_book_error():
     assert isinstance(raised.value, BookError) and isinstance(raised.value, OSError)
 
 
-@pytest.mark.parametrize("url, words", [
-    ("nosuch://x", "'nosuch://x' is not a database URL c4book can open"),
-    ("postgresql://x:y:z", "'postgresql://x:y:z' is not a database URL"),
-    ("://", "is not a database URL"),
-])
+@pytest.mark.parametrize(
+    "url, words",
+    [
+        ("nosuch://x", "'nosuch://x' is not a database URL c4book can open"),
+        ("postgresql://x:y:z", "'postgresql://x:y:z' is not a database URL"),
+        ("://", "is not a database URL"),
+    ],
+)
 def test_a_url_sqlalchemy_cannot_open_is_a_book_error(url, words):
     with pytest.raises(BookError, match=re.escape(words)):
         make_engine(url)
@@ -536,13 +615,14 @@ def test_a_dialect_without_its_driver_is_a_book_error_naming_the_driver():
 
     if importlib.util.find_spec("MySQLdb") is not None:
         pytest.skip("MySQLdb is installed here")
-    with pytest.raises(BookError, match="needs the database driver 'MySQLdb', which is not "
-                                        "installed"):
+    with pytest.raises(
+        BookError, match="needs the database driver 'MySQLdb', which is not installed"
+    ):
         make_engine("mysql://user@localhost/book")
 
 
 def test_a_server_that_does_not_answer_is_a_book_error_saying_so():
-    url = "postgresql://127.0.0.1:1/book"   # port 1: nothing listens there
+    url = "postgresql://127.0.0.1:1/book"  # port 1: nothing listens there
     try:
         engine = make_engine(url)
     except BookError as error:
@@ -556,18 +636,28 @@ def test_a_server_that_does_not_answer_is_a_book_error_saying_so():
 
 # -- the read-only engine ------------------------------------------------------
 
+
 def test_the_read_only_engine_reads_and_cannot_write(small_book_copy):
     before = Path(small_book_copy).read_bytes()
     engine = make_engine(small_book_copy, readonly=True)
     try:
         meta = read_meta(engine, small_book_copy)
-        assert meta["root"] == SMALL_ROOT and json.loads(meta["complete_plies"]) == [8, 9, 10, 11, 12]
+        assert meta["root"] == SMALL_ROOT and json.loads(meta["complete_plies"]) == [
+            8,
+            9,
+            10,
+            11,
+            12,
+        ]
         with engine.connect() as conn:
             assert conn.execute(text("SELECT sum(count) FROM segments")).scalar_one() == 753
             assert conn.execute(text("SELECT count(*) FROM positions")).scalar_one() == 0
-        for statement in ("DELETE FROM positions", "DELETE FROM segments",
-                          "UPDATE meta SET value = 'x' WHERE name = 'root'",
-                          "INSERT INTO meta (name, value) VALUES ('x', 'y')"):
+        for statement in (
+            "DELETE FROM positions",
+            "DELETE FROM segments",
+            "UPDATE meta SET value = 'x' WHERE name = 'root'",
+            "INSERT INTO meta (name, value) VALUES ('x', 'y')",
+        ):
             with pytest.raises(OperationalError, match="readonly"):
                 with engine.begin() as conn:
                     conn.execute(text(statement))
@@ -578,6 +668,7 @@ def test_the_read_only_engine_reads_and_cannot_write(small_book_copy):
 
 
 # -- schema --------------------------------------------------------------------
+
 
 def test_pack_matches_the_derived_bytes_of_the_root(small_book_path, small_rows_book_path):
     # A sealed ply keeps scores only: its move scores are derived at read time, packed
@@ -592,18 +683,22 @@ def test_pack_matches_the_derived_bytes_of_the_root(small_book_path, small_rows_
     assert plies.moves_of(8) == b"@PB\x00P@B" == pack_scores([0, 16, 2, None, 16, 0, 2])
     # ... and as rows of schema version 2 stored them
     with closing(sqlite3.connect(f"file:{small_rows_book_path}?mode=ro", uri=True)) as conn:
-        (packed,) = conn.execute("SELECT move_scores FROM positions WHERE key = ?",
-                                 (ROOT_KEY,)).fetchone()
+        (packed,) = conn.execute(
+            "SELECT move_scores FROM positions WHERE key = ?", (ROOT_KEY,)
+        ).fetchone()
     assert packed == plies.moves_of(8)
     assert unpack_scores(packed) == [0, 16, 2, None, 16, 0, 2]
 
 
-@pytest.mark.parametrize("scores", [
-    [0, 16, 2, None, 16, 0, 2],
-    [None, None, None, None, None, None, -1],
-    [-18, -15, -2, -1, 1, 15, 18],
-    [21, -21, 0, None, 0, -21, 21],
-])
+@pytest.mark.parametrize(
+    "scores",
+    [
+        [0, 16, 2, None, 16, 0, 2],
+        [None, None, None, None, None, None, -1],
+        [-18, -15, -2, -1, 1, 15, 18],
+        [21, -21, 0, None, 0, -21, 21],
+    ],
+)
 def test_pack_unpack_round_trip(scores):
     packed = pack_scores(scores)
     assert isinstance(packed, bytes) and len(packed) == 7
@@ -616,8 +711,11 @@ def test_unpack_none_is_none():
 
 
 def test_tables_and_errors():
-    assert (Entry.__tablename__, Meta.__tablename__, SegmentRow.__tablename__) == \
-        ("positions", "meta", "segments")
+    assert (Entry.__tablename__, Meta.__tablename__, SegmentRow.__tablename__) == (
+        "positions",
+        "meta",
+        "segments",
+    )
     assert repr(Entry(key=1234, ply=4, score=-2)) == "Entry(key=1234, ply=4, score=-2)"
     assert repr(SegmentRow(ply=12, count=574)) == "SegmentRow(ply=12, count=574)"
     for error in (NotABookError, CorruptBookError, SchemaMismatchError, IncompatibleBookError):
@@ -636,24 +734,39 @@ def test_many_rows_in_one_write(store):
     assert np.array_equal(store.keys_at(12), keys)
     stored = table(store.db)
     assert stored[0] == (3, 12, -5, -1, "1", None, 0)
-    assert stored[-1] == (3 * count, 12, int(scores[-1]), int(np.sign(scores[-1])),
-                          BEST_TEXT[best[-1]], None, int(nodes[-1]))
+    assert stored[-1] == (
+        3 * count,
+        12,
+        int(scores[-1]),
+        int(np.sign(scores[-1])),
+        BEST_TEXT[best[-1]],
+        None,
+        int(nodes[-1]),
+    )
     assert [r[2] for r in stored] == scores.tolist() and [r[6] for r in stored] == nodes.tolist()
 
     # derived rows over every other stored key: replaced, the rest inserted
     derived = keys[::2].copy()
     derived[-1] = 3 * count + 1
-    packed = np.tile(np.frombuffer(pack_scores([1, -2, None, 3, 0, None, None]), np.uint8),
-                     (len(derived), 1))  # full columns last: trailing zero bytes
-    store.upsert(Rows(12, derived, np.full(len(derived), 3, np.int8),
-                      np.full(len(derived), 0b1000, np.uint8), packed))
+    packed = np.tile(
+        np.frombuffer(pack_scores([1, -2, None, 3, 0, None, None]), np.uint8), (len(derived), 1)
+    )  # full columns last: trailing zero bytes
+    store.upsert(
+        Rows(
+            12,
+            derived,
+            np.full(len(derived), 3, np.int8),
+            np.full(len(derived), 0b1000, np.uint8),
+            packed,
+        )
+    )
     after = {r[0]: r for r in table(store.db)}
     assert len(after) == count + 1
     for k in (int(derived[0]), int(derived[len(derived) // 2]), int(derived[-1])):
         assert after[k][2:6] == (3, 1, "4", pack_scores([1, -2, None, 3, 0, None, None]))
     assert after[int(keys[1])] == stored[1]
-    assert after[int(derived[0])][6] == 0   # a derived row has no nodes
-    read = dict(zip(*(a.tolist() for a in store.scores_at(12))))   # read back, checked
+    assert after[int(derived[0])][6] == 0  # a derived row has no nodes
+    read = dict(zip(*(a.tolist() for a in store.scores_at(12))))  # read back, checked
     assert [read[k] for k in derived.tolist()] == [3] * len(derived)
 
 
@@ -669,6 +782,7 @@ def test_a_failed_write_is_a_book_error_and_writes_nothing(small_book_copy, fron
 
 
 # -- sealing and packing -------------------------------------------------------
+
 
 def bits(text: str) -> int:
     return sum(1 << (int(c) - 1) for c in text)
@@ -692,8 +806,11 @@ def test_seal_makes_a_ply_one_segment_in_place_of_its_rows(store, frontier_rows,
     store.upsert(as_rows([derived_row]))
     rows = store.entries_at(12)
     expected = sorted(frontier_rows)
-    assert as_lists(rows) == [[r[0] for r in expected], [r[2] for r in expected],
-                              [bits(r[4]) for r in expected]]
+    assert as_lists(rows) == [
+        [r[0] for r in expected],
+        [r[2] for r in expected],
+        [bits(r[4]) for r in expected],
+    ]
     store.seal(12, rows)
     assert store.row_counts() == {11: 1} and store.count_by_ply() == {11: 1, 12: 3}
     assert store.is_sealed(12) and not store.is_sealed(11) and store.complete_plies() == [12]
@@ -707,20 +824,21 @@ def test_seal_makes_a_ply_one_segment_in_place_of_its_rows(store, frontier_rows,
     assert store.scores_at(12)[1].tolist() == [r[2] for r in expected]
     assert store.keys_at(12, int(rows.keys[1])).tolist() == rows.keys[1:].tolist()
     assert store.keys_at(12, 0, int(rows.keys[1])).tolist() == rows.keys[:1].tolist()
-    store.seal(12, store.entries_at(12))   # again: the same one segment
+    store.seal(12, store.entries_at(12))  # again: the same one segment
     assert segments(store.db)[12] == [blob] and table(store.db) == [derived_row]
 
 
-def test_sealing_a_ply_drops_the_best_moves_of_the_complete_ply_above(store, frontier_rows,
-                                                                     derived_row):
+def test_sealing_a_ply_drops_the_best_moves_of_the_complete_ply_above(
+    store, frontier_rows, derived_row
+):
     store.upsert(as_rows([derived_row]))
-    assert store.pack_rows(11) == 1   # not complete: packed as one more segment
+    assert store.pack_rows(11) == 1  # not complete: packed as one more segment
     assert store.row_counts() == {} and store.best_at(11).tolist() == [0b10]
     store.mark_complete(11)
-    assert store.pack_rows(11) == 0 and store.is_sealed(11)   # complete: sealed whole
-    assert store.best_at(11).tolist() == [0b10]   # the deepest ply keeps its best moves
+    assert store.pack_rows(11) == 0 and store.is_sealed(11)  # complete: sealed whole
+    assert store.best_at(11).tolist() == [0b10]  # the deepest ply keeps its best moves
     store.insert_new(as_rows(frontier_rows))
-    assert store.pack_rows(12) == 3 and not store.is_sealed(12)   # ply 12 not complete yet
+    assert store.pack_rows(12) == 3 and not store.is_sealed(12)  # ply 12 not complete yet
     assert store.best_at(11).tolist() == [0b10]
     store.mark_complete(12)
     # ply 12 is one segment already, but sealing it is what drops ply 11's best moves
@@ -729,11 +847,10 @@ def test_sealing_a_ply_drops_the_best_moves_of_the_complete_ply_above(store, fro
     assert store.is_sealed(12) and store.is_sealed(11) and unpack(blob, 12).best is not None
     assert store.best_at(11) is None and store.scores_at(11)[1].tolist() == [2]
     assert store.entries_at(11).best is None and store.best_at(12) is not None
-    assert len(store.entries_above(12).keys) == 1   # parents' bounds read from the segment
+    assert len(store.entries_above(12).keys) == 1  # parents' bounds read from the segment
 
 
-def test_packing_a_ply_being_built_adds_a_segment_and_keeps_the_older_ones(store,
-                                                                          frontier_rows):
+def test_packing_a_ply_being_built_adds_a_segment_and_keeps_the_older_ones(store, frontier_rows):
     expected = sorted(frontier_rows)
     whole = [[r[0] for r in expected], [r[2] for r in expected], [bits(r[4]) for r in expected]]
     store.insert_new(as_rows([expected[1]]))
@@ -742,19 +859,18 @@ def test_packing_a_ply_being_built_adds_a_segment_and_keeps_the_older_ones(store
     assert store.row_counts() == {} and store.count_by_ply() == {12: 1}
     store.insert_new(as_rows([expected[0], expected[2]]))
     assert store.row_counts() == {12: 2} and store.storage_by_ply() == {12: (1, len(older), 2)}
-    assert as_lists(store.entries_at(12)) == whole   # packed and rows together, in key order
+    assert as_lists(store.entries_at(12)) == whole  # packed and rows together, in key order
     assert store.keys_at(12).tolist() == whole[0]
     assert store.pack_rows(12) == 2 and store.pack_rows(12) == 0
     assert segments(store.db)[12][0] == older and len(segments(store.db)[12]) == 2
     assert store.row_counts() == {} and store.count_by_ply() == {12: 3}
     assert not store.is_sealed(12) and as_lists(store.entries_at(12)) == whole
     store.mark_complete(12)
-    assert store.pack_rows(12) == 0 and store.is_sealed(12)   # complete: one segment
+    assert store.pack_rows(12) == 0 and store.is_sealed(12)  # complete: one segment
     assert len(segments(store.db)[12]) == 1 and as_lists(store.entries_at(12)) == whole
 
 
-def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_book_path,
-                                                                   tmp_path):
+def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_book_path, tmp_path):
     from sqlalchemy.exc import DatabaseError
 
     path = str(tmp_path / "rows.db")
@@ -766,8 +882,11 @@ def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_bo
         answers = book.get_many(asked)
     assert len(before) == 753 and None not in answers
     # The seal deletes the ply's rows, then inserts its segment: the insert fails.
-    run_sql(path, "CREATE TRIGGER no_segments BEFORE INSERT ON segments "
-                  "BEGIN SELECT RAISE(ABORT, 'no room for a segment'); END")
+    run_sql(
+        path,
+        "CREATE TRIGGER no_segments BEFORE INSERT ON segments "
+        "BEGIN SELECT RAISE(ABORT, 'no room for a segment'); END",
+    )
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
     try:
         with pytest.raises(DatabaseError, match="no room for a segment"):
@@ -778,7 +897,7 @@ def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_bo
     finally:
         store.close()
     assert entries(path) == before and segments(path) == {}
-    assert len(table(path)) == 753   # every row still there, as it was
+    assert len(table(path)) == 753  # every row still there, as it was
     with Book.open(path) as book:
         assert book.get_many(asked) == answers
     run_sql(path, "DROP TRIGGER no_segments")
@@ -795,14 +914,18 @@ def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_bo
 
 # -- other boards ----------------------------------------------------------------
 
+
 def test_keys_above_2_63_store_and_read_back(tmp_path):
     """8x7 keys take all 64 bits; SQL integers are signed 64-bit, so the store shifts them
     into SQL's range in order (``key_offset``), and every read gives the key back."""
     board = Board(8, 7)
     # Late positions (cheap to solve) whose columns 1 and 8 are full with stones of the
     # player to move: both orientations' keys are then at least 2**63.
-    positions = [p for p in random_endgames(400, seed=8, min_empty=7, max_empty=7, board=board)
-                 if p.canonical_key >= 1 << 63][:3]
+    positions = [
+        p
+        for p in random_endgames(400, seed=8, min_empty=7, max_empty=7, board=board)
+        if p.canonical_key >= 1 << 63
+    ][:3]
     keys = sorted({p.canonical_key for p in positions})
     ply = 49
     assert len(keys) == 3 and {p.ply for p in positions} == {ply}
@@ -812,12 +935,15 @@ def test_keys_above_2_63_store_and_read_back(tmp_path):
     db = str(tmp_path / "wide.db")
     store = BookStore(db, "", 0, board=board)
     try:
-        rows = Rows(ply, np.array(keys, np.uint64),
-                    np.array([solved[k].score for k in keys], np.int8),
-                    np.array([solved[k].best for k in keys], np.uint8),
-                    nodes=np.array([solved[k].nodes for k in keys], np.int64))
+        rows = Rows(
+            ply,
+            np.array(keys, np.uint64),
+            np.array([solved[k].score for k in keys], np.int8),
+            np.array([solved[k].best for k in keys], np.uint8),
+            nodes=np.array([solved[k].nodes for k in keys], np.int64),
+        )
         assert store.insert_new(rows) == len(keys)
-        assert store.insert_new(rows) == len(keys)   # idempotent: the keys are found again
+        assert store.insert_new(rows) == len(keys)  # idempotent: the keys are found again
         assert store.row_counts() == {ply: len(keys)}
         assert store.keys_at(ply).tolist() == keys
         assert store.keys_at(ply, keys[0] + 1).tolist() == keys[1:]
@@ -825,13 +951,13 @@ def test_keys_above_2_63_store_and_read_back(tmp_path):
         assert entries.keys.tolist() == keys
         assert entries.scores.tolist() == [solved[k].score for k in keys]
         assert entries.best.tolist() == [solved[k].best for k in keys]
-        with closing(sqlite3.connect(db)) as conn:   # as SQL holds them: signed, in order
+        with closing(sqlite3.connect(db)) as conn:  # as SQL holds them: signed, in order
             stored = [k for (k,) in conn.execute("SELECT key FROM positions ORDER BY key")]
         assert stored == [k - (1 << 63) for k in keys]
         store.set_meta(ply=str(ply))
     finally:
         store.close()
-    with Book.open(db) as book:   # rows of a ply being built: asked through SQL
+    with Book.open(db) as book:  # rows of a ply being built: asked through SQL
         assert book.board is board and book.info.width == 8
         for p in positions:
             entry = book.get(p)
@@ -842,9 +968,10 @@ def test_keys_above_2_63_store_and_read_back(tmp_path):
         assert store.entries_at(ply).keys.tolist() == keys
     finally:
         store.close()
-    with Book.open(db) as book:   # and packed into a segment
-        assert [book.get(p).score for p in positions] == \
-            [solved[p.canonical_key].score for p in positions]
+    with Book.open(db) as book:  # and packed into a segment
+        assert [book.get(p).score for p in positions] == [
+            solved[p.canonical_key].score for p in positions
+        ]
 
 
 def test_a_book_keeps_its_board_and_refuses_another(tmp_path):
@@ -865,10 +992,13 @@ def test_a_book_keeps_its_board_and_refuses_another(tmp_path):
 
 
 def test_best_moves_of_width_9_take_two_bytes():
-    segment = Segment(np.array([1, 5, 9], np.uint64), np.array([3, 0, -2], np.int8),
-                      np.array([0b100000001, 0b10, 0b111111111], np.uint16))
+    segment = Segment(
+        np.array([1, 5, 9], np.uint64),
+        np.array([3, 0, -2], np.int8),
+        np.array([0b100000001, 0b10, 0b111111111], np.uint16),
+    )
     back = unpack(pack(segment), 12, Board(9, 4))
     assert back.best.dtype == np.uint16 and back.best.tolist() == segment.best.tolist()
     narrow = segment._replace(best=np.array([1, 2, 4], np.uint8))
-    assert pack(narrow)[5] == 1   # one byte a position, as every 7x6 book has it
+    assert pack(narrow)[5] == 1  # one byte a position, as every 7x6 book has it
     assert unpack(pack(narrow), 12).best.dtype == np.uint8

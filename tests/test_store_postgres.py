@@ -53,8 +53,20 @@ def postgres_url():
     data = os.path.join(home, "data")
     try:
         _run_as_server_user(["initdb", "-D", data, "-A", "trust", "-U", "c4"], user)
-        _run_as_server_user(["pg_ctl", "-D", data, "-w", "-l", os.path.join(home, "log"),
-                             "-o", f"-p {PORT} -k {home} -c listen_addresses=''", "start"], user)
+        _run_as_server_user(
+            [
+                "pg_ctl",
+                "-D",
+                data,
+                "-w",
+                "-l",
+                os.path.join(home, "log"),
+                "-o",
+                f"-p {PORT} -k {home} -c listen_addresses=''",
+                "start",
+            ],
+            user,
+        )
     except (OSError, subprocess.SubprocessError) as error:
         # The server is the machine's, not ours: no server here means nothing to test.
         shutil.rmtree(home, ignore_errors=True)
@@ -84,8 +96,9 @@ def stored_tables(db: str) -> tuple[list[tuple], list[tuple]]:
     try:
         with engine.connect() as conn:
             rows = conn.execute(text("SELECT key, ply, score FROM positions ORDER BY key")).all()
-            segments = conn.execute(text("SELECT ply, count, data FROM segments "
-                                         "ORDER BY ply, id")).all()
+            segments = conn.execute(
+                text("SELECT ply, count, data FROM segments ORDER BY ply, id")
+            ).all()
     finally:
         engine.dispose()
     return [tuple(r) for r in rows], [(ply, count, bytes(data)) for ply, count, data in segments]
@@ -101,8 +114,12 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
     # every ply sealed, as on SQLite: no row left, one segment a ply, the same bytes
     postgres_tables = stored_tables(postgres_url)
     assert postgres_tables == stored_tables(f"sqlite:///{reference}")
-    assert postgres_tables[0] == [] and [s[:2] for s in postgres_tables[1]] == \
-        [(8, 1), (9, 6), (10, 36), (11, 136)]
+    assert postgres_tables[0] == [] and [s[:2] for s in postgres_tables[1]] == [
+        (8, 1),
+        (9, 6),
+        (10, 36),
+        (11, 136),
+    ]
 
     rerun = build(postgres_url, PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert rerun.searched == 0 and rerun.already_stored == 136
@@ -115,9 +132,13 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
             assert read_lock(engine).command == "pack"
             with pytest.raises(BuildLockedError, match="being written by c4book pack"):
                 build(postgres_url, PLY, SMALL_ROOT, progress=False, table_log2=20)
-        with engine.connect() as conn:   # both rows gone
-            assert conn.execute(text("SELECT count(*) FROM meta WHERE name LIKE 'build_lock%'")
-                                ).scalar() == 0
+        with engine.connect() as conn:  # both rows gone
+            assert (
+                conn.execute(
+                    text("SELECT count(*) FROM meta WHERE name LIKE 'build_lock%'")
+                ).scalar()
+                == 0
+            )
     finally:
         engine.dispose()
     out = io.StringIO()
@@ -133,8 +154,7 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
     # Read into memory through SQLAlchemy: the same answers as the SQLite book's.
     stored = [m for ply in range(8, PLY + 1) for m in book_moves(reference, ply)]
     asked = stored + ["".join(str(8 - int(c)) for c in m) for m in stored] + ["4453"]
-    with Book.open(postgres_url, in_memory=True) as on_postgres, \
-            Book.open(reference) as on_sqlite:
+    with Book.open(postgres_url, in_memory=True) as on_postgres, Book.open(reference) as on_sqlite:
         assert on_postgres.get_many(asked) == on_sqlite.get_many(asked)
         assert [on_postgres.get(m) for m in asked[::7]] == [on_sqlite.get(m) for m in asked[::7]]
         assert on_postgres.count_by_ply() == on_sqlite.count_by_ply()
@@ -148,14 +168,23 @@ def test_a_missing_database_is_named_with_how_to_create_it(postgres_url):
     """Once said to be 'damaged or not a database': the server has no database of that
     name, and c4book makes tables, not databases."""
     url = postgres_url.replace("/postgres?", "/c4book_missing?")
-    with pytest.raises(BookNotFoundError, match="PostgreSQL has no database 'c4book_missing' "
-                                                ".*create it first with `createdb c4book_missing`"):
+    with pytest.raises(
+        BookNotFoundError,
+        match="PostgreSQL has no database 'c4book_missing' "
+        ".*create it first with `createdb c4book_missing`",
+    ):
         Book.open(url)
-    result = subprocess.run([*c4book_command(), "build", "--ply", "9", "--db", url],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [*c4book_command(), "build", "--ply", "9", "--db", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 1
-    assert result.stderr.startswith("c4book build: error: PostgreSQL has no database "
-                                    "'c4book_missing'") and result.stderr.count("\n") == 1
+    assert (
+        result.stderr.startswith("c4book build: error: PostgreSQL has no database 'c4book_missing'")
+        and result.stderr.count("\n") == 1
+    )
 
     server = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
     try:
@@ -163,4 +192,4 @@ def test_a_missing_database_is_named_with_how_to_create_it(postgres_url):
             conn.execute(text("CREATE DATABASE c4book_missing"))
     finally:
         server.dispose()
-    assert existing_meta(url) is None   # created: an empty database, where a build makes one
+    assert existing_meta(url) is None  # created: an empty database, where a build makes one

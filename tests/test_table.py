@@ -5,8 +5,19 @@ from pathlib import Path
 import numpy as np
 
 from solver import STANDARD as B
-from solver._table import EXACT, LOWER, UPPER, bucket, entry_move, entry_score, entry_type, \
-    no_move, probe, store, work_of
+from solver._table import (
+    EXACT,
+    LOWER,
+    UPPER,
+    bucket,
+    entry_move,
+    entry_score,
+    entry_type,
+    no_move,
+    probe,
+    store,
+    work_of,
+)
 
 SHIFT = np.uint64(64 - 10)
 NO_MOVE = no_move(B)
@@ -37,7 +48,11 @@ def test_entry_round_trip():
         table[:] = 0
         store(B, table, slot, key, kind, score, move, 9)
         entry = probe(B, table, slot, key)
-        assert (entry_type(entry), entry_score(B, entry), entry_move(B, entry)) == (kind, score, move)
+        assert (entry_type(entry), entry_score(B, entry), entry_move(B, entry)) == (
+            kind,
+            score,
+            move,
+        )
         assert probe(B, table, slot, key - np.uint64(1)) == 0
 
 
@@ -57,7 +72,10 @@ def test_bounds_that_meet_become_exact():
     store(B, table, slot, key, UPPER, 3, 2, 1)
     assert entry_type(probe(B, table, slot, key)) == EXACT
     store(B, table, slot, key, UPPER, 1, 2, 1)  # nothing overwrites an exact score
-    assert (entry_type(probe(B, table, slot, key)), entry_score(B, probe(B, table, slot, key))) == (EXACT, 3)
+    assert (entry_type(probe(B, table, slot, key)), entry_score(B, probe(B, table, slot, key))) == (
+        EXACT,
+        3,
+    )
 
 
 def test_bucket_keeps_the_costlier_entry():
@@ -86,12 +104,18 @@ def test_solver_table_bounds_hold():
     solver = Solver(table_log2=16)
     # A Middle-Medium position (Test_L2_R2 line 1): searched, so its root is stored.
     p = Position.from_moves((Path(__file__).parent / "data" / "Test_L2_R2").read_text().split()[0])
-    assert table_bounds(B, np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift) == (-42, 42)
+    assert table_bounds(
+        B, np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift
+    ) == (-42, 42)
     score = solver.solve(p)
-    low, high = table_bounds(B, np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift)
+    low, high = table_bounds(
+        B, np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift
+    )
     assert low <= score <= high and (low, high) != (-42, 42)
     m = p.mirror()  # the mirror image shares the entry
-    assert table_bounds(B, np.uint64(m.current), np.uint64(m.mask), solver._table, solver._scratch, solver._shift) == (low, high)
+    assert table_bounds(
+        B, np.uint64(m.current), np.uint64(m.mask), solver._table, solver._scratch, solver._shift
+    ) == (low, high)
 
 
 def test_deep_positions_use_the_threads_own_near_table():

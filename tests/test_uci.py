@@ -15,8 +15,12 @@ FLIP = {"win": "loss", "loss": "win", "draw": "draw"}
 
 
 def export(*args: str) -> None:
-    result = subprocess.run([*c4book_command(), "export", "--no-progress", *args],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [*c4book_command(), "export", "--no-progress", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -43,9 +47,9 @@ def wins_at(grid: list[list[str]], col: int, row: int, player: str) -> bool:
 
 def quiet(cells: str, width: int, height: int) -> bool:
     """Whether neither player can win by dropping a disc on any column now."""
-    grid = [list(cells[col * height:(col + 1) * height]) for col in range(width)]
+    grid = [list(cells[col * height : (col + 1) * height]) for col in range(width)]
     for col, column in enumerate(grid):
-        assert "".join(column).rstrip("b").count("b") == 0   # stones lie on stones
+        assert "".join(column).rstrip("b").count("b") == 0  # stones lie on stones
         if "b" in column:
             free = column.index("b")
             if wins_at(grid, col, free, "x") or wins_at(grid, col, free, "o"):
@@ -63,7 +67,7 @@ def check_rule(table: list[list[str]], width: int, height: int) -> None:
         seen.add("".join(row[:-1]))
     assert len(seen) == len(table)
     for cells in seen:
-        mirror = "".join(cells[col * height:(col + 1) * height] for col in reversed(range(width)))
+        mirror = "".join(cells[col * height : (col + 1) * height] for col in reversed(range(width)))
         assert mirror == cells or mirror not in seen
 
 
@@ -85,8 +89,9 @@ def test_other_plies_follow_the_rule_with_the_first_players_outcome(tmp_path):
     check_rule(table, 7, 6)
     # The rows are the stored positions that pass the rule, with the first player's
     # outcome: the mover's at ply 6, the other's at ply 7.
-    stored = {row[2].replace(".", "b"): (int(row[0]), row[5])
-              for row in rows(tmp_path / "all.csv")[1:]}
+    stored = {
+        row[2].replace(".", "b"): (int(row[0]), row[5]) for row in rows(tmp_path / "all.csv")[1:]
+    }
     assert {"".join(row[:-1]) for row in table} == {c for c in stored if quiet(c, 7, 6)}
     assert {stored["".join(row[:-1])][0] for row in table} == {6, 7}
     for row in table:

@@ -24,8 +24,19 @@ from bookgen.book.upgrade import upgrade
 from bookgen.builder.verify import verify
 from solver.packed import moves_of_key
 
-from conftest import (SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, entries, free_pages,
-                      open_store, run_sql, segment_rows, stamp, unseal)
+from conftest import (
+    SMALL_PLY,
+    SMALL_ROOT,
+    book_moves,
+    c4book_command,
+    entries,
+    free_pages,
+    open_store,
+    run_sql,
+    segment_rows,
+    stamp,
+    unseal,
+)
 
 # The positions table as schema version 1 wrote it.
 VERSION_1_TABLE = """CREATE TABLE positions (
@@ -45,8 +56,9 @@ def rows(path: str) -> list[tuple]:
 
 def tables(path: str) -> list[str]:
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        return sorted(n for (n,) in conn.execute("SELECT name FROM sqlite_master "
-                                                 "WHERE type = 'table'"))
+        return sorted(
+            n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        )
 
 
 def all_sealed(path: str) -> bool:
@@ -94,8 +106,11 @@ def version_1_book(version_2_book) -> str:
         conn.execute(VERSION_1_TABLE)
         conn.executemany(
             f"INSERT INTO positions (moves, {COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(moves_of_key(row[0], SMALL_ROOT), *row)
-             for row in conn.execute(f"SELECT {COLUMNS} FROM v2")])
+            [
+                (moves_of_key(row[0], SMALL_ROOT), *row)
+                for row in conn.execute(f"SELECT {COLUMNS} FROM v2")
+            ],
+        )
         conn.execute("DROP TABLE v2")
         conn.execute("UPDATE meta SET value = '1' WHERE name = 'schema_version'")
         conn.commit()
@@ -106,17 +121,23 @@ def test_the_older_books_are_what_those_versions_wrote(version_1_book, small_boo
     assert tables(version_1_book) == ["meta", "positions"]
     stored = rows(version_1_book)
     assert len(stored) == 753 and [r[:3] for r in stored] == [
-        e[:3] for e in entries(small_book_path)]
+        e[:3] for e in entries(small_book_path)
+    ]
     # derived rows with their move scores, the last ply without: as version 2 wrote them
     assert all((r[5] is None) == (r[1] == SMALL_PLY) for r in stored)
-    assert {r[0]: r for r in stored}[Position.from_moves(SMALL_ROOT).key][2:6] == \
-        (16, 1, "25", pack_scores([0, 16, 2, None, 16, 0, 2]))
+    assert {r[0]: r for r in stored}[Position.from_moves(SMALL_ROOT).key][2:6] == (
+        16,
+        1,
+        "25",
+        pack_scores([0, 16, 2, None, 16, 0, 2]),
+    )
 
 
 @pytest.mark.parametrize("version", [1, 2, 3])
-def test_an_older_book_upgrades_in_place_and_verifies(request, small_book_path,
-                                                       small_answers, version):
-    version_1_book = request.getfixturevalue(f"version_{version}_book")   # the name it had
+def test_an_older_book_upgrades_in_place_and_verifies(
+    request, small_book_path, small_answers, version
+):
+    version_1_book = request.getfixturevalue(f"version_{version}_book")  # the name it had
     with pytest.raises(SchemaMismatchError, match="c4book upgrade"):
         Book.open(version_1_book)
     assert upgrade(version_1_book) == version
@@ -125,8 +146,9 @@ def test_an_older_book_upgrades_in_place_and_verifies(request, small_book_path,
     assert tables(version_1_book) == ["meta", "positions", "segments"]
     # each ply packed as the build seals it, byte for byte
     for ply in PLIES:
-        assert [r[1:] for r in segment_rows(version_1_book, ply)] == \
-            [r[1:] for r in segment_rows(small_book_path, ply)]
+        assert [r[1:] for r in segment_rows(version_1_book, ply)] == [
+            r[1:] for r in segment_rows(small_book_path, ply)
+        ]
     with Book.open(version_1_book) as book:
         assert book.info.schema_version == 4 and book.get("444444331112").score == -2
     assert answers(version_1_book) == small_answers
@@ -160,16 +182,20 @@ def test_the_command_line_on_a_version_2_book(version_2_book, small_answers):
 
 
 def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishes(
-        version_2_book, small_book_path, small_answers):
+    version_2_book, small_book_path, small_answers
+):
     from sqlalchemy.exc import DatabaseError
 
     # The upgrade packs a ply at a time, shallowest first, each in one transaction that
     # deletes the ply's rows: stop it there at ply 10.
-    run_sql(version_2_book, "CREATE TRIGGER stop_at_10 BEFORE DELETE ON positions "
-                            "WHEN OLD.ply = 10 BEGIN SELECT RAISE(ABORT, 'interrupted'); END")
+    run_sql(
+        version_2_book,
+        "CREATE TRIGGER stop_at_10 BEFORE DELETE ON positions "
+        "WHEN OLD.ply = 10 BEGIN SELECT RAISE(ABORT, 'interrupted'); END",
+    )
     with pytest.raises(DatabaseError, match="interrupted"):
         upgrade(version_2_book)
-    store = open_store(version_2_book)   # a version-4 book: it opens
+    store = open_store(version_2_book)  # a version-4 book: it opens
     try:
         assert store.row_counts() == {10: 36, 11: 136, 12: 574}
         assert store.is_sealed(8) and store.is_sealed(9)
@@ -191,17 +217,28 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
     assert third.stdout == f"{version_2_book}: already book schema version 4; nothing to do\n"
 
 
-@pytest.mark.parametrize("book, change, error, message", [
-    # moves that do not match their key stop the upgrade
-    ("version_1_book", "UPDATE positions SET moves = '44444455' WHERE ply = 8",
-     CorruptBookError, "stores moves '44444455', which do not replay"),
-    # an unknown version is refused
-    ("small_book_copy", "UPDATE meta SET value = '7' WHERE name = 'schema_version'",
-     SchemaMismatchError, "version '7', which c4book upgrade cannot"),
-])
+@pytest.mark.parametrize(
+    "book, change, error, message",
+    [
+        # moves that do not match their key stop the upgrade
+        (
+            "version_1_book",
+            "UPDATE positions SET moves = '44444455' WHERE ply = 8",
+            CorruptBookError,
+            "stores moves '44444455', which do not replay",
+        ),
+        # an unknown version is refused
+        (
+            "small_book_copy",
+            "UPDATE meta SET value = '7' WHERE name = 'schema_version'",
+            SchemaMismatchError,
+            "version '7', which c4book upgrade cannot",
+        ),
+    ],
+)
 def test_a_refused_upgrade_leaves_the_file_byte_for_byte(request, book, change, error, message):
     path = request.getfixturevalue(book)
-    run_sql(path, change, stamped=True)   # checksums and all: only the change is wrong
+    run_sql(path, change, stamped=True)  # checksums and all: only the change is wrong
     before = Path(path).read_bytes()
     with pytest.raises(error, match=message):
         upgrade(path)
@@ -217,6 +254,7 @@ def test_a_current_sealed_book_has_nothing_to_do(small_book_copy, small_answers)
 
 # -- c4book pack --------------------------------------------------------------------
 
+
 def partly_rows(path: str, complete: list[int]) -> None:
     """Ply 12 as a build leaves it: part of it one segment, the rest still rows; ply 11 with
     its best moves (the ply below is not sealed yet), and ``complete`` as the meta says."""
@@ -224,25 +262,32 @@ def partly_rows(path: str, complete: list[int]) -> None:
     from bookgen.book.segment import pack, unpack
     from bookgen.builder.derive import derive
 
-    (row, _, blob), = segment_rows(path, SMALL_PLY)
-    (row_11, _, blob_11), = segment_rows(path, 11)
+    ((row, _, blob),) = segment_rows(path, SMALL_PLY)
+    ((row_11, _, blob_11),) = segment_rows(path, 11)
     twelve, eleven = unpack(blob, SMALL_PLY), unpack(blob_11, 11)
     eleven = eleven._replace(best=derive(eleven.keys, twelve.keys, twelve.scores).best)
-    half = twelve._replace(keys=twelve.keys[::2], scores=twelve.scores[::2],
-                           best=twelve.best[::2])
+    half = twelve._replace(keys=twelve.keys[::2], scores=twelve.scores[::2], best=twelve.best[::2])
     with closing(sqlite3.connect(path)) as conn:
-        conn.execute("UPDATE segments SET data = ?, count = ? WHERE id = ?",
-                     (pack(half), len(half.keys), row))
+        conn.execute(
+            "UPDATE segments SET data = ?, count = ? WHERE id = ?",
+            (pack(half), len(half.keys), row),
+        )
         conn.execute("UPDATE segments SET data = ? WHERE id = ?", (pack(eleven), row_11))
         conn.executemany(
             "INSERT INTO positions (key, ply, score, wdl, best_moves, nodes, checksum) "
             "VALUES (?, ?, ?, ?, ?, 0, 0)",
-            [(k, SMALL_PLY, s, (s > 0) - (s < 0), BEST_TEXT[b]) for k, s, b in zip(
-                twelve.keys[1::2].tolist(), twelve.scores[1::2].tolist(),
-                twelve.best[1::2].tolist())])
+            [
+                (k, SMALL_PLY, s, (s > 0) - (s < 0), BEST_TEXT[b])
+                for k, s, b in zip(
+                    twelve.keys[1::2].tolist(),
+                    twelve.scores[1::2].tolist(),
+                    twelve.best[1::2].tolist(),
+                )
+            ],
+        )
         conn.execute("UPDATE meta SET value = ? WHERE name = 'complete_plies'", (str(complete),))
         conn.commit()
-    stamp(path)   # as the build writes them: with their checksums
+    stamp(path)  # as the build writes them: with their checksums
 
 
 def test_pack_gives_a_ply_being_built_one_more_segment(small_book_copy, small_book_path):
@@ -255,21 +300,21 @@ def test_pack_gives_a_ply_being_built_one_more_segment(small_book_copy, small_bo
     assert first.returncode == 0, first.stderr
     assert first.stdout == f"{small_book_copy}: packed 287 rows\n"
     after = segment_rows(small_book_copy, SMALL_PLY)
-    assert len(after) == 2 and after[0] == kept[0] and after[1][1] == 287   # older one kept
+    assert len(after) == 2 and after[0] == kept[0] and after[1][1] == 287  # older one kept
     assert rows(small_book_copy) == [] and not all_sealed(small_book_copy)
     assert answers(small_book_copy) == before
-    assert [e[:3] for e in entries(small_book_copy)] == \
-        [e[:3] for e in entries(small_book_path)]
+    assert [e[:3] for e in entries(small_book_copy)] == [e[:3] for e in entries(small_book_path)]
     before = Path(small_book_copy).read_bytes()
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.stdout == f"{small_book_copy}: no rows to pack\n"
-    assert Path(small_book_copy).read_bytes() == before   # nothing written
+    assert Path(small_book_copy).read_bytes() == before  # nothing written
 
 
-def test_pack_seals_a_complete_ply_kept_partly_as_rows(small_book_copy, small_book_path,
-                                                      small_answers):
+def test_pack_seals_a_complete_ply_kept_partly_as_rows(
+    small_book_copy, small_book_path, small_answers
+):
     partly_rows(small_book_copy, [8, 9, 10, 11, 12])
-    assert answers(small_book_copy) == small_answers   # rows or packed: the same answers
+    assert answers(small_book_copy) == small_answers  # rows or packed: the same answers
     command = [*c4book_command(), "pack", "--db", small_book_copy]
     first = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
@@ -277,8 +322,9 @@ def test_pack_seals_a_complete_ply_kept_partly_as_rows(small_book_copy, small_bo
     # one segment for ply 12 again, and ply 11 without best moves: as the build seals them
     assert all_sealed(small_book_copy)
     for ply in PLIES:
-        assert [r[1:] for r in segment_rows(small_book_copy, ply)] == \
-            [r[1:] for r in segment_rows(small_book_path, ply)]
+        assert [r[1:] for r in segment_rows(small_book_copy, ply)] == [
+            r[1:] for r in segment_rows(small_book_path, ply)
+        ]
     assert answers(small_book_copy) == small_answers
     assert verify(small_book_copy, sample=5, progress=False).ok
 
@@ -298,8 +344,9 @@ def test_pack_gives_back_the_pages_of_rows_already_dropped(small_book_copy, smal
     command = [*c4book_command(), "pack", "--db", small_book_copy]
     first = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert first.stdout == (f"{small_book_copy}: no rows to pack; "
-                            f"gave back {free * page:,} bytes of free pages\n")
+    assert first.stdout == (
+        f"{small_book_copy}: no rows to pack; gave back {free * page:,} bytes of free pages\n"
+    )
     assert os.path.getsize(small_book_copy) == size - free * page
     assert answers(small_book_copy) == small_answers
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -314,12 +361,26 @@ def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
 
     path = str(tmp_path / "growing.db")
     build = subprocess.Popen(
-        [*c4book_command(), "build", "--root", SMALL_ROOT, "--ply", "11", "--db", path,
-         "--no-progress", "--table-log2", "18"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            *c4book_command(),
+            "build",
+            "--root",
+            SMALL_ROOT,
+            "--ply",
+            "11",
+            "--db",
+            path,
+            "--no-progress",
+            "--table-log2",
+            "18",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:   # wait for the build's first written rows
+        while time.monotonic() < deadline:  # wait for the build's first written rows
             try:
                 if rows(path):
                     break
@@ -328,8 +389,9 @@ def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
             time.sleep(0.2)
         else:
             pytest.fail("the build wrote no rows in 120 s")
-        pack = subprocess.run([*c4book_command(), "pack", "--db", path],
-                              capture_output=True, text=True, timeout=60)
+        pack = subprocess.run(
+            [*c4book_command(), "pack", "--db", path], capture_output=True, text=True, timeout=60
+        )
         still = len(rows(path))
     finally:
         build.send_signal(signal.SIGINT)
@@ -339,10 +401,11 @@ def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
     assert pack.stderr.count("\n") == 1 and "Traceback" not in pack.stderr
     assert f"{path!r} is being built by another c4book build (host " in pack.stderr
     assert f"pid {build.pid}, since " in pack.stderr
-    assert still > 0   # the refused pack left the rows where they were
-    solved = len(entries(path))   # what the build wrote, as it stopped
-    again = subprocess.run([*c4book_command(), "pack", "--db", path],
-                           capture_output=True, text=True, timeout=120)
+    assert still > 0  # the refused pack left the rows where they were
+    solved = len(entries(path))  # what the build wrote, as it stopped
+    again = subprocess.run(
+        [*c4book_command(), "pack", "--db", path], capture_output=True, text=True, timeout=120
+    )
     assert again.returncode == 0, again.stderr
     assert rows(path) == [] and len(entries(path)) == solved
     assert verify(path, sample=3, progress=False).ok

@@ -21,6 +21,7 @@ HARD = "13577531135"
 HARD_TOO = "17711771226"
 PAST_BOOK = ["612134611346", "427134334771", "347463241525"]  # ply 12: quick to solve
 
+
 @pytest.fixture(scope="module")
 def book(ply10_book):
     """The book to ply 10: positions past it and at its last ply stay so as book.db grows."""
@@ -54,13 +55,16 @@ def solver():
     return Solver(table_log2=22)
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"cap": 1e308}, "cap must be a number of seconds above 0 and at most 86400"),
-    ({"cap": float("nan")}, "cap must be"),
-    ({"cap": "1"}, "cap must be"),
-    ({"workers": 10**6}, "workers must be a whole number from 1 to 32, got 1000000"),
-    ({"workers": 0}, "workers must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"cap": 1e308}, "cap must be a number of seconds above 0 and at most 86400"),
+        ({"cap": float("nan")}, "cap must be"),
+        ({"cap": "1"}, "cap must be"),
+        ({"workers": 10**6}, "workers must be a whole number from 1 to 32, got 1000000"),
+        ({"workers": 0}, "workers must be"),
+    ],
+)
 def test_an_app_asked_for_too_much_is_refused_before_it_starts(book, kwargs, words):
     """A cap of 1e308 s was accepted, then every /api/move answered 500; a million workers
     grew the server to 24 GB."""
@@ -93,8 +97,9 @@ def test_a_book_position_is_the_book_entry_and_its_mirror_image_is_mirrored(clie
     assert answer["best_moves"] == list(entry.best_moves)
     assert answer["move_scores"] == list(entry.move_scores)
     assert (answer["source"], answer["in_book"], answer["proven"]) == ("book", True, True)
-    assert [c["source"] for c in answer["columns"]] == \
-        [None if s is None else "book" for s in entry.move_scores]
+    assert [c["source"] for c in answer["columns"]] == [
+        None if s is None else "book" for s in entry.move_scores
+    ]
     mirrored = get(client, f"/api/position?moves={mirror(moves)}")
     assert mirrored["move_scores"] == answer["move_scores"][::-1]
     assert mirrored["best_moves"] == sorted(8 - c for c in answer["best_moves"])
@@ -135,9 +140,15 @@ def test_scores_are_put_in_words_for_the_player_to_move(client):
     assert (answer["score"], answer["score_words"]) == (-2, "loss in 18")
     assert answer["score_detail"] == "second player wins with the 20th stone"
     assert answer["to_move"] == "first"
-    assert [c["words"] for c in answer["columns"]] == \
-        ["loss in 15", "loss in 15", "loss in 18", "loss in 17", "loss in 16", "loss in 18",
-         "loss in 18"]
+    assert [c["words"] for c in answer["columns"]] == [
+        "loss in 15",
+        "loss in 15",
+        "loss in 18",
+        "loss in 17",
+        "loss in 16",
+        "loss in 18",
+        "loss in 18",
+    ]
     win_now = get(client, "/api/position?moves=112233")["columns"][3]  # a row of three: 4 wins
     assert (win_now["score"], win_now["words"], win_now["best"]) == (18, "win in 1", True)
     assert score_words(0, 7) == "draw"
@@ -171,11 +182,14 @@ def test_past_the_book_every_move_is_solved_as_the_solver_solves_it(client, book
 
 
 def test_solve_answers_in_pons_format_with_100_for_a_full_column(client, book, solver):
-    assert get(client, "/solve?pos=4453") == {"pos": "4453",
-                                              "score": list(book.get("4453").move_scores)}
+    assert get(client, "/solve?pos=4453") == {
+        "pos": "4453",
+        "score": list(book.get("4453").move_scores),
+    }
     assert get(client, "/solve?pos=444444") == {
-        "pos": "444444", "score": [100 if s is None else s
-                                   for s in book.get("444444").move_scores]}
+        "pos": "444444",
+        "score": [100 if s is None else s for s in book.get("444444").move_scores],
+    }
     assert get(client, "/solve?pos=444444")["score"][3] == 100
     past = "444444333333"  # ply 12, columns 3 and 4 full
     expected = [100 if s is None else s for s in solver.analyze(Position.from_moves(past))]
@@ -204,7 +218,9 @@ def test_a_finished_game_is_shown_but_has_no_move(client):
 
 
 # Each bad input: the URL | the parameter its error names | what the error says.
-BAD = [tuple(part.strip() for part in line.split(" | ")) for line in """
+BAD = [
+    tuple(part.strip() for part in line.split(" | "))
+    for line in """
 /api/position?moves=44x | moves | illegal move 'x' at position 3
 /api/position?moves=4%EF%BC%94 | moves | columns are digits 1-7
 /api/position?moves=4444444 | moves | column 4 is full at move 7
@@ -222,7 +238,8 @@ BAD = [tuple(part.strip() for part in line.split(" | ")) for line in """
 /api/move?moves=4453&time=21 | time | at most this server's cap of 20 s
 /solve?pos=8 | pos | illegal move '8'
 /solve?pos=1212121 | pos | the game is over
-""".strip().splitlines()]  # 4%EF%BC%94: a full-width 4
+""".strip().splitlines()
+]  # 4%EF%BC%94: a full-width 4
 
 
 @pytest.mark.parametrize("url, param, says", BAD)
@@ -235,8 +252,12 @@ def test_bad_input_is_a_400_naming_it_and_the_server_goes_on(client, url, param,
 
 def test_unknown_pages_and_methods_are_json_errors_and_files_come_from_the_package(client):
     assert "no such page" in get(client, "/etc/passwd", 404)["error"]
-    for url in ("/static/../../book.db", "/static/app.py", "/static/%2e%2e%2fapp.py",
-                "/static/..%2F..%2Fpyproject.toml"):
+    for url in (
+        "/static/../../book.db",
+        "/static/app.py",
+        "/static/%2e%2e%2fapp.py",
+        "/static/..%2F..%2Fpyproject.toml",
+    ):
         assert client.get(url).status_code == 404
     assert client.post("/api/position?moves=4").status_code == 405
     page = client.get("/?pos=4453")
@@ -288,8 +309,9 @@ def test_at_the_books_last_ply_the_score_is_the_books_even_when_the_cap_runs_out
 def test_a_full_pool_answers_503_at_once_while_the_book_still_answers(single):
     client, pool = single
     slow = {}
-    thread = threading.Thread(target=lambda: slow.update(
-        answer=client.get(f"/api/position?moves={HARD}")))
+    thread = threading.Thread(
+        target=lambda: slow.update(answer=client.get(f"/api/position?moves={HARD}"))
+    )
     thread.start()
     try:
         deadline = time.monotonic() + 5
@@ -310,13 +332,16 @@ def test_a_full_pool_answers_503_at_once_while_the_book_still_answers(single):
 
 # -- a book of another board -------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def six(six_by_five):
     """A server of the 6x5 book (every position to ply 6), and the book."""
     from bookgen import Book
 
-    with Book.open(six_by_five) as opened, \
-            TestClient(create_app(opened, cap=5.0, workers=1)) as test_client:
+    with (
+        Book.open(six_by_five) as opened,
+        TestClient(create_app(opened, cap=5.0, workers=1)) as test_client,
+    ):
         yield test_client, opened
 
 
@@ -331,7 +356,8 @@ def test_a_book_of_another_board_answers_on_its_board(six):
     assert answer["columns"][0]["detail"] == "second player wins with the 15th stone"
     past = get(client, "/api/position?moves=1234561")  # ply 7, past the book: solved
     assert past["move_scores"] == Solver(board="6x5", table_log2=20).analyze(
-        Position.from_moves("1234561", board="6x5"))
+        Position.from_moves("1234561", board="6x5")
+    )
     assert past["source"] == "solver" and past["proven"] and len(past["columns"]) == 6
     over = get(client, "/api/position?moves=1212121")
     assert over["game_over"] and over["board"] == {"width": 6, "height": 5}
@@ -340,11 +366,14 @@ def test_a_book_of_another_board_answers_on_its_board(six):
     assert move["column"] in book.get("34").best_moves and move["source"] == "book"
 
 
-@pytest.mark.parametrize("url, says", [
-    ("/api/position?moves=347", "illegal move '7' at position 3"),
-    ("/api/position?moves=" + "1" * 31, "31 moves: a game has at most 30"),
-    ("/api/move?moves=7", "illegal move '7' at position 1"),
-])
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("/api/position?moves=347", "illegal move '7' at position 3"),
+        ("/api/position?moves=" + "1" * 31, "31 moves: a game has at most 30"),
+        ("/api/move?moves=7", "illegal move '7' at position 1"),
+    ],
+)
 def test_a_column_or_a_length_beyond_the_books_board_is_a_400(six, url, says):
     client, _ = six
     answer = get(client, url, 400)

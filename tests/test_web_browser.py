@@ -16,14 +16,24 @@ from solver.svg import FIRST, SECOND
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 WAIT_MS = 20_000  # for one answer on a loaded machine; a book answer takes milliseconds
 
 pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(),
-                       reason="needs Debian's chromium at /usr/bin/chromium "
-                              "(apt-get install chromium chromium-driver)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's chromium at /usr/bin/chromium "
+        "(apt-get install chromium chromium-driver)",
+    ),
     pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level"),
 ]
 
@@ -57,7 +67,9 @@ def shown(page, moves: str) -> None:
 
 
 def scores(page) -> list[int | None]:
-    values = page.eval_on_selector_all("#scores .score", "labels => labels.map(l => l.dataset.score)")
+    values = page.eval_on_selector_all(
+        "#scores .score", "labels => labels.map(l => l.dataset.score)"
+    )
     return [int(v) if v else None for v in values]
 
 
@@ -99,8 +111,9 @@ def test_the_page_walks_the_book_and_plays_the_ai(server, browser, book, tmp_pat
     page.click("#start")  # you first, level perfect
     page.click("#board rect.col[data-col='4']")
     # (a selector, not a script: the page's Content-Security-Policy forbids eval)
-    page.wait_for_selector("body[data-ready='1'][data-pos^='4']:not([data-pos='4'])",
-                           timeout=WAIT_MS)
+    page.wait_for_selector(
+        "body[data-ready='1'][data-pos^='4']:not([data-pos='4'])", timeout=WAIT_MS
+    )
     reply = page.evaluate("document.body.dataset.pos")[1]
     assert int(reply) in book.get("4").best_moves
     assert page.url.endswith(f"?pos=4{reply}")
@@ -123,8 +136,10 @@ def test_the_page_walks_the_book_and_plays_the_ai(server, browser, book, tmp_pat
 def test_the_page_draws_and_plays_the_books_board(six_by_five, browser, tmp_path):
     """A 6x5 book: the page takes its size from /api/info, for the board, the scores, the
     URL and the keys."""
-    with Book.open(six_by_five) as six, \
-            c4book_server(six_by_five, "--time", "1", "--workers", "1") as address:
+    with (
+        Book.open(six_by_five) as six,
+        c4book_server(six_by_five, "--time", "1", "--workers", "1") as address,
+    ):
         page = browser.new_page(viewport={"width": 1000, "height": 760})
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -166,8 +181,10 @@ def test_a_notebook_draws_book_entries_as_svg(browser, book, tmp_path):
     each board drawn, discs and scores where they belong; no server."""
     entry, position = book.get("4453"), Position.from_moves("44444", board="6x5")
     page = browser.new_page(viewport={"width": 800, "height": 700})
-    page.set_content(f"<html><body><p>In [1]:</p>{entry._repr_html_()}"
-                     f"<p>In [2]:</p>{position._repr_html_()}</body></html>")
+    page.set_content(
+        f"<html><body><p>In [1]:</p>{entry._repr_html_()}"
+        f"<p>In [2]:</p>{position._repr_html_()}</body></html>"
+    )
     first, second = page.locator("svg").nth(0), page.locator("svg").nth(1)
     assert first.locator("circle").count() == 42 and second.locator("circle").count() == 30
     assert first.locator(f"circle[fill='{FIRST}']").count() == 2

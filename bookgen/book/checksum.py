@@ -27,7 +27,7 @@ from .schema import CorruptBookError
 
 META_CHECKSUM = "meta_checksum"
 UNCHECKED = frozenset((LOCK_NAME, COMMAND_NAME, META_CHECKSUM))
-_SEED = np.uint64(0x63346_2006b_5f63)   # not 0: a row of zeros must not hash to 0
+_SEED = np.uint64(0x63346_2006B_5F63)  # not 0: a row of zeros must not hash to 0
 _MULTIPLIERS = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
 
@@ -51,14 +51,15 @@ def move_score_words(move_scores: np.ndarray | None, count: int) -> tuple[np.nda
     low, high = np.zeros(count, np.uint64), np.zeros(count, np.uint64)
     if move_scores is not None and count:
         padded = np.zeros((count, 16), np.uint8)
-        padded[:, :move_scores.shape[1]] = move_scores
+        padded[:, : move_scores.shape[1]] = move_scores
         words = padded.view("<u8")
         low[:], high[:] = words[:, 0], words[:, 1] + np.uint64(1)
     return low, high
 
 
-def row_checksums(keys, ply, scores, wdl, best, move_scores: tuple[np.ndarray, np.ndarray],
-                  nodes) -> np.ndarray:
+def row_checksums(
+    keys, ply, scores, wdl, best, move_scores: tuple[np.ndarray, np.ndarray], nodes
+) -> np.ndarray:
     """The checksum of each row, as SQL stores it (a signed 64-bit integer): ``keys`` as
     SQL holds them, ``ply`` one for all or one a row, ``best`` the best-move bits,
     ``move_scores`` as ``move_score_words`` gives them, ``nodes`` 0 where not kept."""
@@ -72,18 +73,22 @@ def row_checksums(keys, ply, scores, wdl, best, move_scores: tuple[np.ndarray, n
 
 # -- meta ---------------------------------------------------------------------------
 
+
 def _crc(name: str, value: str) -> str:
     return f"{zlib.crc32(f'{name}={value}'.encode('utf-8', 'surrogatepass')):08x}"
 
 
 def meta_checksum(meta: Mapping[str, str]) -> str:
     """The ``meta_checksum`` value of ``meta``: a CRC-32 of each checked name and value."""
-    return json.dumps({name: _crc(name, value) for name, value in sorted(meta.items())
-                       if name not in UNCHECKED}, separators=(",", ":"))
+    return json.dumps(
+        {name: _crc(name, value) for name, value in sorted(meta.items()) if name not in UNCHECKED},
+        separators=(",", ":"),
+    )
 
 
 def check_meta(meta: Mapping, db: str) -> None:
     """``CorruptBookError`` naming the first meta value (or name) that fails its checksum."""
+
     def damaged(why: str) -> CorruptBookError:
         return CorruptBookError(f"{db!r} is damaged: {why}; take the book from a good copy")
 
@@ -94,13 +99,13 @@ def check_meta(meta: Mapping, db: str) -> None:
         stored = json.loads(meta[META_CHECKSUM])
         assert type(stored) is dict and all(type(c) is str for c in stored.values())
     except (KeyError, ValueError, AssertionError):
-        raise damaged(f"its meta has no readable checksum "
-                      f"({META_CHECKSUM!r} is {meta.get(META_CHECKSUM)!r})") from None
+        raise damaged(
+            f"its meta has no readable checksum ({META_CHECKSUM!r} is {meta.get(META_CHECKSUM)!r})"
+        ) from None
     for name in sorted(set(stored) | {n for n in meta if n not in UNCHECKED}):
         if name not in meta:
             raise damaged(f"its meta {name!r} is missing")
         if name not in stored:
-            raise damaged(f"its meta {name!r} (value {meta[name]!r}) is not in the meta's "
-                          "checksum")
+            raise damaged(f"its meta {name!r} (value {meta[name]!r}) is not in the meta's checksum")
         if stored[name] != _crc(name, meta[name]):
             raise damaged(f"its meta {name!r} (value {meta[name]!r}) fails its checksum")

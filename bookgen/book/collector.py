@@ -11,7 +11,7 @@ import gc
 import threading
 from contextlib import contextmanager
 
-_pauses = [0]   # pauses under way, over every thread
+_pauses = [0]  # pauses under way, over every thread
 _pauses_lock = threading.Lock()
 
 

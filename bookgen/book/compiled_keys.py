@@ -28,16 +28,16 @@ from solver._bits import has_four, mirror
 from solver._kernel_cache import SOLVER, drop_stale, fingerprint
 
 from .keys import ABSENT, NOT_A_GAME
-from .plies import NO_MOVE, entry_code   # baked into the cached kernels (see plies)
+from .plies import NO_MOVE, entry_code  # baked into the cached kernels (see plies)
 
 _HERE = Path(__file__).resolve().parent
-drop_stale(_HERE, fingerprint(SOLVER, _HERE))   # kernels inlined from both folders
+drop_stale(_HERE, fingerprint(SOLVER, _HERE))  # kernels inlined from both folders
 
-_READ = 127                    # a column whose score a child gives: it is read below
+_READ = 127  # a column whose score a child gives: it is read below
 _entry_code = njit(inline="always")(entry_code)
 
 _ONE = np.uint64(1)
-_FIRST_COLUMN = 49             # b"1"
+_FIRST_COLUMN = 49  # b"1"
 
 
 @njit(cache=True, inline="always")
@@ -50,7 +50,7 @@ def _stones(board, moves, start, end):
         if col < 0 or col >= board.width:
             return current, mask, False
         shift = np.uint64(col) * board.h1
-        stone = (mask + (_ONE << shift)) & (board.column_cells << shift)   # 0 when full
+        stone = (mask + (_ONE << shift)) & (board.column_cells << shift)  # 0 when full
         if stone == 0:
             return current, mask, False
         current ^= mask
@@ -113,7 +113,7 @@ def _lockstep_floors(keys, queries, found):
         n -= half
 
 
-_LANES = 32   # searches in lockstep in floors_many: 2x numpy's searchsorted at 8 to 32, best at 32
+_LANES = 32  # searches in lockstep in floors_many: 2x numpy's searchsorted at 8 to 32, best at 32
 
 
 @njit(cache=True)
@@ -132,7 +132,7 @@ def floors_many(keys, queries):
                 if keys[lanes[j] + half] <= queries[start + j]:
                     lanes[j] += half
             n -= half
-        found[start:start + count] = lanes[:count]
+        found[start : start + count] = lanes[:count]
     return found
 
 
@@ -157,16 +157,16 @@ def locate_parent(board, moves, keys, scores, child_keys, child_scores):
     opponent = current ^ mask
     # Each column's move score where no child is read, else the child's canonical key.
     wanted = np.zeros(board.width, dtype=np.uint64)
-    reads = False   # at the last ply but one no child is read: each move wins or fills
+    reads = False  # at the last ply but one no child is read: each move wins or fills
     for col in range(board.width):
         shift = np.uint64(col) * board.h1
         stone = (mask + (_ONE << shift)) & (board.column_cells << shift)
         if stone == 0:
-            continue   # a full column
+            continue  # a full column
         if has_four(board, current | stone):
-            fixed[col] = (board.cells + 1 - ply) // 2   # a win with this stone
+            fixed[col] = (board.cells + 1 - ply) // 2  # a win with this stone
         elif ply + 1 == board.cells:
-            fixed[col] = 0   # the last cell, and no four: a draw
+            fixed[col] = 0  # the last cell, and no four: a draw
         else:
             child = opponent + (mask | stone)
             wanted[col] = min(child, mirror(board, child))

@@ -27,8 +27,8 @@ import numpy as np
 from solver.bitboard import STANDARD, Board
 
 # What a compiled lookup (``compiled_keys.locate``) gives when it finds no position.
-NOT_A_GAME = -2   # a character other than a column, or a move into a full column: ask Position
-ABSENT = -1       # a playable string whose canonical key the ply lacks
+NOT_A_GAME = -2  # a character other than a column, or a move into a full column: ask Position
+ABSENT = -1  # a playable string whose canonical key the ply lacks
 
 
 class Oriented(NamedTuple):
@@ -52,9 +52,15 @@ class Walker:
     def __init__(self, board: Board):
         self.board = board
         bottoms, cells = board.bottom_cells, board.column_masks
-        self._step = {str(col + 1): (bottoms[col], cells[col], bottoms[board.width - 1 - col],
-                                     cells[board.width - 1 - col])
-                      for col in range(board.width)}
+        self._step = {
+            str(col + 1): (
+                bottoms[col],
+                cells[col],
+                bottoms[board.width - 1 - col],
+                cells[board.width - 1 - col],
+            )
+            for col in range(board.width)
+        }
         self._columns = tuple(zip(bottoms, cells, reversed(bottoms), reversed(cells)))
         self._one_way = {char: step[:2] for char, step in self._step.items()}
         # boards_of_many's: a character code -> that column's bottom cell and cells (0, 0: none).
@@ -71,7 +77,7 @@ class Walker:
         try:
             for char in moves:
                 bottom, column = one_way[char]
-                stone = (mask + bottom) & column   # 0 when the column is full
+                stone = (mask + bottom) & column  # 0 when the column is full
                 if not stone:
                     return None
                 current ^= mask
@@ -88,7 +94,7 @@ class Walker:
         try:
             for char in moves:
                 bottom, column, other_bottom, other_column = step[char]
-                stone = (mask + bottom) & column   # 0 when the column is full
+                stone = (mask + bottom) & column  # 0 when the column is full
                 if not stone:
                     return None
                 current ^= mask
@@ -101,8 +107,9 @@ class Walker:
 
     def board_of_position(self, position) -> Oriented:
         mirror = self.board.mirror_bits
-        return Oriented(position.current, position.mask, mirror(position.current),
-                        mirror(position.mask))
+        return Oriented(
+            position.current, position.mask, mirror(position.current), mirror(position.mask)
+        )
 
     def child_boards(self, board: Oriented, ply: int) -> list[Oriented | int | None]:
         """Per column: ``None`` if full, the score if the move ends the game, else the child."""
@@ -116,13 +123,21 @@ class Walker:
             elif has_four(current | stone):
                 children.append(self.board.win_score(ply))
             elif ply + 1 == cells:
-                children.append(0)   # the last cell, and no four: a draw
+                children.append(0)  # the last cell, and no four: a draw
             else:
-                children.append(Oriented(current ^ mask, mask | stone, other_current ^ other_mask,
-                                         other_mask | ((other_mask + other_bottom) & other_column)))
+                children.append(
+                    Oriented(
+                        current ^ mask,
+                        mask | stone,
+                        other_current ^ other_mask,
+                        other_mask | ((other_mask + other_bottom) & other_column),
+                    )
+                )
         return children
 
-    def boards_of_many(self, moves_list: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def boards_of_many(
+        self, moves_list: Sequence[str]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``board_of`` for many strings at once, one numpy step per ply across all of them:
         ``(current, mask, usable)``; where ``usable`` is False, ask ``Position``."""
         count = len(moves_list)
@@ -133,22 +148,23 @@ class Walker:
         grid = np.zeros((count, width), dtype=np.uint32)
         if width:
             codes = np.array(moves_list, dtype=f"<U{width}").view(np.uint32).reshape(count, width)
-            grid[:, :codes.shape[1]] = codes
+            grid[:, : codes.shape[1]] = codes
         current = np.zeros(count, dtype=np.uint64)
         mask = np.zeros(count, dtype=np.uint64)
         usable = np.ones(count, dtype=bool)
         bottoms, cells = self._bottoms, self._cells
         for ply in range(width):
             playing = lengths > ply
-            chars = np.minimum(grid[:, ply], len(bottoms) - 1)   # anything else gets 0, 0
+            chars = np.minimum(grid[:, ply], len(bottoms) - 1)  # anything else gets 0, 0
             stone = (mask + bottoms[chars]) & cells[chars]
             usable &= ~(playing & (stone == 0))  # a bad character or a full column
             current = np.where(playing, current ^ mask, current)
             mask |= stone
         return current, mask, usable
 
-    def child_keys_many(self, current: np.ndarray, mask: np.ndarray
-                        ) -> tuple[np.ndarray, np.ndarray]:
+    def child_keys_many(
+        self, current: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Each position's children: ``(keys, stones)``, both ``(n, width)``; a full column
         has stone 0.  The mover's stones after the move are ``current | stone``."""
         board = self.board

@@ -10,7 +10,7 @@ from pathlib import Path
 from solver.errors import ArgumentError, ArgumentTypeError
 
 BOOK_NAME = "book.db"
-SHARE = Path("share") / "c4book"   # where a wheel puts the book, under the environment's prefix
+SHARE = Path("share") / "c4book"  # where a wheel puts the book, under the environment's prefix
 
 
 def installed_books() -> list[Path]:
@@ -55,13 +55,17 @@ def in_memory(db: str) -> bool:
         return db in ("", ":memory:")
     scheme, _, rest = db.partition("://")
     return scheme.split("+")[0].lower() == "sqlite" and rest.lstrip("/").split("?")[0] in (
-        "", ":memory:")
+        "",
+        ":memory:",
+    )
 
 
 def check_lasting(db: str) -> str:
     """``db``, a book to write, unless it is a database in memory: an ``ArgumentError``
     then, as a book built there is lost when it is closed."""
     if in_memory(db):
-        raise ArgumentError(f"{db!r} is a database in memory: a book built there is lost "
-                            "when the command ends; give a file")
+        raise ArgumentError(
+            f"{db!r} is a database in memory: a book built there is lost "
+            "when the command ends; give a file"
+        )
     return db

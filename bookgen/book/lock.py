@@ -50,16 +50,17 @@ class LockOwner:
 
     host: str
     pid: int
-    since: float                  # time.time() when the command started
-    heartbeat: float              # time.time() of its last sign of life
-    process_start: str | None     # the pid's start time in /proc, where there is one
-    command: str = "build"        # the c4book command that writes (no command row: a build)
+    since: float  # time.time() when the command started
+    heartbeat: float  # time.time() of its last sign of life
+    process_start: str | None  # the pid's start time in /proc, where there is one
+    command: str = "build"  # the c4book command that writes (no command row: a build)
 
     @classmethod
     def me(cls, command: str = "build") -> LockOwner:
         now = time.time()
-        return cls(socket.gethostname(), os.getpid(), now, now, _process_start(os.getpid()),
-                   command)
+        return cls(
+            socket.gethostname(), os.getpid(), now, now, _process_start(os.getpid()), command
+        )
 
     @classmethod
     def from_json(cls, text: str, command: str | None = None) -> LockOwner | None:
@@ -71,11 +72,12 @@ class LockOwner:
             return None  # unreadable: treated as no lock
         try:
             named = json.loads(command) if command else {}
-            if [named.get(name) for name in _SAME_OWNER] == \
-                    [getattr(owner, name) for name in _SAME_OWNER]:
+            if [named.get(name) for name in _SAME_OWNER] == [
+                getattr(owner, name) for name in _SAME_OWNER
+            ]:
                 owner = replace(owner, command=str(named["command"]))
         except (TypeError, ValueError, KeyError, AttributeError):
-            pass   # a command row of another owner, or unreadable: a build
+            pass  # a command row of another owner, or unreadable: a build
         return owner
 
     def to_json(self) -> str:
@@ -84,13 +86,16 @@ class LockOwner:
 
     def command_json(self) -> str:
         """The command row: the command, and whose it is."""
-        return json.dumps({**{name: getattr(self, name) for name in _SAME_OWNER},
-                           "command": self.command}, sort_keys=True)
+        return json.dumps(
+            {**{name: getattr(self, name) for name in _SAME_OWNER}, "command": self.command},
+            sort_keys=True,
+        )
 
     def is_alive(self, now: float | None = None) -> bool:
         if self.host == socket.gethostname():
-            return _pid_runs(self.pid) and (self.process_start is None
-                                            or _process_start(self.pid) == self.process_start)
+            return _pid_runs(self.pid) and (
+                self.process_start is None or _process_start(self.pid) == self.process_start
+            )
         return (now or time.time()) - self.heartbeat < STALE_SECONDS
 
     def describe(self, now: float | None = None) -> str:
@@ -99,8 +104,8 @@ class LockOwner:
         return f"host {self.host}, pid {self.pid}, since {since}, last heartbeat {beat:.0f} s ago"
 
 
-_ROW_FIELDS = ("host", "pid", "since", "heartbeat", "process_start")   # the first row's keys
-_SAME_OWNER = ("host", "pid", "since")   # a command row belongs to the lock row that shares these
+_ROW_FIELDS = ("host", "pid", "since", "heartbeat", "process_start")  # the first row's keys
+_SAME_OWNER = ("host", "pid", "since")  # a command row belongs to the lock row that shares these
 
 
 class BuildLock:
@@ -116,7 +121,7 @@ class BuildLock:
         self.db = db
         self.command = command
         self.owner: LockOwner | None = None
-        self._value: str | None = None   # the row as we last wrote it
+        self._value: str | None = None  # the row as we last wrote it
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -139,16 +144,21 @@ class BuildLock:
             if current is not None:
                 holder = LockOwner.from_json(current, command)
                 if holder is not None and holder.is_alive():
-                    doing = ("being built by another c4book build" if holder.command == "build"
-                             else f"being written by c4book {holder.command}")
+                    doing = (
+                        "being built by another c4book build"
+                        if holder.command == "build"
+                        else f"being written by c4book {holder.command}"
+                    )
                     raise BuildLockedError(
                         f"{self.db!r} is {doing} ({holder.describe()}); "
-                        "wait for it to finish, or stop it (Ctrl-C) and rerun this command")
+                        "wait for it to finish, or stop it (Ctrl-C) and rerun this command"
+                    )
             owner = LockOwner.me(self.command)
             if self._swap(current, owner.to_json(), owner.command_json()):
                 self.owner, self._value = owner, owner.to_json()
-                self._thread = threading.Thread(target=self._beat, name="c4book-build-lock",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._beat, name="c4book-build-lock", daemon=True
+                )
                 self._thread.start()
                 return
         raise BuildLockedError(f"{self.db!r}: another c4book command keeps taking its lock")
@@ -161,8 +171,9 @@ class BuildLock:
         if self._value is not None:
             try:
                 with self.engine.begin() as conn:
-                    if conn.execute(delete(Meta).where(Meta.name == LOCK_NAME,
-                                                       Meta.value == self._value)).rowcount:
+                    if conn.execute(
+                        delete(Meta).where(Meta.name == LOCK_NAME, Meta.value == self._value)
+                    ).rowcount:
                         conn.execute(delete(Meta).where(Meta.name == COMMAND_NAME))
             except OperationalError:
                 pass  # an unwritable book: the row names a dead pid, which frees it
@@ -172,6 +183,7 @@ class BuildLock:
     def _swap(self, expected: str | None, new: str, command: str | None = None) -> bool:
         """Write ``new`` if the lock row still reads ``expected`` (absent for None), and
         ``command`` into the command row in the same transaction."""
+
         def name_the_command(conn) -> None:
             if command is not None:
                 conn.execute(delete(Meta).where(Meta.name == COMMAND_NAME))
@@ -187,8 +199,9 @@ class BuildLock:
                 return False
             return True
         with self.engine.begin() as conn:
-            stmt = (update(Meta).where(Meta.name == LOCK_NAME, Meta.value == expected)
-                    .values(value=new))
+            stmt = (
+                update(Meta).where(Meta.name == LOCK_NAME, Meta.value == expected).values(value=new)
+            )
             if conn.execute(stmt).rowcount != 1:
                 return False
             name_the_command(conn)
@@ -213,8 +226,11 @@ def read_lock(engine: Engine) -> LockOwner | None:
 def _rows(engine: Engine) -> tuple[str | None, str | None]:
     """The lock row and the command row, as stored."""
     with engine.connect() as conn:
-        found = dict(conn.execute(select(Meta.name, Meta.value)
-                                  .where(Meta.name.in_((LOCK_NAME, COMMAND_NAME)))).all())
+        found = dict(
+            conn.execute(
+                select(Meta.name, Meta.value).where(Meta.name.in_((LOCK_NAME, COMMAND_NAME)))
+            ).all()
+        )
     return found.get(LOCK_NAME), found.get(COMMAND_NAME)
 
 
@@ -235,7 +251,7 @@ def _proc_stat(pid: int) -> list[str] | None:
     except OSError:
         return None
     # The command name may hold spaces: the fields after it follow its ')'.
-    return text[text.rindex(")") + 2:].split()
+    return text[text.rindex(")") + 2 :].split()
 
 
 def _process_state(pid: int) -> str | None:

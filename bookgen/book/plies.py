@@ -28,9 +28,9 @@ from .segment import Segment, check_row, merge, unpack
 
 # compiled_keys bakes these and entry_code into its cached kernels, and numba checks only
 # compiled_keys.py's own time stamp: after changing one here, touch that file too.
-FULL_COLUMN = 0     # a packed move score: no move
-SCORE_OFFSET = 64   # a packed move score is the score + 64
-NO_MOVE = -128      # a full column's move score in a compiled lookup's answer
+FULL_COLUMN = 0  # a packed move score: no move
+SCORE_OFFSET = 64  # a packed move score is the score + 64
+NO_MOVE = -128  # a full column's move score in a compiled lookup's answer
 # Parents whose move scores are derived at once: a lookup derives only its own chunk (a few
 # ms), not its whole ply (a quarter of a second at ply 9), and the temporary arrays stay small.
 CHUNK_BITS = 15
@@ -44,9 +44,9 @@ class _Ply:
         self.keys = memoryview(segment.keys)
         self.scores = memoryview(segment.scores)
         self.best = None if segment.best is None else memoryview(segment.best)
-        self.moves: bytes | None = None   # 7 packed move scores a position, once derived
-        self.best_derived: bytes | None = None   # and the best-move bits they give
-        self.parts: dict[int, tuple[bytes, bytes]] = {}   # chunks derived before the whole
+        self.moves: bytes | None = None  # 7 packed move scores a position, once derived
+        self.best_derived: bytes | None = None  # and the best-move bits they give
+        self.parts: dict[int, tuple[bytes, bytes]] = {}  # chunks derived before the whole
         self.view = segment
 
     def __len__(self) -> int:
@@ -60,45 +60,67 @@ class Plies:
     complete): their move scores are derived, not stored.
     """
 
-    def __init__(self, segments: dict[int, Segment], row_counts: dict[int, int],
-                 complete: tuple[int, ...] = (), db: str = "", board: Board = STANDARD):
+    def __init__(
+        self,
+        segments: dict[int, Segment],
+        row_counts: dict[int, int],
+        complete: tuple[int, ...] = (),
+        db: str = "",
+        board: Board = STANDARD,
+    ):
         self.board = board
         self._width = board.width
         self._plies = {ply: _Ply(s) for ply, s in segments.items()}
-        self.keys = {ply: p.view.keys for ply, p in self._plies.items()}   # for compiled searches
+        self.keys = {ply: p.view.keys for ply, p in self._plies.items()}  # for compiled searches
         self.row_counts = row_counts
-        self.parents = frozenset(p for p in complete if p + 1 in complete
-                                 and p in self._plies and p + 1 in self._plies)
+        self.parents = frozenset(
+            p for p in complete if p + 1 in complete and p in self._plies and p + 1 in self._plies
+        )
         self._db = db
         # A parent ply's keys and scores, and its children's: a compiled lookup reads a
         # position's move scores from them, with nothing derived or kept.
-        self.families = {ply: (self._plies[ply].view.keys, self._plies[ply].view.scores,
-                               self._plies[ply + 1].view.keys, self._plies[ply + 1].view.scores)
-                         for ply in self.parents}
+        self.families = {
+            ply: (
+                self._plies[ply].view.keys,
+                self._plies[ply].view.scores,
+                self._plies[ply + 1].view.keys,
+                self._plies[ply + 1].view.scores,
+            )
+            for ply in self.parents
+        }
 
     @classmethod
-    def read(cls, conn, complete: tuple[int, ...] = (), db: str = "",
-             board: Board = STANDARD, offset: int = 0) -> Plies:
+    def read(
+        cls,
+        conn,
+        complete: tuple[int, ...] = (),
+        db: str = "",
+        board: Board = STANDARD,
+        offset: int = 0,
+    ) -> Plies:
         """Every segment and row of the book on ``conn``; ``offset`` is what a key loses
         on its way into SQL (``store.key_offset``)."""
         parts: dict[int, list[Segment]] = {}
         for ply, count, data in conn.execute(
-                select(SegmentRow.ply, SegmentRow.count, SegmentRow.data)
-                .order_by(SegmentRow.ply, SegmentRow.id)):
-            parts.setdefault(ply, []).append(check_row(unpack(data, ply, board), ply, count,
-                                                       board))
+            select(SegmentRow.ply, SegmentRow.count, SegmentRow.data).order_by(
+                SegmentRow.ply, SegmentRow.id
+            )
+        ):
+            parts.setdefault(ply, []).append(check_row(unpack(data, ply, board), ply, count, board))
         row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
         row_counts = {}
         if len(row_plies):
-            order = np.argsort(row_plies, kind="stable")   # by ply, each in key order
+            order = np.argsort(row_plies, kind="stable")  # by ply, each in key order
             plies, starts = np.unique(row_plies[order], return_index=True)
             for ply, part in zip(plies.tolist(), np.split(order, starts[1:])):
-                parts.setdefault(ply, []).append(Segment(rows.keys[part], rows.scores[part],
-                                                         rows.best[part]))
+                parts.setdefault(ply, []).append(
+                    Segment(rows.keys[part], rows.scores[part], rows.best[part])
+                )
                 row_counts[ply] = len(part)
         del rows, row_plies
-        plies = cls({ply: merge(p, ply) for ply, p in parts.items()}, row_counts, complete, db,
-                    board)
+        plies = cls(
+            {ply: merge(p, ply) for ply, p in parts.items()}, row_counts, complete, db, board
+        )
         del parts
         _return_freed_memory()
         return plies
@@ -133,12 +155,15 @@ class Plies:
                 moves, best = at_ply.parts.get(chunk) or self._derive_part(ply, chunk)
                 part_at = at - (chunk << CHUNK_BITS)
             width = self._width
-            if width > 8:   # two bytes of best-move bits a position
+            if width > 8:  # two bytes of best-move bits a position
                 best = memoryview(best).cast("H")
-            return (entry_code(at_ply.scores[at], best[part_at], width),
-                    moves[width * part_at:width * part_at + width])
-        return entry_code(at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at],
-                          self._width)
+            return (
+                entry_code(at_ply.scores[at], best[part_at], width),
+                moves[width * part_at : width * part_at + width],
+            )
+        return entry_code(
+            at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at], self._width
+        )
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray, floors=None):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,
@@ -160,8 +185,11 @@ class Plies:
                 continue
             view = at_ply.view
             wanted = canonical[at]
-            where = (floors(view.keys, wanted) if floors is not None
-                     else np.minimum(view.keys.searchsorted(wanted), len(at_ply) - 1))
+            where = (
+                floors(view.keys, wanted)
+                if floors is not None
+                else np.minimum(view.keys.searchsorted(wanted), len(at_ply) - 1)
+            )
             hit = view.keys[where] == wanted
             at, where = at[hit], where[hit]
             found[at], index[at], scores[at] = True, where, view.scores[where]
@@ -171,8 +199,9 @@ class Plies:
                 best[at] = view.best[where]
         return found, index, scores, best, canonical != keys
 
-    def slice_of(self, ply: int, start: int, end: int
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    def slice_of(
+        self, ply: int, start: int, end: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """The ``start``-th to ``end``-th positions of ``ply`` in key order: ``(keys, scores,
         best-move bits, packed move scores)``; the move scores, ``(n, width)`` bytes as
         ``moves_of`` packs them, only at a parent ply.  Derived where the ply keeps none,
@@ -183,12 +212,20 @@ class Plies:
             best = at_ply.view.best
             return keys, scores, None if best is None else best[start:end], None
         kind, width = self.board.column_set_type, self._width
-        if at_ply.moves is not None:   # derived whole already: sliced
-            return (keys, scores, np.frombuffer(at_ply.best_derived, kind)[start:end],
-                    np.frombuffer(at_ply.moves, np.uint8).reshape(-1, width)[start:end])
+        if at_ply.moves is not None:  # derived whole already: sliced
+            return (
+                keys,
+                scores,
+                np.frombuffer(at_ply.best_derived, kind)[start:end],
+                np.frombuffer(at_ply.moves, np.uint8).reshape(-1, width)[start:end],
+            )
         moves, best = self._derive_chunk(keys, scores, ply)
-        return keys, scores, np.frombuffer(best, kind), np.frombuffer(moves, np.uint8).reshape(
-            -1, width)
+        return (
+            keys,
+            scores,
+            np.frombuffer(best, kind),
+            np.frombuffer(moves, np.uint8).reshape(-1, width),
+        )
 
     def moves_of(self, ply: int) -> bytes:
         """The packed move scores of a parent ply, a byte a column a position in key order."""
@@ -204,8 +241,10 @@ class Plies:
         """Every position's move scores and best moves at ``ply``, from the scores of the
         ply below: the chunks not derived yet, then all of them joined."""
         at_ply = self._plies[ply]
-        chunks = [at_ply.parts.get(chunk) or self._derive_part(ply, chunk)
-                  for chunk in range(-(-len(at_ply) >> CHUNK_BITS))]
+        chunks = [
+            at_ply.parts.get(chunk) or self._derive_part(ply, chunk)
+            for chunk in range(-(-len(at_ply) >> CHUNK_BITS))
+        ]
         at_ply.best_derived = b"".join(best for _, best in chunks)
         at_ply.moves = b"".join(moves for moves, _ in chunks)
         at_ply.parts = {}
@@ -216,7 +255,8 @@ class Plies:
         at_ply = self._plies[ply]
         start, end = chunk << CHUNK_BITS, (chunk + 1) << CHUNK_BITS
         part = at_ply.parts[chunk] = self._derive_chunk(
-            at_ply.view.keys[start:end], at_ply.view.scores[start:end], ply)
+            at_ply.view.keys[start:end], at_ply.view.scores[start:end], ply
+        )
         return part
 
     def _derive_chunk(self, keys: np.ndarray, own: np.ndarray, ply: int) -> tuple[bytes, bytes]:
@@ -232,23 +272,33 @@ class Plies:
         scores = below.scores[where] if len(below.keys) else np.zeros(children.shape, np.int8)
         packed = (SCORE_OFFSET - scores.astype(np.int64)).astype(np.uint8)
         playable = stones != 0
-        ended = playable & ~hit   # not in the book: the move must end the game
+        ended = playable & ~hit  # not in the book: the move must end the game
         if ended.any():
             wins = board.fours((current[:, None] | stones)[ended]) != 0
             last = ply + 1 == board.cells
             if not (wins | last).all():
-                raise CorruptBookError(f"{self._db!r}: ply {ply + 1} lacks a child of a "
-                                       f"ply-{ply} position, though both are complete")
+                raise CorruptBookError(
+                    f"{self._db!r}: ply {ply + 1} lacks a child of a "
+                    f"ply-{ply} position, though both are complete"
+                )
             packed[ended] = np.where(wins, SCORE_OFFSET + board.win_score(ply), SCORE_OFFSET)
         packed[~playable] = FULL_COLUMN
         # A best move scores the position's own score (no full column's 0 ever does),
         # and some move must: else the ply's scores and its children's disagree.
         kind = board.column_set_type
-        best = ((packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None]).astype(kind)
-                << np.arange(board.width, dtype=kind)).sum(axis=1).astype(kind)
+        best = (
+            (
+                (packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None]).astype(kind)
+                << np.arange(board.width, dtype=kind)
+            )
+            .sum(axis=1)
+            .astype(kind)
+        )
         if not best.all():
-            raise CorruptBookError(f"{self._db!r}: a ply-{ply} position's score is no move's "
-                                   f"score from the ply-{ply + 1} scores")
+            raise CorruptBookError(
+                f"{self._db!r}: a ply-{ply} position's score is no move's "
+                f"score from the ply-{ply + 1} scores"
+            )
         return packed.tobytes(), best.tobytes()
 
     def count_by_ply(self) -> dict[int, int]:
@@ -270,7 +320,7 @@ def _return_freed_memory() -> None:
         return
     try:
         trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError, TypeError):   # not glibc (musl has no malloc_trim)
+    except (OSError, AttributeError, TypeError):  # not glibc (musl has no malloc_trim)
         return
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     trim(0)

@@ -43,10 +43,16 @@ from .location import find_book
 from .collector import paused as _collector_paused
 from .plies import FULL_COLUMN, NO_MOVE, SCORE_OFFSET, Plies, entry_code
 from .schema import SCHEMA_VERSION, BookError, board_of_meta
-from .store import (SEARCH_SECONDS, check_sqlite_file, key_offset, make_engine, read_meta,
-                    sqlite_path)
+from .store import (
+    SEARCH_SECONDS,
+    check_sqlite_file,
+    key_offset,
+    make_engine,
+    read_meta,
+    sqlite_path,
+)
 
-_LARGE = 64   # from this many strings on, get_many works on numpy arrays
+_LARGE = 64  # from this many strings on, get_many works on numpy arrays
 
 
 class BookEntry(NamedTuple):
@@ -63,7 +69,7 @@ class BookEntry(NamedTuple):
     wdl: int
     best_moves: tuple[int, ...]
     move_scores: tuple[int | None, ...] | None
-    board: Board = STANDARD   # the book's
+    board: Board = STANDARD  # the book's
 
     @property
     def position(self) -> Position:
@@ -80,7 +86,7 @@ class BookEntry(NamedTuple):
 
 @dataclass(frozen=True)
 class BookInfo:
-    width: int    # the book's board: ``Book.board``
+    width: int  # the book's board: ``Book.board``
     height: int
     root: str
     plies_complete: tuple[int, ...]
@@ -100,8 +106,8 @@ def as_position(moves: str | Position, board: Board = STANDARD) -> Position:
 
 # A packed move score -> the score (board-free).
 _SCORE_OF_BYTE = tuple(None if b == FULL_COLUMN else b - SCORE_OFFSET for b in range(256))
-_SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)   # the same, for numpy to index
-_SIGNED = bytes((b - SCORE_OFFSET) & 255 for b in range(256))   # and as a signed byte
+_SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)  # the same, for numpy to index
+_SIGNED = bytes((b - SCORE_OFFSET) & 255 for b in range(256))  # and as a signed byte
 
 
 class _Codes:
@@ -110,28 +116,34 @@ class _Codes:
 
     def __init__(self, board: Board):
         width = self.width = board.width
-        self.all_best = (1 << width) - 1   # an entry code's best-move bits
+        self.all_best = (1 << width) - 1  # an entry code's best-move bits
         # Best-move bits -> columns, as stored and mirrored.
-        columns = tuple(tuple(c + 1 for c in range(width) if bits >> c & 1)
-                        for bits in range(1 << width))
+        columns = tuple(
+            tuple(c + 1 for c in range(width) if bits >> c & 1) for bits in range(1 << width)
+        )
         mirrored = tuple(tuple(sorted(width - c + 1 for c in cols)) for cols in columns)
-        self.best_of = columns + mirrored   # bits + (1 << width) if mirrored -> asker's columns
+        self.best_of = columns + mirrored  # bits + (1 << width) if mirrored -> asker's columns
         self.unpack_scores = struct.Struct(f"{width}b").unpack
         # An entry code -> (score, wdl, best moves) in the asker's orientation, by
         # orientation.  (Segments refuse a score outside the board's: no code indexes
         # outside the table.)
-        self.heads = tuple(tuple((score, (score > 0) - (score < 0), cols[code & self.all_best])
-                                 for code in range(entry_code(board.cells, self.all_best,
-                                                              width) + 1)
-                                 for score in ((code >> width) - SCORE_OFFSET,))
-                           for cols in (columns, mirrored))
+        self.heads = tuple(
+            tuple(
+                (score, (score > 0) - (score < 0), cols[code & self.all_best])
+                for code in range(entry_code(board.cells, self.all_best, width) + 1)
+                for score in ((code >> width) - SCORE_OFFSET,)
+            )
+            for cols in (columns, mirrored)
+        )
 
     def code_of(self, packed: bytes) -> int:
         """The entry code of packed move scores: the best is the position's score."""
-        top = max(packed)   # a full column's 0 never is: some move is playable
-        return entry_code(top - SCORE_OFFSET,
-                          sum(1 << col for col, byte in enumerate(packed) if byte == top),
-                          self.width)
+        top = max(packed)  # a full column's 0 never is: some move is playable
+        return entry_code(
+            top - SCORE_OFFSET,
+            sum(1 << col for col, byte in enumerate(packed) if byte == top),
+            self.width,
+        )
 
 
 @cache
@@ -140,10 +152,10 @@ def codes(board: Board) -> _Codes:
     return _Codes(board)
 
 
-codes(STANDARD)   # made at import, as before: a first lookup never waits for them
+codes(STANDARD)  # made at import, as before: a first lookup never waits for them
 
 
-_compiled = None   # bookgen.book.compiled_keys, once loaded
+_compiled = None  # bookgen.book.compiled_keys, once loaded
 
 
 def _kernels():
@@ -153,7 +165,7 @@ def _kernels():
     if _compiled is None and "numba" in sys.modules:
         try:
             from . import compiled_keys as _compiled
-        except ImportError:   # numba there but unusable: the Python walk, from now on
+        except ImportError:  # numba there but unusable: the Python walk, from now on
             _compiled = False
     return _compiled or None
 
@@ -175,8 +187,9 @@ class _Closed:
 class Book:
     """Read-only access to a book; use ``Book.open``."""
 
-    def __init__(self, db: str | None = None, in_memory: bool = False,
-                 board: Board | str | None = None):
+    def __init__(
+        self, db: str | None = None, in_memory: bool = False, board: Board | str | None = None
+    ):
         db = find_book(db)
         path = sqlite_path(db)
         if path is not None:
@@ -190,19 +203,25 @@ class Book:
             with engine.connect() as conn:
                 self._plies = Plies.read(conn, complete, db, self.board, key_offset(self.board))
         finally:
-            engine.dispose()   # everything is in memory: the file is not held open
+            engine.dispose()  # everything is in memory: the file is not held open
         self._walk = walker(self.board)
         self._codes = codes(self.board)
         self._heads = self._codes.heads
-        self.info = BookInfo(width=self.board.width, height=self.board.height,
-                             root=meta["root"], plies_complete=complete,
-                             schema_version=SCHEMA_VERSION, max_ply=int(meta.get("ply", 0)),
-                             search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)))
-        self._compiled: dict[int, object] = {}   # a ply's compiled lookup, bound to its arrays
+        self.info = BookInfo(
+            width=self.board.width,
+            height=self.board.height,
+            root=meta["root"],
+            plies_complete=complete,
+            schema_version=SCHEMA_VERSION,
+            max_ply=int(meta.get("ply", 0)),
+            search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)),
+        )
+        self._compiled: dict[int, object] = {}  # a ply's compiled lookup, bound to its arrays
 
     @classmethod
-    def open(cls, db: str | None = None, in_memory: bool = False,
-             board: Board | str | None = None) -> Book:
+    def open(
+        cls, db: str | None = None, in_memory: bool = False, board: Board | str | None = None
+    ) -> Book:
         """Open and check a book; raises a ``BookError`` naming what is wrong.
 
         With no ``db``: ``./book.db`` if there is one, else the book installed
@@ -217,7 +236,7 @@ class Book:
         return True
 
     def close(self) -> None:
-        self._plies = _Closed(self.db)   # later lookups fail, saying so
+        self._plies = _Closed(self.db)  # later lookups fail, saying so
 
     def __enter__(self) -> Book:
         return self
@@ -231,30 +250,39 @@ class Book:
     # -- one position ------------------------------------------------------
     def get(self, moves: str | Position) -> BookEntry | None:
         """The entry for a position, or ``None`` when the book does not hold it."""
-        text = moves if type(moves) is str else moves.moves \
-            if type(moves) is Position and moves.board is self.board else None
-        if text is not None and (kernels := _kernels()) is not None \
-                and (keys := self._plies.keys.get(ply := len(text))) is not None:
+        text = (
+            moves
+            if type(moves) is str
+            else moves.moves
+            if type(moves) is Position and moves.board is self.board
+            else None
+        )
+        if (
+            text is not None
+            and (kernels := _kernels()) is not None
+            and (keys := self._plies.keys.get(ply := len(text))) is not None
+        ):
             family = self._plies.families.get(ply)
             lookup = self._compiled.get(ply) or self._compile(kernels, ply, keys, family)
-            if family is not None:   # a parent: its move scores read from its children
+            if family is not None:  # a parent: its move scores read from its children
                 found = lookup(self.board, text.encode("ascii", "replace"), *family)
                 if found[0] >= 0:
                     code = found[1]
-                    if code < 0 or not code & self._codes.all_best:   # a damaged book: this
+                    if code < 0 or not code & self._codes.all_best:  # a damaged book: this
                         # raises, saying what is damaged (or, should the kernel be wrong, answers)
-                        return self._entry(text, ply, self._plies.at(ply, found[0] >> 1),
-                                           found[0] & 1 == 1)
-                    scores = found[2]   # already the asker's way
+                        return self._entry(
+                            text, ply, self._plies.at(ply, found[0] >> 1), found[0] & 1 == 1
+                        )
+                    scores = found[2]  # already the asker's way
                     if NO_MOVE in scores:
                         scores = tuple(None if s == NO_MOVE else s for s in scores)
-                    return _new_entry(BookEntry, (text, ply, *self._heads[False][code], scores,
-                                                  self.board))
+                    return _new_entry(
+                        BookEntry, (text, ply, *self._heads[False][code], scores, self.board)
+                    )
             else:
                 where = lookup(self.board, text.encode("ascii", "replace"), keys)
                 if where >= 0:
-                    return self._entry(text, ply, self._plies.at(ply, where >> 1),
-                                       where & 1 == 1)
+                    return self._entry(text, ply, self._plies.at(ply, where >> 1), where & 1 == 1)
             # Else the walk below: a miss to explain.
         if type(moves) is str:
             key, asked = self._walk.key_of(moves), moves
@@ -269,7 +297,7 @@ class Book:
         flip = mirror < key
         found = self._plies.find(mirror if flip else key, ply)
         if found is None:
-            as_position(moves, self.board)   # raises, naming the input, if not a legal game
+            as_position(moves, self.board)  # raises, naming the input, if not a legal game
             return None
         return self._entry(asked, ply, found, flip)
 
@@ -285,8 +313,7 @@ class Book:
         self._compiled[ply] = found
         return found
 
-    def _entry(self, asked: str, ply: int, found: int | tuple[int, bytes],
-               flip: bool) -> BookEntry:
+    def _entry(self, asked: str, ply: int, found: int | tuple[int, bytes], flip: bool) -> BookEntry:
         """The entry of what ``Plies.find`` found, in the asker's orientation."""
         if type(found) is int:
             head = self._heads[flip][found]
@@ -307,8 +334,10 @@ class Book:
         field is made for every hit at once, and the entries zipped from the fields."""
         if isinstance(moves_list, (str, bytes)) or not isinstance(moves_list, Iterable):
             # (a bare "4453" would be read as four one-move positions)
-            raise ArgumentTypeError(f"moves_list must be a list of move strings or Positions, "
-                                    f"got {moves_list!r}: for one position, use get")
+            raise ArgumentTypeError(
+                f"moves_list must be a list of move strings or Positions, "
+                f"got {moves_list!r}: for one position, use get"
+            )
         moves_list = list(moves_list)
         if len(moves_list) < _LARGE or set(map(type, moves_list)) != {str}:
             return [self.get(m) for m in moves_list]
@@ -316,33 +345,50 @@ class Book:
         kernels = _kernels()
         if kernels is not None:
             # One byte a character ("replace" keeps it so): the strings' ends are the plies'.
-            keys, usable = kernels.keys_of_many(self.board,
-                                                "".join(moves_list).encode("ascii", "replace"),
-                                                np.cumsum(plies))
+            keys, usable = kernels.keys_of_many(
+                self.board, "".join(moves_list).encode("ascii", "replace"), np.cumsum(plies)
+            )
         else:
             current, mask, usable = self._walk.boards_of_many(moves_list)
             keys = current + mask
         found, index, scores, best, flips = self._plies.find_many(
-            keys, plies, None if kernels is None else kernels.floors_many)
+            keys, plies, None if kernels is None else kernels.floors_many
+        )
         hits = np.flatnonzero(found & usable)
         plies, index, flips = plies[hits], index[hits], flips[hits]
         scores = scores[hits].astype(np.int64)
         # Best moves in the asker's orientation: the table of either orientation.
-        best_moves = list(map(self._codes.best_of.__getitem__,
-                              (best[hits] + flips.astype(np.int64)
-                               * (1 << self.board.width)).tolist()))
+        best_moves = list(
+            map(
+                self._codes.best_of.__getitem__,
+                (best[hits] + flips.astype(np.int64) * (1 << self.board.width)).tolist(),
+            )
+        )
         with _collector_paused():
-            got = list(map(_new_entry, repeat(BookEntry), zip(
-                [moves_list[i] for i in hits.tolist()] if len(hits) < len(moves_list)
-                else moves_list, plies.tolist(), scores.tolist(), np.sign(scores).tolist(),
-                best_moves, self._move_scores_many(plies, index, flips), repeat(self.board))))
+            got = list(
+                map(
+                    _new_entry,
+                    repeat(BookEntry),
+                    zip(
+                        [moves_list[i] for i in hits.tolist()]
+                        if len(hits) < len(moves_list)
+                        else moves_list,
+                        plies.tolist(),
+                        scores.tolist(),
+                        np.sign(scores).tolist(),
+                        best_moves,
+                        self._move_scores_many(plies, index, flips),
+                        repeat(self.board),
+                    ),
+                )
+            )
         if len(hits) == len(moves_list):
             return got
         entries: list[BookEntry | None] = [None] * len(moves_list)
         for i, entry in zip(hits.tolist(), got):
             entries[i] = entry
         for i in np.flatnonzero(~(found & usable)).tolist():
-            entries[i] = self.get(moves_list[i])   # a miss or an odd string: checked one by one
+            entries[i] = self.get(moves_list[i])  # a miss or an odd string: checked one by one
         return entries
 
     def _move_scores_many(self, plies: np.ndarray, index: np.ndarray, flips: np.ndarray) -> list:

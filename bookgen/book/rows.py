@@ -24,7 +24,7 @@ from .collector import paused
 from .schema import BEST_BITS, BEST_TEXT, COLUMNS, corrupt_database, damaged_ply
 from .segment import Segment
 
-READ_CHUNK = 20_000   # rows fetched at a time: each chunk's objects go before the next
+READ_CHUNK = 20_000  # rows fetched at a time: each chunk's objects go before the next
 
 _BEST_TEXT = np.array(BEST_TEXT, dtype=object)  # index by bit set: the stored text
 
@@ -49,9 +49,14 @@ class Rows:
         return len(self.keys)
 
     def __getitem__(self, part: slice) -> Rows:
-        return Rows(self.ply, self.keys[part], self.scores[part], self.best[part],
-                    None if self.move_scores is None else self.move_scores[part],
-                    None if self.nodes is None else self.nodes[part])
+        return Rows(
+            self.ply,
+            self.keys[part],
+            self.scores[part],
+            self.best[part],
+            None if self.move_scores is None else self.move_scores[part],
+            None if self.nodes is None else self.nodes[part],
+        )
 
     @property
     def width(self) -> int:
@@ -77,31 +82,44 @@ class Rows:
             row = f"(?, {ply}, ?, ?, ?, NULL, {'?' if bound_nodes else '0'}, ?)"
             return head + "VALUES " + ", ".join([row] * count)
         width = self.width
-        rows = ", ".join(f"(?, ?, ?, ?, {1 + width * i}{', ?' if bound_nodes else ''}, ?)"
-                         for i in range(count))
+        rows = ", ".join(
+            f"(?, ?, ?, ?, {1 + width * i}{', ?' if bound_nodes else ''}, ?)" for i in range(count)
+        )
         # WHERE true: SQLite's parser needs it before ON CONFLICT after a SELECT.
-        return (head + f"SELECT column1, {ply}, column2, column3, column4, "
-                f"substr(?, column5, {width}), {'column6' if bound_nodes else '0'}, "
-                f"{'column7' if bound_nodes else 'column6'} "
-                f"FROM (VALUES {rows}) AS v WHERE true")
+        return (
+            head + f"SELECT column1, {ply}, column2, column3, column4, "
+            f"substr(?, column5, {width}), {'column6' if bound_nodes else '0'}, "
+            f"{'column7' if bound_nodes else 'column6'} "
+            f"FROM (VALUES {rows}) AS v WHERE true"
+        )
 
     def checksums(self) -> np.ndarray:
         """Each row's checksum, as ``read_rows`` checks it (keys as SQL stores them)."""
-        return row_checksums(self.keys, self.ply, self.scores, np.sign(self.scores), self.best,
-                             move_score_words(self.move_scores, len(self)),
-                             0 if self.nodes is None else self.nodes)
+        return row_checksums(
+            self.keys,
+            self.ply,
+            self.scores,
+            np.sign(self.scores),
+            self.best,
+            move_score_words(self.move_scores, len(self)),
+            0 if self.nodes is None else self.nodes,
+        )
 
     def values(self) -> list:
         """The values bound per row, row after row: key, score, win/draw/loss,
         best columns as text, nodes if any, and the row's checksum."""
-        columns = [self.keys.tolist(), self.scores.tolist(), np.sign(self.scores).tolist(),
-                   _BEST_TEXT[self.best].tolist()]
+        columns = [
+            self.keys.tolist(),
+            self.scores.tolist(),
+            np.sign(self.scores).tolist(),
+            _BEST_TEXT[self.best].tolist(),
+        ]
         if self.nodes is not None:
             columns.append(self.nodes.tolist())
         columns.append(self.checksums().tolist())
         flat = [None] * (len(columns) * len(self))
         for i, column in enumerate(columns):
-            flat[i::len(columns)] = column   # interleaved in C: no loop per row here
+            flat[i :: len(columns)] = column  # interleaved in C: no loop per row here
         return flat
 
     def statements(self, per_statement: int) -> Iterator[tuple[int, list[tuple]]]:
@@ -109,25 +127,40 @@ class Rows:
         whole statements of ``per_statement`` rows, then one statement of the rest."""
         flat = self.values()
         width = len(flat) // len(self) if len(self) else 0
-        packed = (None if self.move_scores is None else
-                  np.ascontiguousarray(self.move_scores, dtype=np.uint8).tobytes())
+        packed = (
+            None
+            if self.move_scores is None
+            else np.ascontiguousarray(self.move_scores, dtype=np.uint8).tobytes()
+        )
         whole = len(self) - len(self) % per_statement
-        for count, starts in ((per_statement, range(0, whole, per_statement)),
-                              (len(self) - whole, range(whole, len(self), per_statement))):
+        for count, starts in (
+            (per_statement, range(0, whole, per_statement)),
+            (len(self) - whole, range(whole, len(self), per_statement)),
+        ):
             if not count or not starts:
                 continue
             if packed is None:
-                yield count, [tuple(flat[width * s:width * (s + count)]) for s in starts]
-            else:   # the statement's blob first: its placeholder comes first in the SQL
-                size = self.width   # move-score bytes a row
-                yield count, [(packed[size * s:size * (s + count)],
-                               *flat[width * s:width * (s + count)]) for s in starts]
+                yield count, [tuple(flat[width * s : width * (s + count)]) for s in starts]
+            else:  # the statement's blob first: its placeholder comes first in the SQL
+                size = self.width  # move-score bytes a row
+                yield (
+                    count,
+                    [
+                        (
+                            packed[size * s : size * (s + count)],
+                            *flat[width * s : width * (s + count)],
+                        )
+                        for s in starts
+                    ],
+                )
 
 
 # -- reading ------------------------------------------------------------------------
 
-def read_rows(conn, where: str, db: str, width: int, offset: int = 0,
-              kind=np.uint8) -> tuple[np.ndarray, Segment]:
+
+def read_rows(
+    conn, where: str, db: str, width: int, offset: int = 0, kind=np.uint8
+) -> tuple[np.ndarray, Segment]:
     """``(plies, entries)`` of the rows ``where`` selects (SQL of integer literals only), in
     key order, each row checked against its checksum first; ``offset`` is what keys lose
     on their way into SQL (``store.key_offset``).  Fetched in chunks on the driver's own
@@ -151,9 +184,11 @@ def read_rows(conn, where: str, db: str, width: int, offset: int = 0,
         empty = np.empty(0, np.int64)
         return empty, Segment(empty.view(np.uint64), empty.astype(np.int8), empty.astype(kind))
     keys = np.concatenate(keys).view(np.uint64)
-    return np.concatenate(plies), Segment(keys ^ np.uint64(offset) if offset else keys,
-                                          np.concatenate(scores).astype(np.int8),
-                                          np.concatenate(best).astype(kind))
+    return np.concatenate(plies), Segment(
+        keys ^ np.uint64(offset) if offset else keys,
+        np.concatenate(scores).astype(np.int8),
+        np.concatenate(best).astype(kind),
+    )
 
 
 def _checked(chunk: list[tuple], width: int) -> tuple[np.ndarray, ...]:
@@ -177,8 +212,9 @@ def _fields(columns: list[tuple], width: int, bad: np.ndarray) -> tuple[np.ndarr
     keys, plies, scores, wdls, nodes = (_integers(c, bad) for c in (key, ply, score, wdl, nodes))
     best = np.fromiter(map(BEST_BITS.get, texts, repeat(-1)), np.int64, len(texts))
     bad |= best < 0
-    checksums = row_checksums(keys, plies, scores, wdls, best,
-                              _move_score_words(packed, width, bad), nodes)
+    checksums = row_checksums(
+        keys, plies, scores, wdls, best, _move_score_words(packed, width, bad), nodes
+    )
     return plies, keys, scores, best, checksums
 
 
@@ -188,10 +224,12 @@ def stamp_rows(conn, db: str, width: int) -> int:
     that cannot be read as one is ``CorruptBookError``.  The rows stamped."""
     stamped, after = 0, None
     update = text("UPDATE positions SET checksum = :checksum WHERE key = :key")
-    while True:   # a key range at a time: no read is open while its rows are written
+    while True:  # a key range at a time: no read is open while its rows are written
         where = "" if after is None else f"WHERE key > {after}"
-        chunk = conn.exec_driver_sql(f"SELECT {', '.join(COLUMNS[:7])} FROM positions {where} "
-                                     f"ORDER BY key LIMIT {READ_CHUNK}").fetchall()
+        chunk = conn.exec_driver_sql(
+            f"SELECT {', '.join(COLUMNS[:7])} FROM positions {where} "
+            f"ORDER BY key LIMIT {READ_CHUNK}"
+        ).fetchall()
         if not chunk:
             return stamped
         bad = np.zeros(len(chunk), bool)
@@ -199,8 +237,9 @@ def stamp_rows(conn, db: str, width: int) -> int:
         if bad.any():
             at = int(np.flatnonzero(bad)[0])
             raise damaged_ply(chunk[at][1], f"its row of key {chunk[at][0]!r} cannot be read")
-        conn.execute(update, [{"checksum": c, "key": row[0]}
-                              for c, row in zip(checksums.tolist(), chunk)])
+        conn.execute(
+            update, [{"checksum": c, "key": row[0]} for c, row in zip(checksums.tolist(), chunk)]
+        )
         stamped += len(chunk)
         after = chunk[-1][0]
 
@@ -226,8 +265,9 @@ def _move_score_words(column: tuple, width: int, bad: np.ndarray) -> tuple[np.nd
         if not isinstance(value, (bytes, memoryview)) or len(value) != width:
             bad[at], value = True, bytes(width)
         blobs.append(bytes(value))
-    low, high = move_score_words(np.frombuffer(b"".join(blobs), np.uint8).reshape(-1, width),
-                                 len(present))
+    low, high = move_score_words(
+        np.frombuffer(b"".join(blobs), np.uint8).reshape(-1, width), len(present)
+    )
     words = move_score_words(None, len(column))
     words[0][present], words[1][present] = low, high
     return words

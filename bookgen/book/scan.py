@@ -28,7 +28,7 @@ from .plies import FULL_COLUMN, SCORE_OFFSET
 if TYPE_CHECKING:
     from .reader import Book, BookEntry
 
-SLICE = 1 << 18   # positions a slice: about 60 MB of arrays while a slice is written out
+SLICE = 1 << 18  # positions a slice: about 60 MB of arrays while a slice is written out
 DIGIT = ord("0")
 
 
@@ -40,10 +40,10 @@ class Slice(NamedTuple):
     """Consecutive positions of one ply, in the book's orientation and key order."""
 
     ply: int
-    keys: np.ndarray                # uint64: the book's keys (``current + mask``)
-    digits: np.ndarray              # (n, ply) uint8: each move string's columns, from 1
-    scores: np.ndarray              # int8, Pons' convention, for the player to move
-    best: np.ndarray                # best-move bits: bit c when column c + 1 is best
+    keys: np.ndarray  # uint64: the book's keys (``current + mask``)
+    digits: np.ndarray  # (n, ply) uint8: each move string's columns, from 1
+    scores: np.ndarray  # int8, Pons' convention, for the player to move
+    best: np.ndarray  # best-move bits: bit c when column c + 1 is best
     move_scores: np.ndarray | None  # (n, width) uint8: score + SCORE_OFFSET, FULL_COLUMN if
     #                                 full; None at a ply without them (the book's deepest)
 
@@ -113,7 +113,7 @@ def _stored(book: Book, ply: int, size: int):
             yield plies.slice_of(ply, start, start + size)
         return
     for start in range(0, len(keys), size):
-        yield _looked_up(book, keys[start:start + size])
+        yield _looked_up(book, keys[start : start + size])
 
 
 def _looked_up(book: Book, keys: np.ndarray):
@@ -123,12 +123,15 @@ def _looked_up(book: Book, keys: np.ndarray):
     board = book.board
     found = [book.get(moves) for moves in moves_of_keys(keys, book.info.root, board)]
     scores = np.array([e.score for e in found], dtype=np.int8)
-    best = np.array([sum(1 << (c - 1) for c in e.best_moves) for e in found],
-                    dtype=board.column_set_type)
+    best = np.array(
+        [sum(1 << (c - 1) for c in e.best_moves) for e in found], dtype=board.column_set_type
+    )
     if any(e.move_scores is None for e in found):
         return keys, scores, best, None
-    move_scores = np.array([[FULL_COLUMN if s is None else s + SCORE_OFFSET
-                             for s in e.move_scores] for e in found], dtype=np.uint8)
+    move_scores = np.array(
+        [[FULL_COLUMN if s is None else s + SCORE_OFFSET for s in e.move_scores] for e in found],
+        dtype=np.uint8,
+    )
     return keys, scores, best, move_scores.reshape(-1, board.width)
 
 
@@ -138,17 +141,27 @@ def mirrored(part: Slice, board: Board) -> Slice:
     keys = board.mirror_bits(part.keys)
     other = keys != part.keys
     digits = part.digits[other]
-    return Slice(part.ply, keys[other], np.where(digits > 0, board.width + 1 - digits, 0)
-                 .astype(np.uint8), part.scores[other], _reversed_bits(board)[part.best[other]],
-                 None if part.move_scores is None else part.move_scores[other, ::-1])
+    return Slice(
+        part.ply,
+        keys[other],
+        np.where(digits > 0, board.width + 1 - digits, 0).astype(np.uint8),
+        part.scores[other],
+        _reversed_bits(board)[part.best[other]],
+        None if part.move_scores is None else part.move_scores[other, ::-1],
+    )
 
 
 @cache
 def _reversed_bits(board: Board) -> np.ndarray:
     """Best-move bits -> the same columns mirrored."""
     width = board.width
-    return np.array([sum(1 << (width - 1 - c) for c in range(width) if bits >> c & 1)
-                     for bits in range(1 << width)], dtype=board.column_set_type)
+    return np.array(
+        [
+            sum(1 << (width - 1 - c) for c in range(width) if bits >> c & 1)
+            for bits in range(1 << width)
+        ],
+        dtype=board.column_set_type,
+    )
 
 
 def cells(part: Slice, board: Board, blank: bytes = b".") -> np.ndarray:
@@ -157,8 +170,9 @@ def cells(part: Slice, board: Board, blank: bytes = b".") -> np.ndarray:
     current, mask = walker(board).boards_of_keys(part.keys)
     first = current if part.ply % 2 == 0 else current ^ mask
     # The bits of the board's cells, in that order, picked from each key's 64 bits.
-    at = np.array([col * board.h1 + row for col in range(board.width)
-                   for row in range(board.height)])
+    at = np.array(
+        [col * board.h1 + row for col in range(board.width) for row in range(board.height)]
+    )
     stones = np.unpackbits(mask.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, at]
     firsts = np.unpackbits(first.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, at]
     return np.frombuffer(blank + b"ox", np.uint8)[stones + firsts]
@@ -173,14 +187,28 @@ def entries(book: Book, ply: int | Iterable[int] | None = None) -> Iterator[Book
     for part in slices(book, plies_of(book, ply)):
         width = part.ply
         text = (part.digits + DIGIT).tobytes().decode("ascii")
-        moves = [text[i:i + width] for i in range(0, width * part.size, width)] if width \
+        moves = (
+            [text[i : i + width] for i in range(0, width * part.size, width)]
+            if width
             else [""] * part.size
+        )
         scores = part.scores.tolist()
         if part.move_scores is None:
             move_scores = repeat(None)
-        else:   # the columns of scores zipped into rows: the tuples are made in C
-            move_scores = zip(*(_SCORE_OBJECTS[part.move_scores[:, col]].tolist()
-                                for col in range(board.width)))
-        yield from map(_new_entry, repeat(BookEntry), zip(
-            moves, repeat(part.ply), scores, np.sign(part.scores).tolist(),
-            map(best_of.__getitem__, part.best.tolist()), move_scores, repeat(board)))
+        else:  # the columns of scores zipped into rows: the tuples are made in C
+            move_scores = zip(
+                *(_SCORE_OBJECTS[part.move_scores[:, col]].tolist() for col in range(board.width))
+            )
+        yield from map(
+            _new_entry,
+            repeat(BookEntry),
+            zip(
+                moves,
+                repeat(part.ply),
+                scores,
+                np.sign(part.scores).tolist(),
+                map(best_of.__getitem__, part.best.tolist()),
+                move_scores,
+                repeat(board),
+            ),
+        )

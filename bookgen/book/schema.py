@@ -84,11 +84,13 @@ class Meta(Base):
 
 # Best columns as stored, "1" .. "123456789", for each set of columns as bits
 # (bit c set when column c + 1 is best), on a board of any width.
-BEST_TEXT = tuple("".join(str(col + 1) for col in range(MAX_WIDTH) if bits >> col & 1)
-                  for bits in range(1 << MAX_WIDTH))
+BEST_TEXT = tuple(
+    "".join(str(col + 1) for col in range(MAX_WIDTH) if bits >> col & 1)
+    for bits in range(1 << MAX_WIDTH)
+)
 
 
-BEST_BITS = {text: bits for bits, text in enumerate(BEST_TEXT)}   # and back
+BEST_BITS = {text: bits for bits, text in enumerate(BEST_TEXT)}  # and back
 
 
 def best_text(bits: int) -> str:
@@ -134,21 +136,24 @@ def board_of_meta(meta: dict[str, str], db: str) -> Board:
     try:
         return Board(int(meta["width"]), int(meta["height"]))
     except (KeyError, ValueError) as error:
-        raise CorruptBookError(f"{db!r} records no usable board size "
-                               f"({meta.get('width')!r} x {meta.get('height')!r}): {error}") from None
+        raise CorruptBookError(
+            f"{db!r} records no usable board size "
+            f"({meta.get('width')!r} x {meta.get('height')!r}): {error}"
+        ) from None
 
 
 def damaged_ply(ply: int, why: str) -> CorruptBookError:
     """The error of a damaged part of ``ply`` (a segment, a row): a damaged book never answers."""
-    return CorruptBookError(f"the book's ply {ply!r} is damaged: {why}; "
-                            "rebuild it or take book.db from a good copy")
+    return CorruptBookError(
+        f"the book's ply {ply!r} is damaged: {why}; rebuild it or take book.db from a good copy"
+    )
 
 
 def corrupt_database(db: str, error: BaseException) -> CorruptBookError | None:
     """The ``CorruptBookError`` of a SQLite driver error that says the file is damaged
     ("database disk image is malformed", "file is not a database", a text that is not
     UTF-8), else ``None`` (locked, full, read-only: not damage)."""
-    error = getattr(error, "orig", error)   # SQLAlchemy's wrapper: the driver's own
+    error = getattr(error, "orig", error)  # SQLAlchemy's wrapper: the driver's own
     if type(error) is sqlite3.DatabaseError:
         why = " ".join(str(error).split())
     elif isinstance(error, sqlite3.OperationalError) and str(error).startswith(_NOT_UTF8):
@@ -159,4 +164,4 @@ def corrupt_database(db: str, error: BaseException) -> CorruptBookError | None:
     return CorruptBookError(f"{db!r} is damaged or not a database: {why}")
 
 
-_NOT_UTF8 = "Could not decode to UTF-8"   # the sqlite3 module's word for it
+_NOT_UTF8 = "Could not decode to UTF-8"  # the sqlite3 module's word for it

@@ -50,9 +50,9 @@ LEVEL = 19  # zstd: slow to pack (a ply of 5.8M positions in a few seconds), fas
 class Segment(NamedTuple):
     """Sorted canonical keys with their scores, and best-move bits or ``None``."""
 
-    keys: np.ndarray           # uint64, strictly increasing
-    scores: np.ndarray         # int8
-    best: np.ndarray | None    # uint8 (uint16 on width 9), bit c set when column c + 1 is best
+    keys: np.ndarray  # uint64, strictly increasing
+    scores: np.ndarray  # int8
+    best: np.ndarray | None  # uint8 (uint16 on width 9), bit c set when column c + 1 is best
 
 
 def pack(segment: Segment) -> bytes:
@@ -63,15 +63,19 @@ def pack(segment: Segment) -> bytes:
         raise ValueError("a segment's keys must be strictly increasing")
     gaps = np.diff(keys, prepend=np.uint64(0))
     planes = (int(gaps.max()).bit_length() + 7) // 8 if count else 0
-    parts = [gaps.view(np.uint8).reshape(count, 8).T[:planes].tobytes(),
-             np.ascontiguousarray(segment.scores, dtype=np.int8).tobytes()]
+    parts = [
+        gaps.view(np.uint8).reshape(count, 8).T[:planes].tobytes(),
+        np.ascontiguousarray(segment.scores, dtype=np.int8).tobytes(),
+    ]
     flags = 0
     if segment.best is not None:
         # Two bytes a position only where a bit past the eighth column is set (width 9).
-        wide = segment.best.dtype.itemsize > 1 and len(segment.best) \
-            and int(segment.best.max()) > 255
-        parts.append(np.ascontiguousarray(segment.best, dtype="<u2" if wide else np.uint8)
-                     .tobytes())
+        wide = (
+            segment.best.dtype.itemsize > 1 and len(segment.best) and int(segment.best.max()) > 255
+        )
+        parts.append(
+            np.ascontiguousarray(segment.best, dtype="<u2" if wide else np.uint8).tobytes()
+        )
         flags = HAS_BEST | (WIDE_BEST if wide else 0)
     payload = b"".join(parts)
     header = HEADER.pack(MAGIC, VERSION, flags, planes, 0, count, zlib.crc32(payload))
@@ -81,6 +85,7 @@ def pack(segment: Segment) -> bytes:
 def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
     """The segment in ``blob``, of a book of ``board``; ``CorruptBookError`` naming ``ply``
     if it is damaged."""
+
     def damaged(why: str) -> CorruptBookError:
         return damaged_ply(ply, why)
 
@@ -93,7 +98,8 @@ def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
     width = planes + 1 + best_bytes
     try:
         payload = zstandard.ZstdDecompressor().decompress(
-            blob[HEADER.size:], max_output_size=width * count)
+            blob[HEADER.size :], max_output_size=width * count
+        )
     except zstandard.ZstdError as error:
         raise damaged(f"its segment does not decompress ({error})") from None
     if len(payload) != width * count or zlib.crc32(payload) != crc:
@@ -102,18 +108,18 @@ def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
     # Each plane written into its byte of the gaps, then summed in place: one array
     # made, a third of the time of a transposed copy and a sum into another.
     gaps = np.zeros((count, 8), dtype=np.uint8)
-    for plane, values in enumerate(data[:planes * count].reshape(planes, count)):
+    for plane, values in enumerate(data[: planes * count].reshape(planes, count)):
         gaps[:, plane] = values
     keys = gaps.view(np.uint64).ravel()
     np.cumsum(keys, out=keys)
     # Copies, so that the key planes are freed once the keys are summed.
-    scores = data[planes * count:(planes + 1) * count].view(np.int8).copy()
-    most = board.max_score   # no position scores more than a win with the first stone
+    scores = data[planes * count : (planes + 1) * count].view(np.int8).copy()
+    most = board.max_score  # no position scores more than a win with the first stone
     if count and int(np.abs(scores.astype(np.int16)).max()) > most:
         raise damaged(f"a score in its segment is outside -{most}..{most}")
     best = None
     if best_bytes:
-        best = data[(planes + 1) * count:].view("<u2" if best_bytes == 2 else np.uint8)
+        best = data[(planes + 1) * count :].view("<u2" if best_bytes == 2 else np.uint8)
         best = best.astype(np.uint16) if best_bytes == 2 else best.copy()
     return Segment(keys, scores, best)
 
@@ -123,8 +129,9 @@ def check_row(segment: Segment, ply: int, count: int, board: Board = STANDARD) -
     its first or last one of ``ply`` stones (a row whose ply was damaged moves the whole
     segment to another ply); else ``CorruptBookError``."""
     if count != len(segment.keys):
-        raise damaged_ply(ply, f"its segment's row says {count} positions, the segment "
-                               f"{len(segment.keys)}")
+        raise damaged_ply(
+            ply, f"its segment's row says {count} positions, the segment {len(segment.keys)}"
+        )
     if count:
         _, masks = walker(board).boards_of_keys(segment.keys[[0, -1]])
         stones = [int(mask).bit_count() for mask in masks.tolist()]
@@ -144,6 +151,9 @@ def merge(parts: list[Segment], ply: int) -> Segment:
     if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
         raise damaged_ply(ply, "two of its parts (segments or rows) hold the same key")
     scores = np.concatenate([p.scores for p in parts])[order]
-    best = (np.concatenate([p.best for p in parts])[order]
-            if all(p.best is not None for p in parts) else None)
+    best = (
+        np.concatenate([p.best for p in parts])[order]
+        if all(p.best is not None for p in parts)
+        else None
+    )
     return Segment(keys, scores, best)

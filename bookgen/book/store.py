@@ -61,13 +61,13 @@ if TYPE_CHECKING:
 SQLITE_HEADER = b"SQLite format 3\x00"
 SEARCH_SECONDS = "search_core_seconds"  # meta: worker search time over every run
 LOCK_WAIT_SECONDS = 30.0
-FOLD_ATTEMPTS = 20         # tries, a quarter of a second apart, to leave WAL mode
+FOLD_ATTEMPTS = 20  # tries, a quarter of a second apart, to leave WAL mode
 # Rows per INSERT statement: each statement executed costs the driver about
 # as much as the rows it inserts, so many rows share one (100 rows: 2.2 times
 # the rows per second of one a statement).  At most 6 values a row are bound,
 # and one blob: 601 parameters, under the 999 that SQLite before 3.32 allows.
 ROWS_PER_STATEMENT = 100
-BIND_CHUNK = 50_000        # rows bound at a time within one write's transaction
+BIND_CHUNK = 50_000  # rows bound at a time within one write's transaction
 KEY_LIMIT = (1 << 64) - 1  # above every key of every board
 # A stored key's row replaced whole: its checksum covers every column.
 _REPLACE = "DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS if c != "key")
@@ -96,7 +96,7 @@ def sqlite_path(db: str) -> str | None:
     if not is_url(db):
         return db
     if db.startswith("sqlite:///"):
-        return db[len("sqlite:///"):]
+        return db[len("sqlite:///") :]
     return None
 
 
@@ -111,7 +111,7 @@ def check_sqlite_file(path: str, *, must_exist: bool) -> bool:
     try:
         with open(path, "rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
-    except OSError as error:   # unreadable: no permission, or a file like /proc/self/mem
+    except OSError as error:  # unreadable: no permission, or a file like /proc/self/mem
         raise BookReadError(f"cannot read {path!r}: {error.strerror or error}") from None
     if not header:
         if must_exist:
@@ -134,16 +134,21 @@ def make_engine(db: str, *, readonly: bool = False) -> Engine:
     if path is None:
         try:
             return create_engine(db)
-        except (ArgumentError, NoSuchModuleError, ValueError) as error:   # (ValueError: a port)
+        except (ArgumentError, NoSuchModuleError, ValueError) as error:  # (ValueError: a port)
             raise BookError(f"{db!r} is not a database URL c4book can open: {error}") from None
-        except ImportError as error:   # a dialect whose driver is not installed
-            raise BookError(f"{db!r} needs the database driver {error.name!r}, which is not "
-                            "installed") from None
+        except ImportError as error:  # a dialect whose driver is not installed
+            raise BookError(
+                f"{db!r} needs the database driver {error.name!r}, which is not installed"
+            ) from None
     if readonly:
         # Quoted: '#', '?' or '%' in a file name would otherwise end the path.
         uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
-        engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(
-            uri, uri=True, timeout=LOCK_WAIT_SECONDS, check_same_thread=False))
+        engine = create_engine(
+            "sqlite://",
+            creator=lambda: sqlite3.connect(
+                uri, uri=True, timeout=LOCK_WAIT_SECONDS, check_same_thread=False
+            ),
+        )
     else:
         engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": LOCK_WAIT_SECONDS})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -164,7 +169,7 @@ def fold_wal(engine: Engine) -> None:
     the file (another process's query) is waited for a few seconds."""
     if engine.dialect.name != "sqlite":
         return
-    engine.dispose()   # this engine's own idle connections hold the file too
+    engine.dispose()  # this engine's own idle connections hold the file too
     for attempt in range(FOLD_ATTEMPTS):
         try:
             with engine.connect() as conn:
@@ -193,8 +198,10 @@ def free_bytes(engine: Engine) -> int:
     if engine.dialect.name != "sqlite":
         return 0
     with engine.connect() as conn:
-        return (conn.exec_driver_sql("PRAGMA page_size").scalar()
-                * conn.exec_driver_sql("PRAGMA freelist_count").scalar())
+        return (
+            conn.exec_driver_sql("PRAGMA page_size").scalar()
+            * conn.exec_driver_sql("PRAGMA freelist_count").scalar()
+        )
 
 
 def reclaim_space(engine: Engine) -> int:
@@ -206,12 +213,13 @@ def reclaim_space(engine: Engine) -> int:
             with engine.connect() as conn:
                 conn.exec_driver_sql("VACUUM")
     except OperationalError:
-        return 0   # a reader holds the file: the pages stay free, and nothing is lost
+        return 0  # a reader holds the file: the pages stay free, and nothing is lost
     return free
 
 
-def read_meta(engine: Engine, db: str, *, any_version: bool = False,
-              board: Board | None = None) -> dict[str, str]:
+def read_meta(
+    engine: Engine, db: str, *, any_version: bool = False, board: Board | None = None
+) -> dict[str, str]:
     """The checked metadata of an existing book; raises a BookError if unusable.
 
     ``any_version`` skips the schema version check (for ``c4book upgrade``);
@@ -219,17 +227,17 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
     """
     try:
         conn = engine.connect()
-    except DatabaseError as error:   # a server that does not answer, a database not created
+    except DatabaseError as error:  # a server that does not answer, a database not created
         _check_database_exists(engine, db, error)
-        raise BookError(f"cannot connect to {db!r}: {' '.join(str(error.orig).split())}") \
-            from None
+        raise BookError(f"cannot connect to {db!r}: {' '.join(str(error.orig).split())}") from None
     try:
         with conn:
             if engine.dialect.name == "sqlite":
                 check = conn.exec_driver_sql("PRAGMA quick_check").scalar()
-                if check != "ok":   # SQLite's report may take several lines: one here
-                    raise CorruptBookError(f"{db!r} is a damaged SQLite file: "
-                                           f"{' '.join(str(check).split())}")
+                if check != "ok":  # SQLite's report may take several lines: one here
+                    raise CorruptBookError(
+                        f"{db!r} is a damaged SQLite file: {' '.join(str(check).split())}"
+                    )
             tables = set(engine.dialect.get_table_names(conn))
             if Meta.__tablename__ not in tables or Entry.__tablename__ not in tables:
                 raise NotABookError(f"{db!r} is a database but not a c4book book (no book tables)")
@@ -238,9 +246,10 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
         if isinstance(error, OperationalError) and "locked" in str(error):
             raise BookError(f"{db!r} is locked by another process") from None
         _check_database_exists(engine, db, error)
-        raise CorruptBookError(f"{db!r} is damaged or not a database: "
-                               f"{' '.join(str(error.orig).split())}") from None
-    if META_CHECKSUM in meta:   # a damaged value is named before anything reads it
+        raise CorruptBookError(
+            f"{db!r} is damaged or not a database: {' '.join(str(error.orig).split())}"
+        ) from None
+    if META_CHECKSUM in meta:  # a damaged value is named before anything reads it
         check_meta(meta, db)
     if meta.get("format") != FORMAT:
         raise NotABookError(f"{db!r} is a database but not a c4book book")
@@ -248,17 +257,21 @@ def read_meta(engine: Engine, db: str, *, any_version: bool = False,
     if version in {str(v) for v in UPGRADABLE_VERSIONS} and not any_version:
         raise SchemaMismatchError(
             f"{db!r} has book schema version {version}; this c4book reads version "
-            f"{SCHEMA_VERSION}: convert it in place with 'c4book upgrade --db {db}'")
+            f"{SCHEMA_VERSION}: convert it in place with 'c4book upgrade --db {db}'"
+        )
     if version != str(SCHEMA_VERSION) and not any_version:
         raise SchemaMismatchError(
             f"{db!r} has book schema version {meta.get('schema_version')!r}; "
-            f"this c4book reads version {SCHEMA_VERSION}")
+            f"this c4book reads version {SCHEMA_VERSION}"
+        )
     if version == str(SCHEMA_VERSION):
-        check_meta(meta, db)   # a book of this version without its checksum is damaged too
+        check_meta(meta, db)  # a book of this version without its checksum is damaged too
     found = board_of_meta(meta, db)
     if board is not None and found is not board:
-        raise BookSizeError(f"{db!r} is a book of the {found} board, not {board}: "
-                            f"leave out --board, or give {found}")
+        raise BookSizeError(
+            f"{db!r} is a book of the {found} board, not {board}: "
+            f"leave out --board, or give {found}"
+        )
     _check_root(meta, db, found)
     _check_values(meta, db)
     return meta
@@ -272,16 +285,18 @@ def _check_database_exists(engine: Engine, db: str, error: DatabaseError) -> Non
         raise BookNotFoundError(
             f"PostgreSQL has no database {name!r} at {db!r}: create it first with "
             f"`createdb {name}` (with the URL's host, port and user); c4book makes the "
-            "tables, not the database") from None
+            "tables, not the database"
+        ) from None
 
 
 def _check_values(meta: dict[str, str], db: str) -> None:
     """Every recorded number and list must read as one: what a reader takes from the meta."""
+
     def readable(name: str, read) -> bool:
         try:
             read(meta[name])
         except KeyError:
-            return True   # older books may lack one; a checksum names a missing one
+            return True  # older books may lack one; a checksum names a missing one
         except (TypeError, ValueError):
             return False
         return True
@@ -293,8 +308,10 @@ def _check_values(meta: dict[str, str], db: str) -> None:
 
     for name, read in (("ply", int), ("complete_plies", plies), (SEARCH_SECONDS, float)):
         if not readable(name, read):
-            raise CorruptBookError(f"{db!r} is damaged: its meta {name!r} is "
-                                   f"{meta.get(name)!r}, which c4book cannot read")
+            raise CorruptBookError(
+                f"{db!r} is damaged: its meta {name!r} is "
+                f"{meta.get(name)!r}, which c4book cannot read"
+            )
 
 
 def _check_root(meta: dict[str, str], db: str, board: Board) -> None:
@@ -308,8 +325,10 @@ def _check_root(meta: dict[str, str], db: str, board: Board) -> None:
     except (KeyError, ValueError):
         same = False
     if not same:
-        raise CorruptBookError(f"{db!r} is damaged: its meta's root {meta.get('root')!r} and root "
-                               f"key {meta.get('root_key')!r} do not agree on its {board} board")
+        raise CorruptBookError(
+            f"{db!r} is damaged: its meta's root {meta.get('root')!r} and root "
+            f"key {meta.get('root_key')!r} do not agree on its {board} board"
+        )
 
 
 def _is_empty(engine: Engine) -> bool:
@@ -326,27 +345,37 @@ class BookStore:
     refused, and a new book records it.
     """
 
-    def __init__(self, db: str, root_moves: str, root_key: int, *, readonly: bool = False,
-                 board: Board = STANDARD):
+    def __init__(
+        self,
+        db: str,
+        root_moves: str,
+        root_key: int,
+        *,
+        readonly: bool = False,
+        board: Board = STANDARD,
+    ):
         self.db = db = book_location(db) if readonly else check_lasting(book_location(db))
         path = sqlite_path(db)
         meta = existing_meta(db, board)
         if meta is not None and int(meta["root_key"]) != root_key:
-            if meta["root"] == root_moves:   # the same moves, another key: not another root
-                raise CorruptBookError(f"{db!r} is damaged: its meta's root key "
-                                       f"{meta['root_key']!r} is not the key of its root "
-                                       f"{root_moves!r} ({root_key})")
+            if meta["root"] == root_moves:  # the same moves, another key: not another root
+                raise CorruptBookError(
+                    f"{db!r} is damaged: its meta's root key "
+                    f"{meta['root_key']!r} is not the key of its root "
+                    f"{root_moves!r} ({root_key})"
+                )
             raise IncompatibleBookError(
                 f"{db!r} is a book from root {meta['root']!r}, not {root_moves!r}: "
-                "use another --db for another root")
+                "use another --db for another root"
+            )
         self.exists = meta is not None
         self.created = meta is None and not readonly  # this store made the book (or its tables)
         self.readonly = readonly
         self.board = board
         self._offset = key_offset(self.board)
         self.engine = make_engine(db, readonly=readonly and path is not None)
-        self._segments: dict[int, Segment | None] = {}   # merged segments by ply, as read
-        self.wrote = False   # whether this store has committed entries (rows or segments)
+        self._segments: dict[int, Segment | None] = {}  # merged segments by ply, as read
+        self.wrote = False  # whether this store has committed entries (rows or segments)
         if meta is None and not readonly:
             new_file = path is not None and not os.path.exists(path)
             try:
@@ -363,11 +392,21 @@ class BookStore:
         try:
             with self.engine.begin() as conn:
                 Base.metadata.create_all(conn)
-                write_meta(conn, self.db, {
-                    "format": FORMAT, "schema_version": str(SCHEMA_VERSION),
-                    "width": str(self.board.width), "height": str(self.board.height),
-                    "root": root_moves, "root_key": str(root_key),
-                    "ply": str(len(root_moves)), "complete_plies": "[]"}, first=True)
+                write_meta(
+                    conn,
+                    self.db,
+                    {
+                        "format": FORMAT,
+                        "schema_version": str(SCHEMA_VERSION),
+                        "width": str(self.board.width),
+                        "height": str(self.board.height),
+                        "root": root_moves,
+                        "root_key": str(root_key),
+                        "ply": str(len(root_moves)),
+                        "complete_plies": "[]",
+                    },
+                    first=True,
+                )
         except OperationalError as error:
             raise BookError(f"cannot write a book at {self.db!r}: {error.orig}") from None
 
@@ -403,17 +442,22 @@ class BookStore:
     def _read_rows(self, where: str) -> tuple[np.ndarray, Segment]:
         """``rows.read_rows`` on this book: ``(plies, entries)``, every row checked."""
         with self.engine.connect() as conn:
-            return read_rows(conn, where, self.db, self.board.width, self._offset,
-                             self.board.column_set_type)
+            return read_rows(
+                conn, where, self.db, self.board.width, self._offset, self.board.column_set_type
+            )
 
     def segment_at(self, ply: int) -> Segment | None:
         """The packed part of ``ply`` (its segments merged), or ``None``; read once."""
         if ply not in self._segments:
             with self.engine.connect() as conn:
-                parts = [check_row(unpack(data, ply, self.board), ply, count, self.board)
-                         for count, data in conn.execute(
-                             select(SegmentRow.count, SegmentRow.data)
-                             .where(SegmentRow.ply == ply).order_by(SegmentRow.id))]
+                parts = [
+                    check_row(unpack(data, ply, self.board), ply, count, self.board)
+                    for count, data in conn.execute(
+                        select(SegmentRow.count, SegmentRow.data)
+                        .where(SegmentRow.ply == ply)
+                        .order_by(SegmentRow.id)
+                    )
+                ]
             self._segments[ply] = merge(parts, ply) if parts else None
         return self._segments[ply]
 
@@ -425,14 +469,18 @@ class BookStore:
         high = min(int(high), KEY_LIMIT)
         if low >= high:
             return np.empty(0, dtype=np.uint64)
-        plies, found = self._read_rows(f"WHERE key >= {int(low) - offset} "
-                                       f"AND key < {min(high - offset, (1 << 63) - 1)}")
+        plies, found = self._read_rows(
+            f"WHERE key >= {int(low) - offset} AND key < {min(high - offset, (1 << 63) - 1)}"
+        )
         rows = found.keys[plies == ply]
         segment = self.segment_at(ply)
         if segment is None:
             return rows
-        packed = segment.keys[segment.keys.searchsorted(np.uint64(low)):
-                              segment.keys.searchsorted(np.uint64(min(int(high), KEY_LIMIT)))]
+        packed = segment.keys[
+            segment.keys.searchsorted(np.uint64(low)) : segment.keys.searchsorted(
+                np.uint64(min(int(high), KEY_LIMIT))
+            )
+        ]
         return np.union1d(packed, rows) if len(rows) else packed
 
     def _row_entries(self, ply: int) -> Segment:
@@ -465,8 +513,9 @@ class BookStore:
         if not len(keys):
             return None
         # Without best moves the bounds are only lower bounds, never exact: still true.
-        return Parents(keys, scores, np.zeros(len(keys), np.uint8) if best is None else best,
-                       self.board)
+        return Parents(
+            keys, scores, np.zeros(len(keys), np.uint8) if best is None else best, self.board
+        )
 
     def count_by_ply(self) -> dict[int, int]:
         return {ply: packed + rows for ply, (packed, _, rows) in self.storage_by_ply().items()}
@@ -474,26 +523,38 @@ class BookStore:
     def storage_by_ply(self) -> dict[int, tuple[int, int, int]]:
         """Per ply: ``(positions packed, bytes of their segments, rows not packed)``."""
         with self.engine.connect() as conn:
-            packed = {ply: (int(n), int(size)) for ply, n, size in conn.execute(
-                select(SegmentRow.ply, func.sum(SegmentRow.count),
-                       func.sum(func.length(SegmentRow.data))).group_by(SegmentRow.ply))}
+            packed = {
+                ply: (int(n), int(size))
+                for ply, n, size in conn.execute(
+                    select(
+                        SegmentRow.ply,
+                        func.sum(SegmentRow.count),
+                        func.sum(func.length(SegmentRow.data)),
+                    ).group_by(SegmentRow.ply)
+                )
+            }
         rows = self.row_counts()
-        return {ply: (*packed.get(ply, (0, 0)), rows.get(ply, 0))
-                for ply in sorted(set(packed) | set(rows))}
+        return {
+            ply: (*packed.get(ply, (0, 0)), rows.get(ply, 0))
+            for ply in sorted(set(packed) | set(rows))
+        }
 
     def row_counts(self) -> dict[int, int]:
         """Rows not yet packed, by ply."""
         with self.engine.connect() as conn:
-            return dict(sorted(conn.execute(select(Entry.ply, func.count())
-                                            .group_by(Entry.ply)).all()))
+            return dict(
+                sorted(conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all())
+            )
 
     def is_sealed(self, ply: int) -> bool:
         """Complete, and all of it packed: one segment and no rows."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(func.count()).select_from(Entry)
-                                .where(Entry.ply == ply)).scalar_one()
-            segments = conn.execute(select(func.count()).select_from(SegmentRow)
-                                    .where(SegmentRow.ply == ply)).scalar_one()
+            rows = conn.execute(
+                select(func.count()).select_from(Entry).where(Entry.ply == ply)
+            ).scalar_one()
+            segments = conn.execute(
+                select(func.count()).select_from(SegmentRow).where(SegmentRow.ply == ply)
+            ).scalar_one()
         return ply in self.complete_plies() and rows == 0 and segments == 1
 
     # -- packing -----------------------------------------------------------
@@ -514,8 +575,11 @@ class BookStore:
                 conn.execute(insert(SegmentRow).values(ply=ply, count=len(entries.keys), data=blob))
                 if above is not None:
                     conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply - 1))
-                    conn.execute(insert(SegmentRow).values(
-                        ply=ply - 1, count=len(above.keys), data=above_blob))
+                    conn.execute(
+                        insert(SegmentRow).values(
+                            ply=ply - 1, count=len(above.keys), data=above_blob
+                        )
+                    )
                 write_meta(conn, self.db, {"complete_plies": json.dumps(plies)})
 
         self._retry_locked(write)
@@ -566,21 +630,28 @@ class BookStore:
     def _write(self, rows: Rows, *, replace: bool, search_seconds: float = 0.0) -> int:
         if not len(rows):
             return 0
-        if self._offset:   # as SQL stores them (``key_offset``)
+        if self._offset:  # as SQL stores them (``key_offset``)
             rows = rows.with_keys((rows.keys ^ np.uint64(self._offset)).view(np.int64))
+
         def add_seconds(meta: Mapping[str, str]) -> dict[str, str]:
             return {SEARCH_SECONDS: repr(float(meta.get(SEARCH_SECONDS, 0)) + search_seconds)}
 
-        return self._retry_locked(lambda: self._execute(rows, replace,
-                                                        add_seconds if search_seconds else None))
+        return self._retry_locked(
+            lambda: self._execute(rows, replace, add_seconds if search_seconds else None)
+        )
 
     def _insert_sql(self, rows: Rows, count: int, replace: bool) -> str:
         """An insert of ``count`` rows; a stored key is replaced or left alone."""
-        return self._sql(f"{rows.insert(count)} ON CONFLICT (key) "
-                         f"{_REPLACE if replace else 'DO NOTHING'}")
+        return self._sql(
+            f"{rows.insert(count)} ON CONFLICT (key) {_REPLACE if replace else 'DO NOTHING'}"
+        )
 
-    def _execute(self, rows: Rows, replace: bool,
-                 meta: Callable[[Mapping[str, str]], dict[str, str]] | None = None) -> int:
+    def _execute(
+        self,
+        rows: Rows,
+        replace: bool,
+        meta: Callable[[Mapping[str, str]], dict[str, str]] | None = None,
+    ) -> int:
         # One transaction for all the rows, so an interrupted write leaves
         # none of them; bound a slice at a time, so memory stays small.
         # Through SQLAlchemy, not the driver's cursor: its cost is per call (a
@@ -588,8 +659,9 @@ class BookStore:
         # ``_retry_locked`` and the callers know (a locked or full disk).
         with self.engine.begin() as conn:
             for start in range(0, len(rows), BIND_CHUNK):
-                for count, params in rows[start:start + BIND_CHUNK].statements(
-                        ROWS_PER_STATEMENT):
+                for count, params in rows[start : start + BIND_CHUNK].statements(
+                    ROWS_PER_STATEMENT
+                ):
                     conn.exec_driver_sql(self._insert_sql(rows, count, replace), params)
             if meta is not None:
                 write_meta(conn, self.db, meta)
@@ -605,8 +677,10 @@ class BookStore:
                 if "locked" not in str(error) and "busy" not in str(error):
                     raise BookError(f"cannot write to {self.db!r}: {error.orig}") from None
                 if attempt == attempts - 1:
-                    raise BookError(f"{self.db!r} stayed locked by another process; "
-                                    "every batch written so far is kept, rerun to resume") from None
+                    raise BookError(
+                        f"{self.db!r} stayed locked by another process; "
+                        "every batch written so far is kept, rerun to resume"
+                    ) from None
                 time.sleep(1.0)
 
     def close(self) -> None:
@@ -616,9 +690,13 @@ class BookStore:
         self.engine.dispose()
 
 
-def write_meta(conn, db: str,
-               change: Mapping[str, str] | Callable[[Mapping[str, str]], Mapping[str, str]],
-               *, first: bool = False) -> None:
+def write_meta(
+    conn,
+    db: str,
+    change: Mapping[str, str] | Callable[[Mapping[str, str]], Mapping[str, str]],
+    *,
+    first: bool = False,
+) -> None:
     """Set meta values in ``conn``'s transaction, and the meta's checksum with them.
 
     ``change`` is the values, or makes them from the meta as stored.  The stored meta is
@@ -632,8 +710,11 @@ def write_meta(conn, db: str,
     values[META_CHECKSUM] = meta_checksum({**meta, **values})
     insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert
     for name, value in values.items():
-        conn.execute(insert(Meta).values(name=name, value=value)
-                     .on_conflict_do_update(index_elements=["name"], set_={"value": value}))
+        conn.execute(
+            insert(Meta)
+            .values(name=name, value=value)
+            .on_conflict_do_update(index_elements=["name"], set_={"value": value})
+        )
 
 
 def existing_meta(db: str, board: Board | None = None) -> dict[str, str] | None:
@@ -653,7 +734,7 @@ def existing_meta(db: str, board: Board | None = None) -> dict[str, str] | None:
     except NotABookError:
         if path is not None or not _is_empty(engine):
             raise
-        return None   # an empty database, where a build makes the book
+        return None  # an empty database, where a build makes the book
     finally:
         engine.dispose()
 

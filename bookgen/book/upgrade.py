@@ -34,8 +34,17 @@ from .schema import (
     SchemaMismatchError,
     board_of_meta,
 )
-from .store import (BookStore, check_sqlite_file, fold_wal, free_bytes, make_engine,
-                    read_meta, reclaim_space, sqlite_path, write_meta)
+from .store import (
+    BookStore,
+    check_sqlite_file,
+    fold_wal,
+    free_bytes,
+    make_engine,
+    read_meta,
+    reclaim_space,
+    sqlite_path,
+    write_meta,
+)
 
 CHECK_CHUNK = 100_000
 
@@ -55,11 +64,12 @@ def upgrade(db: str) -> int | None:
         if version != str(SCHEMA_VERSION) and version not in {str(v) for v in UPGRADABLE_VERSIONS}:
             raise SchemaMismatchError(
                 f"{db!r} has book schema version {version!r}, which c4book upgrade cannot "
-                f"convert to version {SCHEMA_VERSION}")
+                f"convert to version {SCHEMA_VERSION}"
+            )
         if version == "1":
             _check_moves(probe, db)
         if version == str(SCHEMA_VERSION) and not _has_rows(probe):
-            return None   # nothing to convert or pack: the file is left byte for byte
+            return None  # nothing to convert or pack: the file is left byte for byte
     finally:
         probe.dispose()
     with _write_lock(db, "upgrade") as engine:
@@ -67,7 +77,7 @@ def upgrade(db: str) -> int | None:
             with engine.begin() as conn:
                 if version == "1":
                     conn.exec_driver_sql("ALTER TABLE positions DROP COLUMN moves")
-                Base.metadata.create_all(conn)   # the segments table; the others exist
+                Base.metadata.create_all(conn)  # the segments table; the others exist
                 conn.exec_driver_sql("ALTER TABLE positions ADD COLUMN checksum BIGINT")
                 stamp_rows(conn, db, board_of_meta(meta, db).width)
                 write_meta(conn, db, {"schema_version": str(SCHEMA_VERSION)}, first=True)
@@ -84,7 +94,7 @@ def _write_lock(db: str, command: str):
     try:
         with BuildLock(engine, db, command):
             yield engine
-        fold_wal(engine)   # the lock's release was the last write
+        fold_wal(engine)  # the lock's release was the last write
     finally:
         engine.dispose()
 
@@ -96,7 +106,7 @@ def _pack_rows(db: str, meta: dict[str, str]) -> int:
     try:
         packed = sum(store.pack_rows(ply) for ply in store.row_counts())
         if packed:
-            reclaim_space(store.engine)   # the rows' pages
+            reclaim_space(store.engine)  # the rows' pages
     finally:
         store.close()
     return packed
@@ -121,7 +131,8 @@ def _check_moves(engine, db: str) -> None:
                 if replayed != key:
                     raise CorruptBookError(
                         f"{db!r}: the row with key {key} stores moves {moves!r}, which do not "
-                        "replay to it; the book is left as it was")
+                        "replay to it; the book is left as it was"
+                    )
 
 
 def run_pack(db: str, out: IO[str]) -> int:
@@ -140,12 +151,16 @@ def run_pack(db: str, out: IO[str]) -> int:
     if rows:
         with _write_lock(db, "pack"):
             packed = _pack_rows(db, meta)
-    elif free:   # rows a build sealed and dropped: give their pages back
+    elif free:  # rows a build sealed and dropped: give their pages back
         with _write_lock(db, "pack") as engine:
             freed = reclaim_space(engine)
-    out.write(f"{db}: packed {packed:,} rows\n" if packed else
-              f"{db}: no rows to pack; gave back {freed:,} bytes of free pages\n" if freed else
-              f"{db}: no rows to pack\n")
+    out.write(
+        f"{db}: packed {packed:,} rows\n"
+        if packed
+        else f"{db}: no rows to pack; gave back {freed:,} bytes of free pages\n"
+        if freed
+        else f"{db}: no rows to pack\n"
+    )
     return 0
 
 

@@ -11,4 +11,4 @@ turning Ctrl-C into a clean stop and ``report`` summing it up.  ``dryrun`` sizes
 """
 
 WORKER_TABLE_LOG2 = 27  # 1 GiB per worker process: neighbours' subtrees stay in it
-DEFAULT_SAMPLE = 100    # missing frontier positions a dry run solves for its estimate
+DEFAULT_SAMPLE = 100  # missing frontier positions a dry run solves for its estimate

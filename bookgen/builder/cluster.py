@@ -11,7 +11,9 @@ import ray
 
 from solver.errors import C4Error
 
-_HOST_PORT = re.compile(r"^(ray://)?(?P<host>[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5})$")
+_HOST_PORT = re.compile(
+    r"^(ray://)?(?P<host>[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5})$"
+)
 
 
 class AddressError(C4Error, ValueError):
@@ -23,8 +25,9 @@ def check_address(address: str) -> str:
         return address
     match = _HOST_PORT.match(address)
     if not match or not 0 < int(match["port"]) < 65536:
-        raise AddressError(f"malformed --address {address!r}: use 'auto', 'HOST:PORT' "
-                           "or 'ray://HOST:PORT'")
+        raise AddressError(
+            f"malformed --address {address!r}: use 'auto', 'HOST:PORT' or 'ray://HOST:PORT'"
+        )
     return address
 
 
@@ -34,8 +37,9 @@ def cluster_cpus() -> int:
 
 def node_cpus() -> list[int]:
     """CPUs of each live node."""
-    return [int(node["Resources"].get("CPU", 0)) for node in ray.nodes()
-            if node.get("Alive")] or [1]
+    return [int(node["Resources"].get("CPU", 0)) for node in ray.nodes() if node.get("Alive")] or [
+        1
+    ]
 
 
 class WorkerPlan(NamedTuple):

@@ -24,9 +24,9 @@ from solver.packed import canonical, child_key, decode, is_full_column
 from ..book.scoring import best_of, sign  # noqa: F401  (re-exported for callers of derive)
 
 _HERE = Path(__file__).resolve().parent
-drop_stale(_HERE, fingerprint(SOLVER, _HERE.parent / "book", _HERE))   # kernels inlined from each
+drop_stale(_HERE, fingerprint(SOLVER, _HERE.parent / "book", _HERE))  # kernels inlined from each
 
-NO_MOVE = 0      # a full column, in packed move scores
+NO_MOVE = 0  # a full column, in packed move scores
 SCORE_OFFSET = 64  # packed move score = score + 64 (see ``schema.pack_scores``)
 
 
@@ -37,11 +37,11 @@ class MissingChildError(KeyError):
 class Derived(NamedTuple):
     """One ply's derived entries, one row per parent, parents' order."""
 
-    keys: np.ndarray         # uint64
-    scores: np.ndarray       # int8
-    best: np.ndarray         # uint8 (uint16 on width 9): bit c set when column c + 1 is best
+    keys: np.ndarray  # uint64
+    scores: np.ndarray  # int8
+    best: np.ndarray  # uint8 (uint16 on width 9): bit c set when column c + 1 is best
     move_scores: np.ndarray  # (n, width) uint8, packed as ``schema.pack_scores``
-    missing: np.ndarray      # uint64: a child not in the book, or 0 when none is missing
+    missing: np.ndarray  # uint64: a child not in the book, or 0 when none is missing
 
     @property
     def complete(self) -> np.ndarray:
@@ -64,12 +64,12 @@ def _derive(board, parents, child_keys, child_scores, scores, best, move_scores,
             if won:
                 value = win
             elif ply + 1 == board.cells:
-                value = 0   # the last stone fills the board: a draw
+                value = 0  # the last stone fills the board: a draw
             else:
                 key = canonical(board, key)
                 at = np.searchsorted(child_keys, key)
                 if at == len(child_keys) or child_keys[at] != key:
-                    missing[i] = key   # keys are never 0 below the empty board's children
+                    missing[i] = key  # keys are never 0 below the empty board's children
                     value = 0
                 else:
                     value = -np.int64(child_scores[at])
@@ -83,8 +83,14 @@ def _derive(board, parents, child_keys, child_scores, scores, best, move_scores,
         best[i] = bits
 
 
-def derive(parents: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray, *,
-           strict: bool = True, board: Board = STANDARD) -> Derived:
+def derive(
+    parents: np.ndarray,
+    child_keys: np.ndarray,
+    child_scores: np.ndarray,
+    *,
+    strict: bool = True,
+    board: Board = STANDARD,
+) -> Derived:
     """Entries of ``parents`` (canonical keys) from their children's entries.
 
     ``child_keys`` must be sorted, ``child_scores`` in the same order.  A
@@ -92,17 +98,30 @@ def derive(parents: np.ndarray, child_keys: np.ndarray, child_scores: np.ndarray
     with ``strict=False`` is named in ``missing`` (for ``verify``).
     """
     n = len(parents)
-    out = Derived(np.ascontiguousarray(parents, dtype=np.uint64), np.empty(n, dtype=np.int8),
-                  np.empty(n, dtype=board.column_set_type),
-                  np.empty((n, board.width), dtype=np.uint8), np.empty(n, dtype=np.uint64))
-    _derive(board, out.keys, np.ascontiguousarray(child_keys, dtype=np.uint64),
-            np.ascontiguousarray(child_scores, dtype=np.int8), out.scores, out.best,
-            out.move_scores, out.missing)
+    out = Derived(
+        np.ascontiguousarray(parents, dtype=np.uint64),
+        np.empty(n, dtype=np.int8),
+        np.empty(n, dtype=board.column_set_type),
+        np.empty((n, board.width), dtype=np.uint8),
+        np.empty(n, dtype=np.uint64),
+    )
+    _derive(
+        board,
+        out.keys,
+        np.ascontiguousarray(child_keys, dtype=np.uint64),
+        np.ascontiguousarray(child_scores, dtype=np.int8),
+        out.scores,
+        out.best,
+        out.move_scores,
+        out.missing,
+    )
     if strict and n and not out.complete.all():
         from solver.packed import moves_of_key
 
         at = int(np.argmin(out.complete))
-        raise MissingChildError(f"{moves_of_key(int(out.missing[at]), board=board)!r} (child of "
-                                f"{moves_of_key(int(parents[at]), board=board)!r}) is not in "
-                                "the book")
+        raise MissingChildError(
+            f"{moves_of_key(int(out.missing[at]), board=board)!r} (child of "
+            f"{moves_of_key(int(parents[at]), board=board)!r}) is not in "
+            "the book"
+        )
     return out

@@ -52,8 +52,10 @@ def check_request(root: str, ply: int, board: Board | None = None) -> Position:
     if position.is_game_over:
         raise BuildArgumentError(f"--root {root!r} is a finished game: nothing to build")
     if not position.ply <= ply <= position.board.cells:
-        raise BuildArgumentError(f"--ply {ply} must be between the root's ply ({position.ply}) "
-                                 f"and {position.board.cells}")
+        raise BuildArgumentError(
+            f"--ply {ply} must be between the root's ply ({position.ply}) "
+            f"and {position.board.cells}"
+        )
     return position
 
 
@@ -66,11 +68,20 @@ def book_board(db: str, board: Board | str | None) -> Board | None:
     return recorded_board(db, board) or board
 
 
-def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | None = None,
-          workers: int | None = None, threads: int | None = None,
-          table_log2: int = WORKER_TABLE_LOG2, progress: bool = True,
-          out: IO[str] | None = None, verbose: bool = False,
-          board: Board | str | None = None) -> BuildSummary:
+def build(
+    db: str = "book.db",
+    ply: int = 8,
+    root: str = "",
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    threads: int | None = None,
+    table_log2: int = WORKER_TABLE_LOG2,
+    progress: bool = True,
+    out: IO[str] | None = None,
+    verbose: bool = False,
+    board: Board | str | None = None,
+) -> BuildSummary:
     """Build (or extend, or resume) the book in ``db``; see the module docstring.
 
     ``board`` is the board of a new book (7x6 by default); an existing book
@@ -89,8 +100,9 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
     if threads is not None and threads < 1:
         raise BuildArgumentError(f"--threads must be at least 1, got {threads}")
     if not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
-        raise BuildArgumentError(f"--table-log2 must be between {TABLE_LOG2_MIN} and "
-                                 f"{TABLE_LOG2_MAX}, got {table_log2}")
+        raise BuildArgumentError(
+            f"--table-log2 must be between {TABLE_LOG2_MIN} and {TABLE_LOG2_MAX}, got {table_log2}"
+        )
     started = time.perf_counter()
     summary = BuildSummary(root=root, ply=ply, db=db, board=str(root_position.board))
     # From the book's first write to the report: a signal in any step is a clean stop.
@@ -100,8 +112,19 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
         try:
             # Refuses at once while another live build holds this book.
             with BuildLock(store.engine, db):
-                _build(store, root_position, ply, summary, address, workers, threads,
-                       table_log2, progress, stop, verbose)
+                _build(
+                    store,
+                    root_position,
+                    ply,
+                    summary,
+                    address,
+                    workers,
+                    threads,
+                    table_log2,
+                    progress,
+                    stop,
+                    verbose,
+                )
         except Exception:
             # A book this run made and wrote nothing into goes again (a full disk, no Ray):
             # the rerun finds no half-made file in its place.
@@ -111,16 +134,26 @@ def build(db: str = "book.db", ply: int = 8, root: str = "", *, address: str | N
             store.close()
             if discard:
                 remove_book_files(db)
-        if stop.is_set():   # also when it came during the last step: the run was stopped
+        if stop.is_set():  # also when it came during the last step: the run was stopped
             summary.interrupted, summary.stopped_by = True, stop.signal
         summary.wall_seconds = time.perf_counter() - started
         print(summary.report(), file=out)
     return summary
 
 
-def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSummary,
-           address: str | None, workers: int | None, threads: int | None, table_log2: int,
-           progress: bool, stop: StopRequest, verbose: bool = False) -> None:
+def _build(
+    store: BookStore,
+    root_position: Position,
+    ply: int,
+    summary: BuildSummary,
+    address: str | None,
+    workers: int | None,
+    threads: int | None,
+    table_log2: int,
+    progress: bool,
+    stop: StopRequest,
+    verbose: bool = False,
+) -> None:
     from . import cluster, ray_connect
 
     timings = summary.timings
@@ -129,25 +162,25 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
             levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
             frontier = MissingKeys(store, root_position, levels, ply)
             first = frontier.take(FIRST_BATCH)
-        solved: list[tuple[np.ndarray, np.ndarray]] = []   # (keys, scores) of each batch
+        solved: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, scores) of each batch
         if len(first) or not frontier.done:
             with timed(timings, "list"):
-                total, stored = frontier.count()   # the progress bar's total, from the start
+                total, stored = frontier.count()  # the progress bar's total, from the start
             # Known now, so that a build stopped early reports them too.
             summary.already_stored, summary.frontier = stored, total
-            stop.check()   # stopped while listing: no Ray to start
+            stop.check()  # stopped while listing: no Ray to start
             with timed(timings, "start"):
                 owned = ray_connect.connect(address, workers, verbose=verbose)
-                stop.arm()   # in case this Ray's handlers got past ray_connect
+                stop.arm()  # in case this Ray's handlers got past ray_connect
             try:
-                stop.check()   # stopped while Ray started: shut down below
+                stop.check()  # stopped while Ray started: shut down below
                 with timed(timings, "start"):
                     largest = max(cluster.node_cpus())
                     if threads is not None and threads > largest:
                         # Ray would wait forever for such a node.
                         raise BuildArgumentError(
-                            f"--threads {threads} is more than any node's CPUs "
-                            f"(at most {largest})")
+                            f"--threads {threads} is more than any node's CPUs (at most {largest})"
+                        )
                     plan = cluster.plan_workers(workers, threads)
                     summary.layout = describe(plan, table_log2)
                     summary.solvers = plan.solvers
@@ -155,18 +188,30 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
                 stop.check()
                 with timed(timings, "frontier"):
                     parents = store.entries_above(ply) if ply > root_position.ply else None
-                    solve_missing(store, frontier, first, summary, plan, table_log2,
-                                  progress, stop, solved, parents, total - stored)
+                    solve_missing(
+                        store,
+                        frontier,
+                        first,
+                        summary,
+                        plan,
+                        table_log2,
+                        progress,
+                        stop,
+                        solved,
+                        parents,
+                        total - stored,
+                    )
                     del parents
             finally:
                 if owned:
                     import ray
+
                     ray.shutdown()
-                    stop.arm()   # its C++ core can leave SIGTERM at the default: death
+                    stop.arm()  # its C++ core can leave SIGTERM at the default: death
         summary.already_stored, summary.frontier = frontier.stored, frontier.total
-        stop.check()   # before sealing the frontier
+        stop.check()  # before sealing the frontier
         store.mark_complete(ply)
-        store.pack_rows(ply)   # the frontier, sealed whole with its best moves
+        store.pack_rows(ply)  # the frontier, sealed whole with its best moves
         with timed(timings, "derive"):
             # Scores just solved need not be read back, unless some were stored before.
             known = _sorted_scores(ply, solved) if not frontier.stored else None
@@ -174,7 +219,7 @@ def _build(store: BookStore, root_position: Position, ply: int, summary: BuildSu
             _derive_shallower(store, levels, ply, summary, progress, stop, known)
         stop.check()
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
-        reclaim_space(store.engine)   # the pages of the rows the seals dropped
+        reclaim_space(store.engine)  # the pages of the rows the seals dropped
     except KeyboardInterrupt:
         summary.interrupted = True
         summary.stopped_by = stop.signal
@@ -189,19 +234,25 @@ def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]
     key they join sorted, with no sort (its index array would be the
     driver's peak: 8 more bytes a frontier position); the check costs one.
     """
-    solved.sort(key=lambda batch: int(batch[0][0]))   # no batch is empty
+    solved.sort(key=lambda batch: int(batch[0][0]))  # no batch is empty
     keys = np.concatenate([k for k, _ in solved]) if solved else np.empty(0, np.uint64)
     scores = np.concatenate([s for _, s in solved]) if solved else np.empty(0, np.int8)
     solved.clear()
-    if len(keys) > 1 and not (keys[1:] >= keys[:-1]).all():   # never so far; stay exact anyway
+    if len(keys) > 1 and not (keys[1:] >= keys[:-1]).all():  # never so far; stay exact anyway
         order = np.argsort(keys, kind="stable")
         keys, scores = keys[order], scores[order]
     return ply, keys, scores
 
 
-def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
-                      summary: BuildSummary, progress: bool, stop: StopRequest,
-                      known: tuple | None = None) -> None:
+def _derive_shallower(
+    store: BookStore,
+    levels: dict[int, np.ndarray],
+    ply: int,
+    summary: BuildSummary,
+    progress: bool,
+    stop: StopRequest,
+    known: tuple | None = None,
+) -> None:
     """Score plies ply-1 .. root from their children, deepest first, each sealed whole.
 
     One ply's children are two sorted arrays (keys, scores): ``known`` (the
@@ -216,18 +267,23 @@ def _derive_shallower(store: BookStore, levels: dict[int, np.ndarray], ply: int,
     try:
         for p in plies:
             parents = levels[p]
-            _, child_keys, child_scores = (known if known and known[0] == p + 1
-                                           else (p + 1, *store.scores_at(p + 1)))
+            _, child_keys, child_scores = (
+                known if known and known[0] == p + 1 else (p + 1, *store.scores_at(p + 1))
+            )
             scores = []
             for start in range(0, len(parents), DERIVE_CHUNK):
                 stop.check()
-                entries = derive(parents[start:start + DERIVE_CHUNK], child_keys, child_scores,
-                                 board=store.board)
+                entries = derive(
+                    parents[start : start + DERIVE_CHUNK],
+                    child_keys,
+                    child_scores,
+                    board=store.board,
+                )
                 scores.append(entries.scores)
                 bar.update(len(entries.keys))
             del child_keys, child_scores
             scores = np.concatenate(scores) if scores else np.empty(0, np.int8)
-            store.seal(p, Segment(parents, scores, None))   # its children give its best moves
+            store.seal(p, Segment(parents, scores, None))  # its children give its best moves
             known = (p, parents, scores)
             summary.derived += len(parents)
     finally:

@@ -33,7 +33,7 @@ from .listing import keys_by_ply
 from .missing import MissingKeys
 from .solve_position import solve_position
 
-Z95 = 1.96   # a normal 95% interval on the mean time per position
+Z95 = 1.96  # a normal 95% interval on the mean time per position
 
 
 @dataclass
@@ -54,29 +54,40 @@ class DryRunReport:
         if not self.sample_seconds or not self.missing:
             return 0.0, 0.0, 0.0
         mean = statistics.fmean(self.sample_seconds)
-        spread = (Z95 * statistics.stdev(self.sample_seconds) / math.sqrt(len(self.sample_seconds))
-                  if len(self.sample_seconds) > 1 else mean)
+        spread = (
+            Z95 * statistics.stdev(self.sample_seconds) / math.sqrt(len(self.sample_seconds))
+            if len(self.sample_seconds) > 1
+            else mean
+        )
         scale = self.missing / 3600
         return mean * scale, max(0.0, mean - spread) * scale, (mean + spread) * scale
 
     def why_wide(self) -> str:
         """Why the 95% range is wide: a few positions take most of the search."""
         times = self.sample_seconds
-        return (f"  the range is wide because search times vary a lot between positions: the "
-                f"slowest of the {len(times)} took {max(times) / sum(times):.0%} of the sample's "
-                f"time; a --sample four times larger halves the range")
+        return (
+            f"  the range is wide because search times vary a lot between positions: the "
+            f"slowest of the {len(times)} took {max(times) / sum(times):.0%} of the sample's "
+            f"time; a --sample four times larger halves the range"
+        )
 
     def report(self) -> str:
         board = "" if self.board == "7x6" else f"{self.board} board, "
-        lines = [f"dry run for book {self.db}: {board}root {self.root or '(empty board)'}, "
-                 f"up to ply {self.ply}; nothing written",
-                 "  ply   positions      stored"]
+        lines = [
+            f"dry run for book {self.db}: {board}root {self.root or '(empty board)'}, "
+            f"up to ply {self.ply}; nothing written",
+            "  ply   positions      stored",
+        ]
         for ply, count in self.positions_per_ply.items():
             lines.append(f"  {ply:>3}  {count:>10,}  {self.stored_per_ply.get(ply, 0):>10,}")
-        lines.append(f"  total {sum(self.positions_per_ply.values()):,} positions, listed in "
-                     f"{self.list_seconds:.1f} s")
-        lines.append(f"frontier (ply {self.ply}): {self.frontier:,} positions, "
-                     f"{self.frontier - self.missing:,} already stored, {self.missing:,} to search")
+        lines.append(
+            f"  total {sum(self.positions_per_ply.values()):,} positions, listed in "
+            f"{self.list_seconds:.1f} s"
+        )
+        lines.append(
+            f"frontier (ply {self.ply}): {self.frontier:,} positions, "
+            f"{self.frontier - self.missing:,} already stored, {self.missing:,} to search"
+        )
         if self.sample_seconds:
             estimate, low, high = self.core_hours()
             n = len(self.sample_seconds)
@@ -84,7 +95,8 @@ class DryRunReport:
                 f"search cost: about {estimate:,.2f} core-hours (95% range {low:,.2f} to "
                 f"{high:,.2f}), from {n} random missing positions solved cold on one core in "
                 f"{sum(self.sample_seconds):.1f} s ({1000 * statistics.fmean(self.sample_seconds):.1f}"
-                f" ms each on average); warm worker tables usually search less")
+                f" ms each on average); warm worker tables usually search less"
+            )
             if high > 2 * low:
                 lines.append(self.why_wide())
         elif self.missing == 0:
@@ -110,9 +122,18 @@ def sample_missing(frontier: MissingKeys, size: int, seed: int) -> np.ndarray:
     return np.sort(keys)
 
 
-def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = DEFAULT_SAMPLE,
-            seed: int = 2026, table_log2: int = DEFAULT_TABLE_LOG2, progress: bool = True,
-            out: IO[str] | None = None, board: Board | str | None = None) -> DryRunReport:
+def dry_run(
+    db: str = "book.db",
+    ply: int = 8,
+    root: str = "",
+    *,
+    sample: int = DEFAULT_SAMPLE,
+    seed: int = 2026,
+    table_log2: int = DEFAULT_TABLE_LOG2,
+    progress: bool = True,
+    out: IO[str] | None = None,
+    board: Board | str | None = None,
+) -> DryRunReport:
     """Size a build of ``db`` up to ``ply`` below ``root``; write nothing."""
     from solver import Solver
 
@@ -120,8 +141,9 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
     db = book_location(db)
     root_position = check_request(root, ply, book_board(db, board))
     report = DryRunReport(root=root, ply=ply, db=db, board=str(root_position.board))
-    store = BookStore(db, root, root_position.canonical_key, readonly=True,
-                      board=root_position.board)
+    store = BookStore(
+        db, root, root_position.canonical_key, readonly=True, board=root_position.board
+    )
     try:
         started = time.perf_counter()
         levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
@@ -130,8 +152,9 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
         report.list_seconds = time.perf_counter() - started
         report.positions_per_ply = {p: len(keys) for p, keys in levels.items()}
         report.positions_per_ply[ply] = frontier.total
-        report.stored_per_ply = ({p: n for p, n in store.count_by_ply().items() if p <= ply}
-                                 if store.exists else {})
+        report.stored_per_ply = (
+            {p: n for p, n in store.count_by_ply().items() if p <= ply} if store.exists else {}
+        )
         report.frontier, report.missing = frontier.total, frontier.total - frontier.stored
         parents = store.entries_above(ply) if store.exists and ply > root_position.ply else None
     finally:
@@ -139,8 +162,14 @@ def dry_run(db: str = "book.db", ply: int = 8, root: str = "", *, sample: int = 
     if len(chosen):
         solver = Solver(table_log2=table_log2, board=root_position.board)
         bounds = parents.bounds(chosen) if parents is not None else None
-        for i, moves in enumerate(tqdm(moves_of_keys(chosen, board=root_position.board),
-                                       desc="sample solves", unit="pos", disable=not progress)):
+        for i, moves in enumerate(
+            tqdm(
+                moves_of_keys(chosen, board=root_position.board),
+                desc="sample solves",
+                unit="pos",
+                disable=not progress,
+            )
+        ):
             known = bounds.known(i) if bounds is not None else ()
             start = time.perf_counter()
             solve_position(solver, moves, *known)

@@ -19,21 +19,22 @@ import numpy as np
 from solver import STANDARD, Board, Position
 from solver.packed import unfinished_children, unique_sorted
 
-KEY_END = np.uint64((1 << 64) - 1)   # above every key of every board
-SPLIT_SAMPLE = 50_000          # parents whose children place the chunk boundaries
-SLICES = 1024                  # thin key ranges that passes are made of
+KEY_END = np.uint64((1 << 64) - 1)  # above every key of every board
+SPLIT_SAMPLE = 50_000  # parents whose children place the chunk boundaries
+SLICES = 1024  # thin key ranges that passes are made of
 # Passes list at least this many keys, and about an eighth of the frontier
 # at most: a frontier smaller than ``chunk`` is still listed in a few slices,
 # so the driver's peak stays a small share of the frontier it sends out.
 MIN_CHUNK = 100_000
 
 
-def expand(keys: np.ndarray, low: int = 0, high: int = int(KEY_END),
-           board: Board = STANDARD) -> np.ndarray:
+def expand(
+    keys: np.ndarray, low: int = 0, high: int = int(KEY_END), board: Board = STANDARD
+) -> np.ndarray:
     """Sorted canonical keys of the unfinished children of ``keys`` in ``[low, high)``."""
     children = unfinished_children(board, keys, np.uint64(low), np.uint64(high))
-    children.sort()   # numpy's default sort works in place: no second buffer
-    return unique_sorted(children).copy()   # copied, so the larger buffer is freed
+    children.sort()  # numpy's default sort works in place: no second buffer
+    return unique_sorted(children).copy()  # copied, so the larger buffer is freed
 
 
 def root_keys(root: Position) -> np.ndarray:
@@ -58,8 +59,9 @@ def keys_by_ply(root: Position, max_ply: int) -> dict[int, np.ndarray]:
     return levels
 
 
-def frontier_chunks(parents: np.ndarray, chunk: int = 4_000_000,
-                    board: Board = STANDARD) -> Iterator[np.ndarray]:
+def frontier_chunks(
+    parents: np.ndarray, chunk: int = 4_000_000, board: Board = STANDARD
+) -> Iterator[np.ndarray]:
     """The children of ``parents`` in key order, in sorted arrays of about ``chunk`` keys.
 
     Each array takes one pass over the parents, listing one range of keys:

@@ -29,8 +29,14 @@ class MissingKeys:
     ``done``, they are the whole frontier's.
     """
 
-    def __init__(self, store: BookStore | None, root: Position, levels: dict[int, np.ndarray],
-                 ply: int, chunk: int = CHUNK):
+    def __init__(
+        self,
+        store: BookStore | None,
+        root: Position,
+        levels: dict[int, np.ndarray],
+        ply: int,
+        chunk: int = CHUNK,
+    ):
         self.total = 0
         self.stored = 0
         self.done = False

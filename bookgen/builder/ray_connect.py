@@ -33,7 +33,7 @@ from solver.errors import C4Error
 
 PROBE_SECONDS = 5.0
 CLUSTER_HELP = "see 'On a multi-node Ray cluster' in the README"
-CLUSTER_EXTRA = "pip install 'c4book[cluster]'"   # Ray Client and the Jobs API
+CLUSTER_EXTRA = "pip install 'c4book[cluster]'"  # Ray Client and the Jobs API
 # An HTTP/2 client's opening bytes and an empty SETTINGS frame: a gRPC server
 # answers with a SETTINGS frame (type 4) of its own.
 _HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
@@ -64,15 +64,20 @@ def start_local(workers: int | None, *, verbose: bool = False) -> None:
     _secure_local_ray()
     with _starting(verbose) as log:
         try:
-            ray.init(address="local", num_cpus=workers or os.cpu_count(),
-                     include_dashboard=False, log_to_driver=verbose,
-                     logging_level="INFO" if verbose else "ERROR")
+            ray.init(
+                address="local",
+                num_cpus=workers or os.cpu_count(),
+                include_dashboard=False,
+                log_to_driver=verbose,
+                logging_level="INFO" if verbose else "ERROR",
+            )
         except Exception as error:
             raise RayStartError(
                 f"could not start Ray on this machine: {_first_line(error)}; check free space "
                 f"and permissions in {os.environ.get('RAY_TMPDIR') or tempfile.gettempdir()} "
                 "and that `ray status` shows no broken Ray here, then retry"
-                f"{_log_hint(log, verbose)}") from None
+                f"{_log_hint(log, verbose)}"
+            ) from None
 
 
 def join_cluster(address: str, *, verbose: bool = False) -> None:
@@ -96,15 +101,22 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
         try:
             # Ship our own code to the cluster: workers read nothing from local files.
             # As folders: Ray Client pickles the runtime env, and a module will not pickle.
-            ray.init(address=target, log_to_driver=verbose,
-                     logging_level="INFO" if verbose else "ERROR",
-                     runtime_env={"py_modules": [os.path.dirname(package.__file__)
-                                                 for package in (solver, bookgen)]})
+            ray.init(
+                address=target,
+                log_to_driver=verbose,
+                logging_level="INFO" if verbose else "ERROR",
+                runtime_env={
+                    "py_modules": [
+                        os.path.dirname(package.__file__) for package in (solver, bookgen)
+                    ]
+                },
+            )
         except Exception as error:
             raise _join_error(address, error, log, verbose) from None
 
 
 # -- the embedded Ray ----------------------------------------------------------
+
 
 def _secure_local_ray() -> None:
     """Token authentication for the local Ray, with a token known to this build only.
@@ -143,6 +155,7 @@ def _reload_ray_auth_config() -> None:
 
 # -- probing a cluster address -----------------------------------------------
 
+
 def _resolve(address: str) -> str:
     """'auto' becomes the address of the cluster running on this machine."""
     if address != "auto":
@@ -154,8 +167,10 @@ def _resolve(address: str) -> str:
     except Exception:
         found = None
     if not found:
-        raise RayStartError("no Ray cluster runs on this machine (--address auto); start one "
-                            f"with `ray start --head`, or pass --address HEAD_IP:6379 ({CLUSTER_HELP})")
+        raise RayStartError(
+            "no Ray cluster runs on this machine (--address auto); start one "
+            f"with `ray start --head`, or pass --address HEAD_IP:6379 ({CLUSTER_HELP})"
+        )
     return found
 
 
@@ -167,10 +182,14 @@ def _host_port(target: str) -> tuple[str, int]:
 def _no_cluster(address: str, why: str) -> RayStartError:
     start = "`ray start --head`"
     if address.startswith("ray://"):
-        start += f" on a head with the cluster extra ({CLUSTER_EXTRA}: without it Ray " \
-                 "opens no Ray Client server)"
-    return RayStartError(f"no Ray cluster answers at {address} ({why}); start one with "
-                         f"{start}, or check the address ({CLUSTER_HELP})")
+        start += (
+            f" on a head with the cluster extra ({CLUSTER_EXTRA}: without it Ray "
+            "opens no Ray Client server)"
+        )
+    return RayStartError(
+        f"no Ray cluster answers at {address} ({why}); start one with "
+        f"{start}, or check the address ({CLUSTER_HELP})"
+    )
 
 
 def _no_answer(target: str) -> str | None:
@@ -205,6 +224,7 @@ def _check_client(address: str, target: str, why: str | None) -> None:
 
     try:
         import grpc  # noqa: F401  (what Ray Client needs, and ``pip install -e .`` lacks)
+
         missing = None
     except ImportError as error:
         missing = error
@@ -218,10 +238,13 @@ def _check_client(address: str, target: str, why: str | None) -> None:
             f"a Ray head answers at {head}, but no Ray Client server at {address} ({why}): "
             f"Ray opens one only where ray[client] is installed; on {where} run "
             f"{CLUSTER_EXTRA}, then restart the head (`ray stop`, `ray start --head`), or "
-            f"run the build on a node of the cluster with --address {head} ({CLUSTER_HELP})")
+            f"run the build on a node of the cluster with --address {head} ({CLUSTER_HELP})"
+        )
     if missing is not None:
-        raise RayStartError(f"--address {address} needs Ray Client, which this Python lacks "
-                            f"({missing}): {CLUSTER_EXTRA} ({CLUSTER_HELP})")
+        raise RayStartError(
+            f"--address {address} needs Ray Client, which this Python lacks "
+            f"({missing}): {CLUSTER_EXTRA} ({CLUSTER_HELP})"
+        )
 
 
 def _read_exactly(sock: socket.socket, size: int) -> bytes:
@@ -239,9 +262,11 @@ def _check_gcs(address: str, target: str, verbose: bool) -> None:
     from ray._private.authentication.authentication_token_setup import AUTH_MODE_ENV_VAR
 
     if os.environ.get(AUTH_MODE_ENV_VAR, "").lower() == "token" and not _token_available():
-        raise RayStartError(f"RAY_AUTH_MODE=token but no Ray token here to join {address}: "
-                            "copy the head node's ~/.ray/auth_token or set RAY_AUTH_TOKEN "
-                            f"({CLUSTER_HELP})")
+        raise RayStartError(
+            f"RAY_AUTH_MODE=token but no Ray token here to join {address}: "
+            "copy the head node's ~/.ray/auth_token or set RAY_AUTH_TOKEN "
+            f"({CLUSTER_HELP})"
+        )
     try:
         from ray._raylet import GcsClient
     except ImportError:
@@ -253,28 +278,34 @@ def _check_gcs(address: str, target: str, verbose: bool) -> None:
             raise _join_error(address, error, log, verbose) from None
 
 
-def _join_error(address: str, error: Exception, log: str | None,
-                verbose: bool) -> RayStartError:
+def _join_error(address: str, error: Exception, log: str | None, verbose: bool) -> RayStartError:
     text = f"{type(error).__name__}: {error}"
-    if any(word in text for word in ("Unauthenticated", "InvalidAuthToken",
-                                     "AuthenticationError")):
+    if any(word in text for word in ("Unauthenticated", "InvalidAuthToken", "AuthenticationError")):
         if os.environ.get("RAY_AUTH_MODE", "").lower() != "token":
             return RayStartError(
                 f"the Ray cluster at {address} requires a token: export RAY_AUTH_MODE=token "
-                f"and give this machine the cluster's token ({CLUSTER_HELP})")
-        return RayStartError(f"the Ray cluster at {address} refused this machine's token: "
-                             f"use the head node's token ({CLUSTER_HELP})")
+                f"and give this machine the cluster's token ({CLUSTER_HELP})"
+            )
+        return RayStartError(
+            f"the Ray cluster at {address} refused this machine's token: "
+            f"use the head node's token ({CLUSTER_HELP})"
+        )
     if "version" in text.lower() and "mismatch" in text.lower():
-        return RayStartError(f"the Ray cluster at {address} runs another Ray or Python "
-                             f"version: {_first_line(error)}; install the same versions as "
-                             f"on the head node{_log_hint(log, verbose)}")
+        return RayStartError(
+            f"the Ray cluster at {address} runs another Ray or Python "
+            f"version: {_first_line(error)}; install the same versions as "
+            f"on the head node{_log_hint(log, verbose)}"
+        )
     if "Timed out" in text or "TimedOut" in text:
         return _no_cluster(address, "its GCS does not answer")
-    return RayStartError(f"could not join the Ray cluster at {address}: {_first_line(error)}"
-                         f"{_log_hint(log, verbose)}")
+    return RayStartError(
+        f"could not join the Ray cluster at {address}: {_first_line(error)}"
+        f"{_log_hint(log, verbose)}"
+    )
 
 
 # -- around ray.init: its output, the signals, a start cut short --------------
+
 
 @contextmanager
 def _starting(verbose: bool):
@@ -308,7 +339,7 @@ def _keep_signal_handlers():
         yield
         return
     crash_handler = getattr(ray_constants, "RAY_DISABLE_FAILURE_SIGNAL_HANDLER", False)
-    ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True   # read as the core worker starts
+    ray_constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True  # read as the core worker starts
     utils.set_sigterm_handler = lambda handler: None
     try:
         yield

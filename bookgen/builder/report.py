@@ -14,20 +14,20 @@ class BuildSummary:
     ply: int
     db: str
     positions_per_ply: dict[int, int] = field(default_factory=dict)
-    searched: int = 0          # frontier positions solved by this run
-    already_stored: int = 0    # frontier positions found in the book
-    frontier: int = 0          # positions at the last ply
-    derived: int = 0           # shallower positions scored from their children
+    searched: int = 0  # frontier positions solved by this run
+    already_stored: int = 0  # frontier positions found in the book
+    frontier: int = 0  # positions at the last ply
+    derived: int = 0  # shallower positions scored from their children
     nodes: int = 0
     core_seconds: float = 0.0
     wall_seconds: float = 0.0
     batches: int = 0
-    bounded: int = 0           # searched positions whose parents' entries bound the score
-    exact: int = 0             # of which the score was exact, leaving only the best moves
-    layout: str = ""           # how the frontier's solvers ran, once Ray is up
-    solvers: int = 0           # solver threads in all, once Ray is up
+    bounded: int = 0  # searched positions whose parents' entries bound the score
+    exact: int = 0  # of which the score was exact, leaving only the best moves
+    layout: str = ""  # how the frontier's solvers ran, once Ray is up
+    solvers: int = 0  # solver threads in all, once Ray is up
     interrupted: bool = False
-    stopped_by: int | None = None   # the signal that stopped it early: SIGINT or SIGTERM
+    stopped_by: int | None = None  # the signal that stopped it early: SIGINT or SIGTERM
     # wall seconds per phase: listing, starting Ray, solving the frontier
     # (of which writing batches), deriving shallower plies
     timings: dict[str, float] = field(default_factory=dict)
@@ -42,25 +42,32 @@ class BuildSummary:
 
     def report(self) -> str:
         board = "" if self.board == "7x6" else f"{self.board} board, "
-        lines = [f"book {self.db}: {board}root {self.root or '(empty board)'}, "
-                 f"up to ply {self.ply}"]
+        lines = [
+            f"book {self.db}: {board}root {self.root or '(empty board)'}, up to ply {self.ply}"
+        ]
         lines.append("  ply  positions")
         for ply, count in self.positions_per_ply.items():
             lines.append(f"  {ply:>3}  {count:>9,}")
         lines.append(f"  total {sum(self.positions_per_ply.values()):,} positions")
-        lines.append(f"searched {self.searched:,} frontier positions in {self.batches:,} batches "
-                     f"({self.already_stored:,} already stored), derived {self.derived:,}")
+        lines.append(
+            f"searched {self.searched:,} frontier positions in {self.batches:,} batches "
+            f"({self.already_stored:,} already stored), derived {self.derived:,}"
+        )
         if self.bounded:
-            lines.append(f"bounded by the ply above: {self.bounded:,} "
-                         f"(exact: {self.exact:,}, searched for best moves only)")
+            lines.append(
+                f"bounded by the ply above: {self.bounded:,} "
+                f"(exact: {self.exact:,}, searched for best moves only)"
+            )
         if self.layout:
             lines.append(f"solvers: {self.layout}")
-        lines.append(f"nodes {self.nodes:,}; wall {self.wall_seconds:.1f} s; "
-                     f"core {self.core_seconds:.1f} s")
+        lines.append(
+            f"nodes {self.nodes:,}; wall {self.wall_seconds:.1f} s; core {self.core_seconds:.1f} s"
+        )
         if self.timings:
             t = self.timings
-            phases = [f"{name} {t[name]:.1f} s" for name in ("list", "start", "frontier")
-                      if name in t]
+            phases = [
+                f"{name} {t[name]:.1f} s" for name in ("list", "start", "frontier") if name in t
+            ]
             if "writes" in t:
                 phases[-1] += f" (writing {t['writes']:.1f} s)"
             if "derive" in t:
@@ -68,8 +75,10 @@ class BuildSummary:
             lines.append("wall by phase: " + ", ".join(phases))
         if self.interrupted:
             by = f" by {signal.Signals(self.stopped_by).name}" if self.stopped_by else ""
-            lines.append(f"stopped early{by}: every finished batch is saved; "
-                         "run the same command again to resume")
+            lines.append(
+                f"stopped early{by}: every finished batch is saved; "
+                "run the same command again to resume"
+            )
         return "\n".join(lines)
 
 

@@ -33,6 +33,7 @@ MAX_BATCH = 20_000
 
 def describe(plan: WorkerPlan, table_log2: int) -> str:
     """E.g. '1 process x 2 threads; table 1 GiB per process'."""
+
     def plural(n: int, word: str) -> str:
         return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('s') else 's'}"
 
@@ -40,8 +41,10 @@ def describe(plan: WorkerPlan, table_log2: int) -> str:
     for bigger in ("KiB", "MiB", "GiB"):
         if size >= 1024:
             size, unit = size >> 10, bigger
-    return (f"{plural(plan.processes, 'process')} x {plural(plan.threads, 'thread')}; "
-            f"table {size} {unit} per process")
+    return (
+        f"{plural(plan.processes, 'process')} x {plural(plan.threads, 'thread')}; "
+        f"table {size} {unit} per process"
+    )
 
 
 def warm_up_workers(plan: WorkerPlan, table_log2: int, board: Board = STANDARD) -> None:
@@ -52,14 +55,22 @@ def warm_up_workers(plan: WorkerPlan, table_log2: int, board: Board = STANDARD) 
 
     task = warm_up.options(num_cpus=plan.threads)
     hold = 0.5 if plan.processes > 1 else 0.0
-    ray.get([task.remote(table_log2, plan.threads, hold, board)
-             for _ in range(plan.processes)])
+    ray.get([task.remote(table_log2, plan.threads, hold, board) for _ in range(plan.processes)])
 
 
-def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
-                    summary: BuildSummary, plan: WorkerPlan, table_log2: int, progress: bool,
-                    stop: threading.Event, solved: list, parents: Parents | None = None,
-                    missing: int | None = None) -> None:
+def solve_missing(
+    store: BookStore,
+    frontier: MissingKeys,
+    first: np.ndarray,
+    summary: BuildSummary,
+    plan: WorkerPlan,
+    table_log2: int,
+    progress: bool,
+    stop: threading.Event,
+    solved: list,
+    parents: Parents | None = None,
+    missing: int | None = None,
+) -> None:
     """Send batches of missing keys while the frontier is still being listed; write results.
 
     Each batch's ``(keys, scores)`` is appended to ``solved``.  With
@@ -80,16 +91,30 @@ def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
     task = solve_batch.options(num_cpus=plan.threads)
     in_flight: dict = {}
     per_position = None  # running estimate of seconds per position
-    bar = tqdm(total=missing if missing is not None else frontier.total - frontier.stored,
-               desc=f"ply {summary.ply} frontier",
-               unit="pos", disable=not progress, smoothing=0.05)
+    bar = tqdm(
+        total=missing if missing is not None else frontier.total - frontier.stored,
+        desc=f"ply {summary.ply} frontier",
+        unit="pos",
+        disable=not progress,
+        smoothing=0.05,
+    )
     try:
         while True:
             while len(in_flight) < limit:
                 # per_position is in core-seconds; a batch's threads share its wall time
-                size = FIRST_BATCH * plan.threads if per_position is None else int(min(
-                    MAX_BATCH, max(plan.threads, TARGET_BATCH_SECONDS * plan.threads
-                                   / max(per_position, 1e-7))))
+                size = (
+                    FIRST_BATCH * plan.threads
+                    if per_position is None
+                    else int(
+                        min(
+                            MAX_BATCH,
+                            max(
+                                plan.threads,
+                                TARGET_BATCH_SECONDS * plan.threads / max(per_position, 1e-7),
+                            ),
+                        )
+                    )
+                )
                 if frontier.done:
                     # Near the end, smaller batches, so that the workers finish together
                     # instead of one of them solving a last big batch alone.
@@ -102,8 +127,10 @@ def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
                 if not len(batch):
                     break
                 bounds = parents.bounds(batch) if parents is not None else None
-                in_flight[task.remote(batch, table_log2, plan.threads, bounds,
-                                      store.board)] = (batch, bounds)
+                in_flight[task.remote(batch, table_log2, plan.threads, bounds, store.board)] = (
+                    batch,
+                    bounds,
+                )
                 if missing is None:
                     bar.total = frontier.total - frontier.stored
                     bar.refresh()
@@ -122,8 +149,10 @@ def solve_missing(store: BookStore, frontier: MissingKeys, first: np.ndarray,
                         raise KeyboardInterrupt from None
                     raise
                 with timed(summary.timings, "writes"):
-                    store.insert_new(Rows(summary.ply, keys, result.scores, result.best,
-                                          nodes=result.nodes), search_seconds=result.seconds)
+                    store.insert_new(
+                        Rows(summary.ply, keys, result.scores, result.best, nodes=result.nodes),
+                        search_seconds=result.seconds,
+                    )
                 solved.append((keys, result.scores))
                 summary.searched += len(keys)
                 if bounds is not None:

@@ -24,8 +24,9 @@ class Solved(NamedTuple):
         return best_text(self.best)
 
 
-def solve_position(solver: Solver, position: Position | str, low: int | None = None,
-                   exact: bool = False) -> Solved:
+def solve_position(
+    solver: Solver, position: Position | str, low: int | None = None, exact: bool = False
+) -> Solved:
     """Weak search for the sign, then strong within it; then which moves reach the score.
 
     ``low`` is a proven lower bound on the score (``bounds``: from the
@@ -49,6 +50,9 @@ def solve_position(solver: Solver, position: Position | str, low: int | None = N
             score = solver.solve_window(position, floor, -1)
         else:
             score = 0  # a draw needs no strong search
-    best = sum(1 << (col - 1) for col in position.legal_moves()
-               if solver.is_best_move(position, col, score))
+    best = sum(
+        1 << (col - 1)
+        for col in position.legal_moves()
+        if solver.is_best_move(position, col, score)
+    )
     return Solved(score, best, solver.nodes - before)

@@ -36,7 +36,7 @@ from .listing import contains_sorted, keys_by_ply
 from .solve_position import solve_position
 
 SHOWN_PROBLEMS = 10
-NOT_KEPT = -1   # a frontier entry's best moves, where its ply keeps none
+NOT_KEPT = -1  # a frontier entry's best moves, where its ply keeps none
 READ_CHUNK = 200_000
 
 
@@ -64,14 +64,14 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
     finally:
         probe.dispose()
     report = VerifyReport()
-    problems: list[tuple[int, str]] = []   # (key, text): shown in key order, as stored
+    problems: list[tuple[int, str]] = []  # (key, text): shown in key order, as stored
     frontier: list[Segment] = []
     complete = json.loads(meta.get("complete_plies", "[]"))
     board = board_of_meta(meta, db)
     store = BookStore(db, meta["root"], int(meta["root_key"]), readonly=True, board=board)
     try:
         plies = sorted(store.count_by_ply())
-        above = None   # the ply below (deeper) this one: its children
+        above = None  # the ply below (deeper) this one: its children
         for ply in tqdm(plies[::-1], desc="plies", unit="ply", disable=not progress):
             try:
                 entries = store.entries_at(ply)
@@ -86,8 +86,10 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
             else:
                 if entries.best is None and len(entries.keys) and ply + 1 not in complete:
                     # The reader would answer its positions with no best move.
-                    report.problems.append(f"ply {ply}: no best moves stored, and ply "
-                                           f"{ply + 1}, whose scores give them, is not complete")
+                    report.problems.append(
+                        f"ply {ply}: no best moves stored, and ply "
+                        f"{ply + 1}, whose scores give them, is not complete"
+                    )
                 frontier.append(entries)
             above = (ply, entries.keys, entries.scores) if ply in complete else None
         counts = _check_counts(store, meta["root"], complete, report)
@@ -108,14 +110,18 @@ def _shown(key: int, root: str, board: Board) -> str:
 
 def _check_keys(entries: Segment, ply: int, board: Board) -> list[tuple[int, str]]:
     """Each key must be the canonical key of a position at its ply."""
-    bad = (canonical_keys(board, entries.keys) != entries.keys) \
-        | (plies_of(board, entries.keys) != ply)
-    return [(key, f"key {key}: not the canonical key of a position at ply {ply}")
-            for key in entries.keys[bad].tolist()]
+    bad = (canonical_keys(board, entries.keys) != entries.keys) | (
+        plies_of(board, entries.keys) != ply
+    )
+    return [
+        (key, f"key {key}: not the canonical key of a position at ply {ply}")
+        for key in entries.keys[bad].tolist()
+    ]
 
 
-def _check_derived(entries: Segment, children, root: str, report: VerifyReport,
-                   board: Board) -> list[tuple[int, str]]:
+def _check_derived(
+    entries: Segment, children, root: str, report: VerifyReport, board: Board
+) -> list[tuple[int, str]]:
     """Every entry is one ply of negamax over its children's entries."""
     report.derived_checked += len(entries.keys)
     if not len(entries.keys):
@@ -133,15 +139,28 @@ def _check_derived(entries: Segment, children, root: str, report: VerifyReport,
     for at in np.flatnonzero(~same & expected.complete).tolist():
         key = int(expected.keys[at])
         best = "" if entries.best is None else f" best {BEST_TEXT[entries.best[at]]}"
-        problems.append((key, (
-            f"{_shown(key, root, board)}: stored score {entries.scores[at]}{best}, but its children "
-            f"give score {expected.scores[at]} best {BEST_TEXT[expected.best[at]]} moves "
-            f"{unpack_scores(expected.move_scores[at].tobytes())}")))
+        problems.append(
+            (
+                key,
+                (
+                    f"{_shown(key, root, board)}: stored score {entries.scores[at]}{best}, but its children "
+                    f"give score {expected.scores[at]} best {BEST_TEXT[expected.best[at]]} moves "
+                    f"{unpack_scores(expected.move_scores[at].tobytes())}"
+                ),
+            )
+        )
     return problems
 
 
-def _check_frontier(frontier: list[Segment], sample: int, seed: int, root: str,
-                    report: VerifyReport, progress: bool, board: Board) -> None:
+def _check_frontier(
+    frontier: list[Segment],
+    sample: int,
+    seed: int,
+    root: str,
+    report: VerifyReport,
+    progress: bool,
+    board: Board,
+) -> None:
     """Re-solve a sample of the searched entries, drawn from all of them in key order."""
     frontier = [f for f in frontier if len(f.keys)]
     if not frontier or sample <= 0:
@@ -150,14 +169,19 @@ def _check_frontier(frontier: list[Segment], sample: int, seed: int, root: str,
 
     keys = np.concatenate([f.keys for f in frontier])
     scores = np.concatenate([f.scores for f in frontier])
-    best = np.concatenate([f.best.astype(np.int64) if f.best is not None
-                           else np.full(len(f.keys), NOT_KEPT, np.int64) for f in frontier])
+    best = np.concatenate(
+        [
+            f.best.astype(np.int64)
+            if f.best is not None
+            else np.full(len(f.keys), NOT_KEPT, np.int64)
+            for f in frontier
+        ]
+    )
     order = np.argsort(keys, kind="stable")
     chosen = order[random.Random(seed).sample(range(len(keys)), min(sample, len(keys)))]
     solver = Solver(board=board)
     moves = moves_of_keys(keys[chosen], root, board)
-    for i in tqdm(range(len(chosen)), desc="frontier re-solves", unit="pos",
-                  disable=not progress):
+    for i in tqdm(range(len(chosen)), desc="frontier re-solves", unit="pos", disable=not progress):
         fresh = solve_position(solver, moves[i])
         report.frontier_sampled += 1
         score, bits = int(scores[chosen[i]]), int(best[chosen[i]])
@@ -165,11 +189,13 @@ def _check_frontier(frontier: list[Segment], sample: int, seed: int, root: str,
         if fresh.score != score or bits not in (NOT_KEPT, fresh.best):
             report.problems.append(
                 f"{moves[i]!r}: stored score {score}{stored_best}, but a fresh "
-                f"solve gives score {fresh.score} best {fresh.best_moves}")
+                f"solve gives score {fresh.score} best {fresh.best_moves}"
+            )
 
 
-def _check_counts(store: BookStore, root: str, complete: list[int],
-                  report: VerifyReport) -> list[str]:
+def _check_counts(
+    store: BookStore, root: str, complete: list[int], report: VerifyReport
+) -> list[str]:
     """Each complete ply must hold exactly the enumerated keys."""
     if not complete:
         return []
@@ -181,20 +207,24 @@ def _check_counts(store: BookStore, root: str, complete: list[int],
         try:
             stored = store.entries_at(ply).keys
         except CorruptBookError:
-            continue   # already reported
+            continue  # already reported
         if not np.array_equal(stored, expected):
             missing = int((~contains_sorted(stored, expected)).sum())
             unexpected = int((~contains_sorted(expected, stored)).sum())
-            problems.append(f"ply {ply}: {len(stored):,} stored positions, {len(expected):,} "
-                            f"enumerated ({missing:,} missing, {unexpected:,} unexpected)")
+            problems.append(
+                f"ply {ply}: {len(stored):,} stored positions, {len(expected):,} "
+                f"enumerated ({missing:,} missing, {unexpected:,} unexpected)"
+            )
     return problems
 
 
 def run_verify(db: str, sample: int, seed: int, out: IO[str], progress: bool = True) -> int:
     report = verify(db, sample, seed, progress)
-    out.write(f"{db}: {report.entries:,} entries; {report.derived_checked:,} checked against "
-              f"their children, {report.frontier_sampled:,} frontier entries re-solved, "
-              f"complete plies counted: {report.plies_counted}\n")
+    out.write(
+        f"{db}: {report.entries:,} entries; {report.derived_checked:,} checked against "
+        f"their children, {report.frontier_sampled:,} frontier entries re-solved, "
+        f"complete plies counted: {report.plies_counted}\n"
+    )
     if report.ok:
         out.write("OK: the book is consistent\n")
         return 0

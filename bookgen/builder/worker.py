@@ -54,7 +54,8 @@ def warm_up(table_log2: int, threads: int, hold: float = 0.0, board: Board = STA
     """
     middle = str(board.column_order[0] + 1)
     worker_solvers(table_log2, threads, board)[0].solve(
-        middle * board.height + str(board.column_order[1] + 1))
+        middle * board.height + str(board.column_order[1] + 1)
+    )
     time.sleep(hold)
     return os.getpid()
 
@@ -62,15 +63,16 @@ def warm_up(table_log2: int, threads: int, hold: float = 0.0, board: Board = STA
 class BatchResult(NamedTuple):
     """What a batch sends back: arrays in the order of the keys it was given."""
 
-    scores: np.ndarray   # int8
-    best: np.ndarray     # uint8 (uint16 on width 9), bit c set when column c + 1 is best
-    nodes: np.ndarray    # int64
-    seconds: float       # core-seconds spent solving
+    scores: np.ndarray  # int8
+    best: np.ndarray  # uint8 (uint16 on width 9), bit c set when column c + 1 is best
+    nodes: np.ndarray  # int64
+    seconds: float  # core-seconds spent solving
     pid: int
 
 
-def solve_keys(solvers: list[Solver], keys: np.ndarray, bounds: Bounds | None = None
-               ) -> BatchResult:
+def solve_keys(
+    solvers: list[Solver], keys: np.ndarray, bounds: Bounds | None = None
+) -> BatchResult:
     """Solve every key with ``solvers`` (one thread each, sharing their table).
 
     ``bounds`` holds what the book's previous ply proves about each key.
@@ -100,8 +102,13 @@ def solve_keys(solvers: list[Solver], keys: np.ndarray, bounds: Bounds | None = 
 
 
 @ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
-def solve_batch(keys: np.ndarray, table_log2: int, threads: int = 1,
-                bounds: Bounds | None = None, board: Board = STANDARD) -> BatchResult:
+def solve_batch(
+    keys: np.ndarray,
+    table_log2: int,
+    threads: int = 1,
+    bounds: Bounds | None = None,
+    board: Board = STANDARD,
+) -> BatchResult:
     """Scores, best moves and nodes for a batch of packed keys (``solver.packed``).
 
     Submit it with ``.options(num_cpus=threads)``.  Keys (and their bounds)

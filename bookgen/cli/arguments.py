@@ -35,22 +35,28 @@ def _number(pattern: re.Pattern, kind):
 
 def whole(text: str) -> int:
     """A whole number (a ply, a seed), of any sign: the command judges its range."""
-    return _argument(text, _number(_INTEGER, int), lambda v: True,
-                     "a whole number (digits 0-9)")
+    return _argument(text, _number(_INTEGER, int), lambda v: True, "a whole number (digits 0-9)")
 
 
 def _count(text: str, low: int, high: int | None, what: str) -> int:
     """A whole number from ``low`` to ``high`` (``None``: no bound) of ``what``."""
     wanted = f"{low} or more" if high is None else f"{low} to {high}"
-    return _argument(text, _number(_INTEGER, int),
-                     lambda v: low <= v and (high is None or v <= high),
-                     f"{what}: give {wanted}")
+    return _argument(
+        text,
+        _number(_INTEGER, int),
+        lambda v: low <= v and (high is None or v <= high),
+        f"{what}: give {wanted}",
+    )
 
 
 def seconds(text: str) -> float:
     """A time budget: a positive number of seconds, at most a day (``MAX_TIME_BUDGET``)."""
-    return _argument(text, _number(_DECIMAL, float), lambda v: 0 < v <= MAX_TIME_BUDGET,
-                     f"a number of seconds above 0 and at most {MAX_TIME_BUDGET:g} (a day)")
+    return _argument(
+        text,
+        _number(_DECIMAL, float),
+        lambda v: 0 < v <= MAX_TIME_BUDGET,
+        f"a number of seconds above 0 and at most {MAX_TIME_BUDGET:g} (a day)",
+    )
 
 
 def search_threads(text: str) -> int:
@@ -80,10 +86,12 @@ def verify_sample(text: str) -> int:
 
 def table_log2(text: str) -> int:
     """A transposition table size: log2 of its slots, in the range Solver accepts."""
-    return _argument(text, _number(_INTEGER, int),
-                     lambda v: TABLE_LOG2_MIN <= v <= TABLE_LOG2_MAX,
-                     f"a table size: give {TABLE_LOG2_MIN} to {TABLE_LOG2_MAX} "
-                     "(2**N slots of 8 bytes)")
+    return _argument(
+        text,
+        _number(_INTEGER, int),
+        lambda v: TABLE_LOG2_MIN <= v <= TABLE_LOG2_MAX,
+        f"a table size: give {TABLE_LOG2_MIN} to {TABLE_LOG2_MAX} (2**N slots of 8 bytes)",
+    )
 
 
 def board_size(text: str) -> Board:
@@ -91,14 +99,16 @@ def board_size(text: str) -> Board:
     try:
         return Board.parse(text)
     except BoardSizeError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a board c4book plays: {ALLOWED}") \
-            from None
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a board c4book plays: {ALLOWED}"
+        ) from None
 
 
 def port(text: str) -> int:
     """A TCP port: 0 (any free one) to 65535."""
-    return _argument(text, _number(_INTEGER, int), lambda v: 0 <= v <= 65535,
-                     "a port: give 0 to 65535")
+    return _argument(
+        text, _number(_INTEGER, int), lambda v: 0 <= v <= 65535, "a port: give 0 to 65535"
+    )
 
 
 def written_db(text: str) -> str:

@@ -24,8 +24,9 @@ def _signed(score: int | None) -> str:
     return "x" if score is None else f"{score:+d}" if score else "0"
 
 
-def run_query(moves: str, db: str | None, as_json: bool, out: IO[str],
-              board: Board | None = None) -> int:
+def run_query(
+    moves: str, db: str | None, as_json: bool, out: IO[str], board: Board | None = None
+) -> int:
     book = open_book(db, board)
     board = book.board if book is not None else board or Board()
     try:
@@ -38,20 +39,36 @@ def run_query(moves: str, db: str | None, as_json: bool, out: IO[str],
         out.write(json.dumps(result.to_json()) + "\n")
         return 0
     mover = "x" if position.ply % 2 == 0 else "o"
-    source = {"book": "from the book", "search": "not in the book: searched",
-              "book+search": "partly from the book, the rest searched"}[result.source]
+    source = {
+        "book": "from the book",
+        "search": "not in the book: searched",
+        "book+search": "partly from the book, the rest searched",
+    }[result.source]
     out.write(f"{position}\n\n")
-    out.write(f"moves  {position.moves or '(empty board)'}  (ply {position.ply}, {mover} to play)\n")
-    out.write(f"score  {_signed(result.score)}: "
-              f"{describe_score(result.score, position.ply, board)}  [{source}]\n")
+    out.write(
+        f"moves  {position.moves or '(empty board)'}  (ply {position.ply}, {mover} to play)\n"
+    )
+    out.write(
+        f"score  {_signed(result.score)}: "
+        f"{describe_score(result.score, position.ply, board)}  [{source}]\n"
+    )
     out.write(f"best   {' '.join(map(str, result.best_moves))}\n")
-    out.write("moves  " + "  ".join(f"{col}:{_signed(s)}"
-                                   for col, s in enumerate(result.move_scores, start=1)) + "\n")
+    out.write(
+        "moves  "
+        + "  ".join(f"{col}:{_signed(s)}" for col, s in enumerate(result.move_scores, start=1))
+        + "\n"
+    )
     return 0
 
 
-def run_move(moves: str, db: str | None, as_json: bool, time_budget: float | None,
-             out: IO[str], board: Board | None = None) -> int:
+def run_move(
+    moves: str,
+    db: str | None,
+    as_json: bool,
+    time_budget: float | None,
+    out: IO[str],
+    board: Board | None = None,
+) -> int:
     book = open_book(db, board)
     try:
         player = Player(book, time_budget=time_budget, board=board)
@@ -60,8 +77,12 @@ def run_move(moves: str, db: str | None, as_json: bool, time_budget: float | Non
         if book is not None:
             book.close()
     if as_json:
-        out.write(json.dumps({"moves": Position.from_moves(moves, player.board).moves,
-                              **decision.to_json()}) + "\n")
+        out.write(
+            json.dumps(
+                {"moves": Position.from_moves(moves, player.board).moves, **decision.to_json()}
+            )
+            + "\n"
+        )
     else:
         if decision.proven:
             proof = ""
@@ -69,11 +90,12 @@ def run_move(moves: str, db: str | None, as_json: bool, time_budget: float | Non
             kept = {1: "win", 0: "draw", -1: "loss"}[decision.keeps]
             proof = f", not proven best: time ran out; it keeps the {kept}"
         else:
-            proof = (f", not proven: time ran out, best found looking "
-                     f"{lookahead(decision.depth)}")
+            proof = f", not proven: time ran out, best found looking {lookahead(decision.depth)}"
         score = "" if decision.score is None else f", score {_signed(decision.score)}"
-        out.write(f"{decision.column}  ({decision.source}{score}, "
-                  f"{decision.seconds * 1000:.1f} ms{proof})\n")
+        out.write(
+            f"{decision.column}  ({decision.source}{score}, "
+            f"{decision.seconds * 1000:.1f} ms{proof})\n"
+        )
     return 0
 
 
@@ -83,8 +105,13 @@ def book_stats(db: str) -> dict:
         outcomes = book.score_counts()
         info = book.info
         board = book.board
-    store = BookStore(db, info.root, Position.from_moves(info.root, board).canonical_key,
-                      readonly=True, board=board)
+    store = BookStore(
+        db,
+        info.root,
+        Position.from_moves(info.root, board).canonical_key,
+        readonly=True,
+        board=board,
+    )
     try:
         storage = store.storage_by_ply()
     finally:
@@ -96,18 +123,36 @@ def book_stats(db: str) -> dict:
 
     def stored(ply: int) -> dict:
         packed, nbytes, rows = storage.get(ply, (0, 0, 0))
-        form = ("sealed" if not rows and ply in complete else
-                "rows" if not packed else "packed" if not rows else "packed+rows")
-        return {"form": form, "packed": packed, "packed_bytes": nbytes, "rows": rows,
-                "bytes_per_packed_position": round(nbytes / packed, 2) if packed else None}
+        form = (
+            "sealed"
+            if not rows and ply in complete
+            else "rows"
+            if not packed
+            else "packed"
+            if not rows
+            else "packed+rows"
+        )
+        return {
+            "form": form,
+            "packed": packed,
+            "packed_bytes": nbytes,
+            "rows": rows,
+            "bytes_per_packed_position": round(nbytes / packed, 2) if packed else None,
+        }
 
     return {
-        "db": db, "board": str(board), "root": info.root, "max_ply": info.max_ply,
+        "db": db,
+        "board": str(board),
+        "root": info.root,
+        "max_ply": info.max_ply,
         "coverage_per_ply": _coverage(info.root, counts, complete, board),
-        "plies_complete": list(info.plies_complete), "positions": total,
+        "plies_complete": list(info.plies_complete),
+        "positions": total,
         "positions_per_ply": {str(p): n for p, n in counts.items()},
-        "outcomes_per_ply": {str(p): {"win": o.get(1, 0), "draw": o.get(0, 0), "loss": o.get(-1, 0)}
-                             for p, o in outcomes.items()},
+        "outcomes_per_ply": {
+            str(p): {"win": o.get(1, 0), "draw": o.get(0, 0), "loss": o.get(-1, 0)}
+            for p, o in outcomes.items()
+        },
         "storage_per_ply": {str(p): stored(p) for p in counts},
         "search_core_hours": round(info.search_core_seconds / 3600, 2),
         "file_bytes": size,
@@ -115,8 +160,9 @@ def book_stats(db: str) -> dict:
     }
 
 
-def _coverage(root: str, counts: dict[int, int], complete: set[int],
-              board: Board) -> dict[str, float]:
+def _coverage(
+    root: str, counts: dict[int, int], complete: set[int], board: Board
+) -> dict[str, float]:
     """For each ply still being built, the share of its positions the book holds
     (listing the ply takes seconds: ply 12 is 5.8 million positions)."""
     building = [p for p in counts if p not in complete]
@@ -135,24 +181,35 @@ def run_stats(db: str, as_json: bool, out: IO[str]) -> int:
         return 0
     complete = set(stats["plies_complete"])
     board = "" if stats["board"] == str(Board()) else f"{stats['board']} board, "
-    out.write(f"book {db}: {board}root {stats['root'] or '(empty board)'}, "
-              f"{stats['positions']:,} positions\n")
-    out.write("  ply  positions  complete     win    draw    loss   stored    bytes/pos"
-              "   (outcomes for the player to move)\n")
+    out.write(
+        f"book {db}: {board}root {stats['root'] or '(empty board)'}, "
+        f"{stats['positions']:,} positions\n"
+    )
+    out.write(
+        "  ply  positions  complete     win    draw    loss   stored    bytes/pos"
+        "   (outcomes for the player to move)\n"
+    )
     for ply, count in stats["positions_per_ply"].items():
         o = stats["outcomes_per_ply"][ply]
         mark = "yes" if int(ply) in complete else "no"
         form = stats["storage_per_ply"][ply]
-        per = "" if form["bytes_per_packed_position"] is None else \
-            f"{form['bytes_per_packed_position']:.2f}"
+        per = (
+            ""
+            if form["bytes_per_packed_position"] is None
+            else f"{form['bytes_per_packed_position']:.2f}"
+        )
         rows = f"  ({form['rows']:,} rows)" if form["rows"] else ""
         if ply in stats["coverage_per_ply"]:
             rows += f"  ({stats['coverage_per_ply'][ply]:.1%} of the ply)"
-        out.write(f"  {ply:>3}  {count:>9,}  {mark:>8}  {o['win']:>6,}  {o['draw']:>6,}  "
-                  f"{o['loss']:>6,}   {form['form']:<11} {per:>5}{rows}\n")
+        out.write(
+            f"  {ply:>3}  {count:>9,}  {mark:>8}  {o['win']:>6,}  {o['draw']:>6,}  "
+            f"{o['loss']:>6,}   {form['form']:<11} {per:>5}{rows}\n"
+        )
     if stats["search_core_hours"]:
         out.write(f"search time so far: {stats['search_core_hours']:,} core-hours\n")
     if stats["file_bytes"] is not None:
-        out.write(f"file {stats['file_bytes']:,} bytes, "
-                  f"{stats['bytes_per_position']} bytes per position\n")
+        out.write(
+            f"file {stats['file_bytes']:,} bytes, "
+            f"{stats['bytes_per_position']} bytes per position\n"
+        )
     return 0

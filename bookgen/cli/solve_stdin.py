@@ -13,9 +13,17 @@ def format_scores(scores: list[int | None]) -> str:
     return " ".join("x" if s is None else str(s) for s in scores)
 
 
-def solve_lines(lines: IO[str], out: IO[str], err: IO[str], *, weak: bool = False,
-                analyze: bool = False, table_log2: int = DEFAULT_TABLE_LOG2,
-                threads: int | None = None, board: Board | None = None) -> int:
+def solve_lines(
+    lines: IO[str],
+    out: IO[str],
+    err: IO[str],
+    *,
+    weak: bool = False,
+    analyze: bool = False,
+    table_log2: int = DEFAULT_TABLE_LOG2,
+    threads: int | None = None,
+    board: Board | None = None,
+) -> int:
     """Solve each line's first token, a position of ``board`` (7x6 by default); report
     bad lines and carry on.
 
@@ -29,7 +37,7 @@ def solve_lines(lines: IO[str], out: IO[str], err: IO[str], *, weak: bool = Fals
         if not fields:
             continue
         moves = fields[0]
-        try:   # (the writes stay outside: output that fails stops the command)
+        try:  # (the writes stay outside: output that fails stops the command)
             position = Position.from_moves(moves, solver.board)
             if analyze:
                 scores = solver.analyze(position)

@@ -61,8 +61,10 @@ def format_of(out: str, format: str | None = None) -> str:
         return format
     suffix = os.path.splitext(out)[1].lower()
     if suffix not in SUFFIXES:
-        raise ExportError(f"cannot tell the format of {out!r} from its suffix: give --format "
-                          f"{'|'.join(FORMATS)} (or name it {', '.join(SUFFIXES)})")
+        raise ExportError(
+            f"cannot tell the format of {out!r} from its suffix: give --format "
+            f"{'|'.join(FORMATS)} (or name it {', '.join(SUFFIXES)})"
+        )
     return SUFFIXES[suffix]
 
 
@@ -72,9 +74,10 @@ def _writer(format: str):
         try:
             from .parquet import Writer
         except ImportError as error:
-            raise MissingExtraError(f"--format parquet needs the data extra (missing "
-                                    f"{error.name or 'pyarrow'}): pip install 'c4book[data]'"
-                                    ) from None
+            raise MissingExtraError(
+                f"--format parquet needs the data extra (missing "
+                f"{error.name or 'pyarrow'}): pip install 'c4book[data]'"
+            ) from None
         return Writer
     if format == "csv":
         from .csvfile import Writer
@@ -83,9 +86,15 @@ def _writer(format: str):
     return Writer
 
 
-def export(out: str, format: str | None = None, plies: int | str | Iterable[int] | None = None,
-           db: str | Book | None = None, mirrors: bool = False, force: bool = False,
-           progress: bool = False) -> Exported:
+def export(
+    out: str,
+    format: str | None = None,
+    plies: int | str | Iterable[int] | None = None,
+    db: str | Book | None = None,
+    mirrors: bool = False,
+    force: bool = False,
+    progress: bool = False,
+) -> Exported:
     """Write the book at ``db`` (a path, a URL or an open ``Book``; by default ./book.db,
     else the installed book) to ``out``.  ``plies``: a ply, ``"LO-HI"`` or a range (by
     default every ply).  ``force`` replaces an existing ``out``."""
@@ -126,7 +135,7 @@ def _temporary(out: str) -> str:
     os.close(handle)
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(path, 0o666 & ~umask)   # mkstemp's 0600 would outlive the rename
+    os.chmod(path, 0o666 & ~umask)  # mkstemp's 0600 would outlive the rename
     return path
 
 
@@ -134,8 +143,14 @@ def _write(writer, book: Book, plies: list[int], mirrors: bool, progress: bool) 
     """Every slice of ``plies`` (and its mirror images) through ``writer``: the rows written."""
     held = stored_plies(book)
     rows = 0
-    with tqdm(total=sum(held[p] for p in plies), desc="export", unit="pos", unit_scale=True,
-              disable=not progress, file=sys.stderr) as bar:
+    with tqdm(
+        total=sum(held[p] for p in plies),
+        desc="export",
+        unit="pos",
+        unit_scale=True,
+        disable=not progress,
+        file=sys.stderr,
+    ) as bar:
         try:
             for part in slices(book, plies):
                 rows += writer.write(part)

@@ -19,8 +19,10 @@ from . import table
 
 # Small integers as text, made once: a score + 128 and a packed move score -> its field.
 _SCORE = np.array([b"%d" % (value - 128) for value in range(256)], dtype=object)
-_PACKED = np.array([b"" if value == FULL_COLUMN else b"%d" % (value - SCORE_OFFSET)
-                    for value in range(256)], dtype=object)
+_PACKED = np.array(
+    [b"" if value == FULL_COLUMN else b"%d" % (value - SCORE_OFFSET) for value in range(256)],
+    dtype=object,
+)
 _OUTCOME = np.array([word.encode() for word in table.OUTCOMES], dtype=object)
 
 
@@ -37,8 +39,7 @@ class Writer:
 
     def __init__(self, path: str, board: Board, meta: dict[str, str]):
         self.board = board
-        self._best = np.array([text.encode() for text in table.best_texts(board)],
-                              dtype=object)
+        self._best = np.array([text.encode() for text in table.best_texts(board)], dtype=object)
         self._file: BinaryIO = open(path, "wb")
         self._file.write(",".join(table.names(board)).encode() + b"\n")
 
@@ -48,11 +49,16 @@ class Writer:
             moves = [[b""] * part.size] * board.width
         else:
             moves = [_PACKED[part.move_scores[:, col]].tolist() for col in range(board.width)]
-        fields = [[b"%d" % part.ply] * part.size, _texts(table.moves_text(part)),
-                  _texts(cells(part, board)), list(map(b"%d".__mod__, part.keys.tolist())),
-                  _SCORE[part.scores.astype(np.int64) + 128].tolist(),
-                  _OUTCOME[table.outcome_index(part)].tolist(),
-                  self._best[part.best].tolist(), *moves]
+        fields = [
+            [b"%d" % part.ply] * part.size,
+            _texts(table.moves_text(part)),
+            _texts(cells(part, board)),
+            list(map(b"%d".__mod__, part.keys.tolist())),
+            _SCORE[part.scores.astype(np.int64) + 128].tolist(),
+            _OUTCOME[table.outcome_index(part)].tolist(),
+            self._best[part.best].tolist(),
+            *moves,
+        ]
         self._file.write(b"\n".join(map(b",".join, zip(*fields))) + b"\n")
         return part.size
 

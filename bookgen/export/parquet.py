@@ -21,18 +21,33 @@ COMPRESSION = "zstd"
 
 def schema(board: Board, meta: dict[str, str]) -> pa.Schema:
     """The columns and their types (``docs/data.md``)."""
-    types = [pa.uint8(), pa.string(), pa.string(), pa.uint64(), pa.int8(), pa.string(),
-             pa.string()] + [pa.int8()] * board.width
-    return pa.schema([pa.field(name, kind, nullable=name.startswith("move_"))
-                      for name, kind in zip(table.names(board), types)], metadata=meta)
+    types = [
+        pa.uint8(),
+        pa.string(),
+        pa.string(),
+        pa.uint64(),
+        pa.int8(),
+        pa.string(),
+        pa.string(),
+    ] + [pa.int8()] * board.width
+    return pa.schema(
+        [
+            pa.field(name, kind, nullable=name.startswith("move_"))
+            for name, kind in zip(table.names(board), types)
+        ],
+        metadata=meta,
+    )
 
 
 def _strings(matrix: np.ndarray) -> pa.Array:
     """Each row of an ``(n, w)`` ASCII matrix as one string, with no Python object."""
     count, width = matrix.shape
     offsets = np.arange(count + 1, dtype=np.int32) * width
-    return pa.Array.from_buffers(pa.string(), count, [
-        None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(matrix))])
+    return pa.Array.from_buffers(
+        pa.string(),
+        count,
+        [None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(matrix))],
+    )
 
 
 class Writer:
@@ -47,11 +62,15 @@ class Writer:
 
     def write(self, part: Slice) -> int:
         board = self.board
-        columns = [pa.array(np.full(part.size, part.ply, np.uint8)),
-                   _strings(table.moves_text(part)), _strings(cells(part, board)),
-                   pa.array(part.keys), pa.array(part.scores),
-                   self._outcomes.take(pa.array(table.outcome_index(part))),
-                   self._best.take(pa.array(part.best))]
+        columns = [
+            pa.array(np.full(part.size, part.ply, np.uint8)),
+            _strings(table.moves_text(part)),
+            _strings(cells(part, board)),
+            pa.array(part.keys),
+            pa.array(part.scores),
+            self._outcomes.take(pa.array(table.outcome_index(part))),
+            self._best.take(pa.array(part.best)),
+        ]
         for col in range(board.width):
             values, none = table.move_scores(part, col)
             columns.append(pa.array(values, mask=none))

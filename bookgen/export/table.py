@@ -19,7 +19,7 @@ from ..book.schema import BEST_TEXT
 from ..book.store import sqlite_path
 
 COLUMNS = ("ply", "moves", "cells", "key", "score", "outcome", "best_moves")
-OUTCOMES = ("loss", "draw", "win")   # by the score's sign + 1
+OUTCOMES = ("loss", "draw", "win")  # by the score's sign + 1
 
 
 def move_columns(board: Board) -> list[str]:
@@ -43,7 +43,7 @@ def outcome_index(part: Slice) -> np.ndarray:
 
 def best_texts(board: Board) -> list[str]:
     """Best-move bits -> their columns as digits, ``"35"``."""
-    return list(BEST_TEXT[:1 << board.width])
+    return list(BEST_TEXT[: 1 << board.width])
 
 
 def move_scores(part: Slice, col: int) -> tuple[np.ndarray, np.ndarray]:
@@ -59,12 +59,16 @@ def metadata(db: str, board: Board, root: str, mirrors: bool) -> dict[str, str]:
     """What a file says of where it comes from: its board first."""
     try:
         ours = version("c4book")
-    except PackageNotFoundError:   # run from a source tree
+    except PackageNotFoundError:  # run from a source tree
         ours = "unknown"
     path = sqlite_path(db)
-    return {"c4book.board": str(board), "c4book.version": ours,
-            "c4book.book_sha256": "" if path is None else file_sha256(path),
-            "c4book.root": root, "c4book.mirrors": "yes" if mirrors else "no"}
+    return {
+        "c4book.board": str(board),
+        "c4book.version": ours,
+        "c4book.book_sha256": "" if path is None else file_sha256(path),
+        "c4book.root": root,
+        "c4book.mirrors": "yes" if mirrors else "no",
+    }
 
 
 def file_sha256(path: str) -> str:

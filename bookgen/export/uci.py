@@ -31,8 +31,9 @@ def quiet(part: Slice, board: Board) -> np.ndarray:
     threat = np.zeros(part.size, bool)
     for col in range(board.width):
         stone = (mask + np.uint64(board.bottom_cells[col])) & np.uint64(board.column_masks[col])
-        threat |= (stone != 0) & ((board.fours(current | stone) != 0)
-                                  | (board.fours(other | stone) != 0))
+        threat |= (stone != 0) & (
+            (board.fours(current | stone) != 0) | (board.fours(other | stone) != 0)
+        )
     return ~threat
 
 

@@ -28,9 +28,14 @@ class Analysis:
     source: str
 
     def to_json(self) -> dict:
-        return {"moves": self.moves, "score": self.score, "wdl": self.wdl,
-                "best_moves": list(self.best_moves), "move_scores": list(self.move_scores),
-                "source": self.source}
+        return {
+            "moves": self.moves,
+            "score": self.score,
+            "wdl": self.wdl,
+            "best_moves": list(self.best_moves),
+            "move_scores": list(self.move_scores),
+            "source": self.source,
+        }
 
 
 def new_solver(board: Board = STANDARD):
@@ -43,21 +48,42 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
     """Exact analysis of a position: from the book where it can, by search otherwise.
 
     A move string is read on the book's board, else the solver's, else 7x6."""
-    board = book.board if book is not None else solver.board if solver is not None \
-        else moves.board if isinstance(moves, Position) else STANDARD
+    board = (
+        book.board
+        if book is not None
+        else solver.board
+        if solver is not None
+        else moves.board
+        if isinstance(moves, Position)
+        else STANDARD
+    )
     position = as_position(moves, board)
     if position.is_game_over:
-        raise GameOverError(f"the game is over after {position.moves!r}: nothing to analyze",
-                            position.moves)
+        raise GameOverError(
+            f"the game is over after {position.moves!r}: nothing to analyze", position.moves
+        )
     entry = book.get(position) if book is not None else None
     if entry is not None and entry.move_scores is not None:
-        return Analysis(position.moves, position.ply, entry.score, entry.wdl, entry.best_moves,
-                        entry.move_scores, "book")
+        return Analysis(
+            position.moves,
+            position.ply,
+            entry.score,
+            entry.wdl,
+            entry.best_moves,
+            entry.move_scores,
+            "book",
+        )
     searched, used_book = False, entry is not None
-    children = [position.play(col) for col in position.legal_moves()
-                if not position.is_winning_move(col)]
-    in_book = {} if book is None else {  # every child in one lookup
-        child.key: found for child, found in zip(children, book.get_many(children))}
+    children = [
+        position.play(col) for col in position.legal_moves() if not position.is_winning_move(col)
+    ]
+    in_book = (
+        {}
+        if book is None
+        else {  # every child in one lookup
+            child.key: found for child, found in zip(children, book.get_many(children))
+        }
+    )
 
     def child_score(child: Position) -> int:
         nonlocal searched, used_book, solver
@@ -72,8 +98,15 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
     scores = position.move_scores(child_score)
     score, best = best_of(scores)
     source = ("book+search" if searched else "book") if used_book else "search"
-    return Analysis(position.moves, position.ply, score, sign(score),
-                    tuple(int(c) for c in best), tuple(scores), source)
+    return Analysis(
+        position.moves,
+        position.ply,
+        score,
+        sign(score),
+        tuple(int(c) for c in best),
+        tuple(scores),
+        source,
+    )
 
 
 def describe_score(score: int, ply: int, board: Board = STANDARD) -> str:

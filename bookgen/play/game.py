@@ -39,7 +39,7 @@ def board_text(position: Position, colour: bool = False) -> str:
         height = position.moves.count(position.moves[-1])
         last = (board.height - height, col)
     lines = []
-    for r, row in enumerate(rows[:board.height]):
+    for r, row in enumerate(rows[: board.height]):
         cells = row.split(" ")
         for c in range(board.width):
             stone = cells[c]
@@ -49,7 +49,7 @@ def board_text(position: Position, colour: bool = False) -> str:
                 stone = COLOURS[stone.lower()] + (LAST if (r, c) == last else "") + stone + RESET
             cells[c] = stone
         lines.append(" ".join(cells))
-    return "\n".join(lines + rows[board.height:])
+    return "\n".join(lines + rows[board.height :])
 
 
 def describe_decision(decision: Decision) -> str:
@@ -84,8 +84,14 @@ def write_hints(player: Player, position: Position, out: IO[str]) -> None:
             out.write(f"  {col}: {hint_words(score, position.ply, position.board)}\n")
 
 
-def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str],
-              hints: bool = False, start: str = "") -> int:
+def play_game(
+    player: Player,
+    human_first: bool,
+    stdin: IO[str],
+    out: IO[str],
+    hints: bool = False,
+    start: str = "",
+) -> int:
     """Play one game from the moves ``start``; returns 0 when it ends (or the human quits).
 
     ``human_first``: the human makes the first move after ``start``.
@@ -111,8 +117,10 @@ def play_game(player: Player, human_first: bool, stdin: IO[str], out: IO[str],
         else:
             decision = player.choose(position)
             position = position.play(decision.column)
-            out.write(f"AI plays {decision.column}  ({describe_decision(decision)}, "
-                      f"{decision.seconds * 1000:.0f} ms)\n")
+            out.write(
+                f"AI plays {decision.column}  ({describe_decision(decision)}, "
+                f"{decision.seconds * 1000:.0f} ms)\n"
+            )
         out.write(f"\n{board_text(position, colour)}\n\n")
     if not position.is_won:
         out.write("Draw.\n")
@@ -133,7 +141,7 @@ def _ask_column(position: Position, stdin: IO[str], out: IO[str]) -> int | None:
         if not line or line.strip().lower() in ("q", "quit", "exit"):
             return None
         text = line.strip()
-        number = text.lstrip("0") or "0"   # as int() reads it, without int(): 4,301 digits raise
+        number = text.lstrip("0") or "0"  # as int() reads it, without int(): 4,301 digits raise
         if not (text.isascii() and text.isdigit()):
             out.write(f"{_shown(text)!r} is not a column: type a number from 1 to {width}\n")
         elif len(number) > 1 or not 1 <= int(number) <= width:
@@ -152,10 +160,18 @@ def _shown(text: str) -> str:
 DEFAULT_TIME = 10.0  # seconds per AI move outside the book
 
 
-def run_play(db: str | None, first: str, stdin: IO[str], out: IO[str],
-             time_budget: float | None = DEFAULT_TIME, level: str = "perfect",
-             seed: int | None = None, hints: bool = False, start: str = "",
-             board: Board | None = None) -> int:
+def run_play(
+    db: str | None,
+    first: str,
+    stdin: IO[str],
+    out: IO[str],
+    time_budget: float | None = DEFAULT_TIME,
+    level: str = "perfect",
+    seed: int | None = None,
+    hints: bool = False,
+    start: str = "",
+    board: Board | None = None,
+) -> int:
     book = None if db is None else Book.open(db, board=board)
     try:
         player = Player(book, time_budget=time_budget, level=level, seed=seed, board=board)

@@ -44,8 +44,12 @@ def book_bound(book, position: Position) -> ParentBound | None:
     keys, scores, best = book.entries_of_keys(parents_of(position.key, board).tolist())
     if not keys:
         return None
-    parents = Parents(np.array(keys, dtype=np.uint64), np.array(scores, dtype=np.int8),
-                      np.array(best, dtype=board.column_set_type), board)
+    parents = Parents(
+        np.array(keys, dtype=np.uint64),
+        np.array(scores, dtype=np.int8),
+        np.array(best, dtype=board.column_set_type),
+        board,
+    )
     low, exact = parents.bounds(np.array([position.key], dtype=np.uint64)).known(0)
     return ParentBound(low, exact)
 
@@ -65,8 +69,7 @@ def book_leaves(book, position: Position) -> tuple[np.ndarray, np.ndarray]:
             if entry is not None:
                 found[child.canonical_key] = entry.score
     keys = sorted(found)
-    return (np.array(keys, dtype=np.uint64),
-            np.array([found[k] for k in keys], dtype=np.int64))
+    return (np.array(keys, dtype=np.uint64), np.array([found[k] for k in keys], dtype=np.int64))
 
 
 class Floors:
@@ -90,6 +93,3 @@ class Floors:
             if not grandchild.is_game_over:
                 key = grandchild.key
                 self._floors[key] = max(floor, self._floors.get(key, floor))
-
-
-

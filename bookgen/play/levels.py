@@ -44,20 +44,25 @@ class Level:
         """How it plays, in words made from its numbers (``play --help``, the explorer,
         docs/ai.md's table: tests/test_levels.py holds the docs to it)."""
         if self.depth is not None:
-            return (f"looks {lookahead(self.depth)} with the evaluation, then picks at random "
-                    f"among the moves within {self.margin} points of the best")
+            return (
+                f"looks {lookahead(self.depth)} with the evaluation, then picks at random "
+                f"among the moves within {self.margin} points of the best"
+            )
         if self.nodes is not None:
             return f"the book, then the anytime search with {self.nodes:,} nodes a move"
         return "the book, then the exact solver"
 
 
-LEVELS = {level.name: level for level in (
-    Level("beginner", 2, 60, None),
-    Level("casual", 4, 25, None),
-    Level("club", 8, 6, None),
-    Level("expert", None, 0, 100_000),
-    Level("perfect", None, 0, None),
-)}
+LEVELS = {
+    level.name: level
+    for level in (
+        Level("beginner", 2, 60, None),
+        Level("casual", 4, 25, None),
+        Level("club", 8, 6, None),
+        Level("expert", None, 0, 100_000),
+        Level("perfect", None, 0, None),
+    )
+}
 DEFAULT_LEVEL = "perfect"
 
 

@@ -25,16 +25,21 @@ from .analysis import Analysis, analyze
 from .knowledge import Floors, book_bound, book_leaves
 from .levels import DEFAULT_LEVEL, get_level, level_move
 
-_BOOKISH = ("get", "get_many", "info", "board")   # what a player reads of its book
+_BOOKISH = ("get", "get_many", "info", "board")  # what a player reads of its book
 
 
 def check_time_budget(seconds: float, name: str = "time_budget") -> float:
     """``seconds`` if it is a number above 0 and at most ``MAX_TIME_BUDGET``; else an
     ``ArgumentError`` naming ``name``."""
-    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) \
-            or not 0 < seconds <= MAX_TIME_BUDGET:
-        raise ArgumentError(f"{name} must be a number of seconds above 0 and at most "
-                            f"{MAX_TIME_BUDGET:g} (a day), got {seconds!r}")
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, numbers.Real)
+        or not 0 < seconds <= MAX_TIME_BUDGET
+    ):
+        raise ArgumentError(
+            f"{name} must be a number of seconds above 0 and at most "
+            f"{MAX_TIME_BUDGET:g} (a day), got {seconds!r}"
+        )
     return seconds
 
 
@@ -60,9 +65,15 @@ class Decision:
     keeps: int | None = None
 
     def to_json(self) -> dict:
-        return {"column": self.column, "score": self.score, "source": self.source,
-                "proven": self.proven, "seconds": round(self.seconds, 6), "depth": self.depth,
-                "keeps": self.keeps}
+        return {
+            "column": self.column,
+            "score": self.score,
+            "source": self.source,
+            "proven": self.proven,
+            "seconds": round(self.seconds, 6),
+            "depth": self.depth,
+            "keeps": self.keeps,
+        }
 
 
 class Player:
@@ -80,20 +91,30 @@ class Player:
     ``book`` may be a path (or URL): the player opens it (``player.book``).
     """
 
-    def __init__(self, book: Book | None = None, time_budget: float | None = None,
-                 table_log2: int | None = None, node_budget: int | None = None,
-                 level: str = DEFAULT_LEVEL, seed: int | None = None,
-                 threads: int | None = None, board: Board | str | None = None):
+    def __init__(
+        self,
+        book: Book | None = None,
+        time_budget: float | None = None,
+        table_log2: int | None = None,
+        node_budget: int | None = None,
+        level: str = DEFAULT_LEVEL,
+        seed: int | None = None,
+        threads: int | None = None,
+        board: Board | str | None = None,
+    ):
         if time_budget is not None:
             time_budget = check_time_budget(time_budget)
-        if node_budget is not None and (isinstance(node_budget, bool)
-                                        or not isinstance(node_budget, int)
-                                        or not 1 <= node_budget <= MAX_NODE_BUDGET):
-            raise ArgumentError(f"node_budget must be a positive whole number of nodes, at "
-                                f"most {MAX_NODE_BUDGET:.0e}, got {node_budget!r}")
+        if node_budget is not None and (
+            isinstance(node_budget, bool)
+            or not isinstance(node_budget, int)
+            or not 1 <= node_budget <= MAX_NODE_BUDGET
+        ):
+            raise ArgumentError(
+                f"node_budget must be a positive whole number of nodes, at "
+                f"most {MAX_NODE_BUDGET:.0e}, got {node_budget!r}"
+            )
         if seed is not None and not isinstance(seed, (int, str, bytes)):
-            raise ArgumentTypeError(f"seed must be a whole number, a string or None, "
-                                    f"got {seed!r}")
+            raise ArgumentTypeError(f"seed must be a whole number, a string or None, got {seed!r}")
         path = isinstance(book, (str, os.PathLike))
         if not path and book is not None and not all(hasattr(book, name) for name in _BOOKISH):
             raise ArgumentTypeError(f"book must be a Book, a book's path or None, got {book!r}")
@@ -106,19 +127,19 @@ class Player:
         self.level = get_level(level)
         self.threads = threads
         asked = None if board is None else Board.parse(board)
-        if path:   # the player's own book, open while it plays
+        if path:  # the player's own book, open while it plays
             book = Book.open(book, board=asked)
         elif book is not None and asked is not None and asked is not book.board:
-            raise BoardSizeError(f"board {asked} is not the book's: {book.db!r} is of "
-                                 f"{book.board}")
+            raise BoardSizeError(f"board {asked} is not the book's: {book.db!r} is of {book.board}")
         self.book = book
         self.board = book.board if book is not None else asked or Board()
         # Centre columns first (on 7x6: 4 3 5 2 6 1 7).
         self._centre_first = tuple(col + 1 for col in self.board.column_order)
         self.time_budget = time_budget
         self.node_budget = node_budget if node_budget is not None else self.level.nodes
-        self.table_log2 = table_log2 if table_log2 is not None else \
-            _table_for(time_budget, self.node_budget)
+        self.table_log2 = (
+            table_log2 if table_log2 is not None else _table_for(time_budget, self.node_budget)
+        )
         self.seed = seed
         self._budgeted = time_budget is not None or self.node_budget is not None
         self._rng = random.Random(seed)
@@ -128,14 +149,20 @@ class Player:
         self.last: Decision | None = None
 
     def __repr__(self) -> str:
-        nodes = "" if self.node_budget in (None, self.level.nodes) \
+        nodes = (
+            ""
+            if self.node_budget in (None, self.level.nodes)
             else f", node_budget={self.node_budget!r}"
-        level = "" if self.level.name == DEFAULT_LEVEL else \
-            f", level={self.level.name!r}, seed={self.seed!r}"
-        board = "" if self.book is not None or self.board is Board() \
-            else f", board={str(self.board)!r}"
-        return (f"Player(book={self.book!r}, time_budget={self.time_budget!r}{nodes}{level}"
-                f"{board})")
+        )
+        level = (
+            ""
+            if self.level.name == DEFAULT_LEVEL
+            else f", level={self.level.name!r}, seed={self.seed!r}"
+        )
+        board = (
+            "" if self.book is not None or self.board is Board() else f", board={str(self.board)!r}"
+        )
+        return f"Player(book={self.book!r}, time_budget={self.time_budget!r}{nodes}{level}{board})"
 
     def best_move(self, moves: str | Position) -> int:
         """The column (from 1) to play."""
@@ -151,13 +178,15 @@ class Player:
         started = time.perf_counter()
         position = as_position(moves, self.board)
         if position.is_game_over:
-            raise GameOverError(f"the game is over after {position.moves!r}: no move to play",
-                                position.moves)
+            raise GameOverError(
+                f"the game is over after {position.moves!r}: no move to play", position.moves
+            )
         column, score, source, proven, depth, keeps = self._decide(position, started)
         if keeps is None and score is not None and proven:
             keeps = (score > 0) - (score < 0)
-        self.last = Decision(column, score, source, proven, time.perf_counter() - started, depth,
-                             keeps)
+        self.last = Decision(
+            column, score, source, proven, time.perf_counter() - started, depth, keeps
+        )
         return self.last
 
     def _decide(self, position: Position, started: float) -> tuple:
@@ -194,19 +223,29 @@ class Player:
         bound = book_bound(self.book, position)
         floors = [f for f in (own, None if bound is None else bound.low) if f is not None]
         high = bound.low if bound is not None and bound.exact else self.board.cells
-        answer = self._get_anytime().choose(position, seconds=self.time_budget,
-                                            nodes=self.node_budget, low=max(floors, default=-99),
-                                            high=high,
-                                            known=book_leaves(self.book, position),
-                                            keep_win=own is not None and own >= 1, started=started)
+        answer = self._get_anytime().choose(
+            position,
+            seconds=self.time_budget,
+            nodes=self.node_budget,
+            low=max(floors, default=-99),
+            high=high,
+            known=book_leaves(self.book, position),
+            keep_win=own is not None and own >= 1,
+            started=started,
+        )
         if answer.score is not None and answer.proven:
             self._floors.after_move(position, answer.column, answer.score)
         elif answer.keeps_result and answer.result is not None and answer.result >= 0:
             self._floors.after_move(position, answer.column, answer.result)
         source = "search" if answer.proven else "anytime"
-        return answer.column, answer.score, source, answer.proven, \
-            None if answer.proven else answer.depth, \
-            answer.result if answer.keeps_result else None
+        return (
+            answer.column,
+            answer.score,
+            source,
+            answer.proven,
+            None if answer.proven else answer.depth,
+            answer.result if answer.keeps_result else None,
+        )
 
     def _get_anytime(self):
         if self._anytime is None:
@@ -221,8 +260,11 @@ class Player:
 
             # Searches with no budget race one thread per core on the table;
             # budgeted ones are stopped from outside, so they keep to one thread.
-            self._solver = Solver(table_log2=self.table_log2,
-                                  threads=1 if self._budgeted else self.threads, board=self.board)
+            self._solver = Solver(
+                table_log2=self.table_log2,
+                threads=1 if self._budgeted else self.threads,
+                board=self.board,
+            )
             # Touch every page of the table now (17 ms for 2**24 slots): the first
             # searches would otherwise fault them in one by one, up to 0.4 s more.
             self._solver.clear()

@@ -44,14 +44,19 @@ from .pool import LockedBook, PoolFullError, SolvePool
 
 log = logging.getLogger("c4book.web")
 
-STATIC = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
-          "style.css": "text/css; charset=utf-8"}
+STATIC = {
+    "index.html": "text/html; charset=utf-8",
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
 FULL_COLUMN = 100  # Pons' /solve marks a full column so
 SOLVED_KEPT = 10_000  # searched answers remembered (a few hundred bytes each)
 # The page loads nothing from elsewhere, and nothing may frame it.
-HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                                     "frame-ancestors 'none'",
-           "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-cache",
+}
 
 
 class JSON(JSONResponse):
@@ -109,13 +114,22 @@ def _seconds(request: Request, cap: float) -> float:
     except ValueError:
         seconds = math.nan
     if not (math.isfinite(seconds) and 0 < seconds <= cap):
-        raise BadInputError("time", f"{text[:50]!r} is not a number of seconds above 0 and at "
-                                    f"most this server's cap of {cap:g} s")
+        raise BadInputError(
+            "time",
+            f"{text[:50]!r} is not a number of seconds above 0 and at "
+            f"most this server's cap of {cap:g} s",
+        )
     return seconds
 
 
-def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = None,
-               cors: str | None = None, on_start: Callable[[], None] | None = None) -> Starlette:
+def create_app(
+    book,
+    cap: float = 1.0,
+    workers: int = 2,
+    waiting: int | None = None,
+    cors: str | None = None,
+    on_start: Callable[[], None] | None = None,
+) -> Starlette:
     """The app, over an open ``book``, shared by every request.
 
     ``cap``: seconds a search past the book may take.  ``workers`` threads
@@ -124,20 +138,33 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
     from a browser (default: none).
     """
     check_time_budget(cap, "cap")
-    if isinstance(workers, bool) or not isinstance(workers, int) \
-            or not 1 <= workers <= MAX_SERVE_WORKERS:
-        raise ArgumentError(f"workers must be a whole number from 1 to {MAX_SERVE_WORKERS}, "
-                            f"got {workers!r}")
+    if (
+        isinstance(workers, bool)
+        or not isinstance(workers, int)
+        or not 1 <= workers <= MAX_SERVE_WORKERS
+    ):
+        raise ArgumentError(
+            f"workers must be a whole number from 1 to {MAX_SERVE_WORKERS}, got {workers!r}"
+        )
     shared = LockedBook(book)
     table = SharedTable(book.board)
-    pool = SolvePool(lambda: Explorer(shared, cap, table.solver()), workers,
-                     workers if waiting is None else waiting)
+    pool = SolvePool(
+        lambda: Explorer(shared, cap, table.solver()),
+        workers,
+        workers if waiting is None else waiting,
+    )
     files = _static_files()
-    info = {"levels": [{"name": level.name, "about": level.about} for level in LEVELS.values()],
-            "default_level": DEFAULT_LEVEL, "time": cap,
-            "board": {"width": book.board.width, "height": book.board.height},
-            "book": {"root": book.info.root, "max_ply": book.info.max_ply,
-                     "plies_complete": list(book.info.plies_complete)}}
+    info = {
+        "levels": [{"name": level.name, "about": level.about} for level in LEVELS.values()],
+        "default_level": DEFAULT_LEVEL,
+        "time": cap,
+        "board": {"width": book.board.width, "height": book.board.height},
+        "book": {
+            "root": book.info.root,
+            "max_ply": book.info.max_ply,
+            "plies_complete": list(book.info.plies_complete),
+        },
+    }
 
     solved: OrderedDict[str, Explored] = OrderedDict()  # searched answers, most recent last
 
@@ -178,14 +205,24 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
         position = _unfinished(request, "moves", book.board)
         level, seconds = _level(request), _seconds(request, cap)
         decision = await pool.run(Explorer.move, position, level, seconds)
-        return JSON({"moves": position.moves, "level": level, "time": seconds,
-                     **decision.to_json(), "how": describe_decision(decision),
-                     "after": position.moves + str(decision.column)})
+        return JSON(
+            {
+                "moves": position.moves,
+                "level": level,
+                "time": seconds,
+                **decision.to_json(),
+                "how": describe_decision(decision),
+                "after": position.moves + str(decision.column),
+            }
+        )
 
     async def pons_solve(request: Request) -> Response:
         if book.board is not STANDARD:
-            raise BadInputError("pos", f"Pons' /solve answers 7x6 positions, and this book is "
-                                       f"of {book.board}: ask /api/position?moves= instead")
+            raise BadInputError(
+                "pos",
+                f"Pons' /solve answers 7x6 positions, and this book is "
+                f"of {book.board}: ask /api/position?moves= instead",
+            )
         position = _unfinished(request, "pos")
         result = await explored(position)
         scores = pons_scores(result.columns, FULL_COLUMN)
@@ -204,16 +241,29 @@ def create_app(book, cap: float = 1.0, workers: int = 2, waiting: int | None = N
         finally:
             pool.close()
 
-    routes = [Route("/", page), Route("/static/{name}", static), Route("/api/info", api_info),
-              Route("/api/position", api_position), Route("/api/move", api_move),
-              Route("/solve", pons_solve)]
+    routes = [
+        Route("/", page),
+        Route("/static/{name}", static),
+        Route("/api/info", api_info),
+        Route("/api/position", api_position),
+        Route("/api/move", api_move),
+        Route("/solve", pons_solve),
+    ]
     # The hot path first: it passes on any request with an Origin, for CORS to judge.
     middleware = [Middleware(BookFastPath, book=shared, full_column=FULL_COLUMN)]
     if cors is not None:
         middleware.append(Middleware(CORSMiddleware, allow_origins=[cors], allow_methods=["GET"]))
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan,
-                    exception_handlers={BadInputError: _bad_input, PoolFullError: _full,
-                                        HTTPException: _http_error, Exception: _internal})
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={
+            BadInputError: _bad_input,
+            PoolFullError: _full,
+            HTTPException: _http_error,
+            Exception: _internal,
+        },
+    )
     app.state.pool = pool
     return app
 
@@ -227,8 +277,11 @@ async def _full(request: Request, error: PoolFullError) -> Response:
 
 
 async def _http_error(request: Request, error: HTTPException) -> Response:
-    detail = error.detail if error.status_code != 404 or error.detail != "Not Found" \
+    detail = (
+        error.detail
+        if error.status_code != 404 or error.detail != "Not Found"
         else f"no such page: {request.url.path[:80]!r}"
+    )
     return JSON({"error": detail}, status_code=error.status_code, headers=error.headers)
 
 

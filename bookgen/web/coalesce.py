@@ -17,7 +17,7 @@ import asyncio
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-KEPT_AT_MOST = 1 << 16   # bytes kept before they are written anyway: uvicorn's high-water mark
+KEPT_AT_MOST = 1 << 16  # bytes kept before they are written anyway: uvicorn's high-water mark
 
 
 class GatheringTransport:
@@ -27,12 +27,12 @@ class GatheringTransport:
         self._transport = transport
         self._loop = loop
         self._kept: list[bytes] = []
-        self._size = 0   # bytes kept
+        self._size = 0  # bytes kept
 
     def write(self, data: bytes) -> None:
         if not self._kept:
             self._loop.call_soon(self.flush)
-        self._kept.append(bytes(data))   # a copy, as the real transport would keep
+        self._kept.append(bytes(data))  # a copy, as the real transport would keep
         self._size += len(data)
         if self._size >= KEPT_AT_MOST:
             self.flush()

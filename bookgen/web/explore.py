@@ -28,10 +28,10 @@ from ..play.analysis import describe_score
 if TYPE_CHECKING:
     from solver import Solver
 
-EXACT_SHARE = 0.6   # of the cap, for the moves' exact scores; the rest for the best move found
-LAST_SHARE = 0.95   # the same when the book gives the position's score: no best move to find
-PLAYERS_KEPT = 4    # players (level, time) a worker keeps: each holds 20-40 MiB of tables
-_UNKNOWN = 1000     # a child's score not found in time: outside every real score
+EXACT_SHARE = 0.6  # of the cap, for the moves' exact scores; the rest for the best move found
+LAST_SHARE = 0.95  # the same when the book gives the position's score: no best move to find
+PLAYERS_KEPT = 4  # players (level, time) a worker keeps: each holds 20-40 MiB of tables
+_UNKNOWN = 1000  # a child's score not found in time: outside every real score
 # Loads the kernels before the first request: a winning move at once, after one short search.
 _WARM = "112233"
 
@@ -80,8 +80,9 @@ class Explored(NamedTuple):
 
     def to_json(self) -> dict:
         """The answer as plain data; the columns are copies, the caller's to change."""
-        return self._answer(lambda column, ply, best, board:
-                            dict(column_json(column, ply, best, board)))
+        return self._answer(
+            lambda column, ply, best, board: dict(column_json(column, ply, best, board))
+        )
 
     def rendered(self) -> bytes:
         """``to_json`` as the server sends it: compact JSON, each kind of column rendered
@@ -90,18 +91,28 @@ class Explored(NamedTuple):
 
     def _answer(self, column) -> dict:
         ply = self.position.ply
-        return {**_about(self.position), "game_over": False, "winner": None,
-                "in_book": self.in_book, "source": self.source, "proven": self.proven,
-                "complete": self.complete,
-                "score": self.score,
-                "score_words": score_words(self.score, ply, self.position.board),
-                "score_detail": None if self.score is None
-                else describe_score(self.score, ply, self.position.board),
-                "best_moves": list(self.best_moves), "move_scores": self.move_scores,
-                "columns": [column(c, ply, c.column in self.best_moves, self.position.board)
-                            for c in self.columns],
-                "best_found": None if self.best_found is None else self.best_found.to_json(),
-                "seconds": round(self.seconds, 6)}
+        return {
+            **_about(self.position),
+            "game_over": False,
+            "winner": None,
+            "in_book": self.in_book,
+            "source": self.source,
+            "proven": self.proven,
+            "complete": self.complete,
+            "score": self.score,
+            "score_words": score_words(self.score, ply, self.position.board),
+            "score_detail": None
+            if self.score is None
+            else describe_score(self.score, ply, self.position.board),
+            "best_moves": list(self.best_moves),
+            "move_scores": self.move_scores,
+            "columns": [
+                column(c, ply, c.column in self.best_moves, self.position.board)
+                for c in self.columns
+            ],
+            "best_found": None if self.best_found is None else self.best_found.to_json(),
+            "seconds": round(self.seconds, 6),
+        }
 
 
 @lru_cache(maxsize=1 << 14)
@@ -109,16 +120,22 @@ def column_json(column: MoveScore, ply: int, best: bool, board: Board = Board())
     """A column as the answer shows it; built once per kind (a few thousand) and shared:
     copy it before handing it out."""
     score = column.score
-    return {"column": column.column, "score": score,
-            "words": None if column.source is None else score_words(score, ply, board),
-            "detail": None if score is None else describe_score(score, ply, board),
-            "source": column.source, "best": best, "full": column.full,
-            "book_depth": column.book_depth}
+    return {
+        "column": column.column,
+        "score": score,
+        "words": None if column.source is None else score_words(score, ply, board),
+        "detail": None if score is None else describe_score(score, ply, board),
+        "source": column.source,
+        "best": best,
+        "full": column.full,
+        "book_depth": column.book_depth,
+    }
 
 
 @lru_cache(maxsize=1 << 14)
-def column_fragment(column: MoveScore, ply: int, best: bool,
-                    board: Board = Board()) -> orjson.Fragment:
+def column_fragment(
+    column: MoveScore, ply: int, best: bool, board: Board = Board()
+) -> orjson.Fragment:
     """``column_json`` rendered, for ``dumps`` to put in an answer as it is."""
     return orjson.Fragment(dumps(column_json(column, ply, best, board)))
 
@@ -131,9 +148,12 @@ def dumps(answer: dict) -> bytes:
 
 def _about(position: Position) -> dict:
     board = position.board
-    return {"moves": position.moves, "ply": position.ply,
-            "to_move": "first" if position.ply % 2 == 0 else "second",
-            "board": {"width": board.width, "height": board.height}}
+    return {
+        "moves": position.moves,
+        "ply": position.ply,
+        "to_move": "first" if position.ply % 2 == 0 else "second",
+        "board": {"width": board.width, "height": board.height},
+    }
 
 
 def finished_json(position: Position) -> dict:
@@ -141,13 +161,35 @@ def finished_json(position: Position) -> dict:
     winner = None
     if position.is_won:  # the last stone made four
         winner = "first" if position.ply % 2 == 1 else "second"
-    return {**_about(position), "game_over": True, "winner": winner, "in_book": False,
-            "source": None, "proven": True, "complete": True, "score": None, "score_words": None,
-            "score_detail": None, "best_moves": [], "move_scores": [None] * position.board.width,
-            "columns": [{"column": col, "score": None, "words": None, "detail": None,
-                         "source": None, "best": False, "full": True, "book_depth": None}
-                        for col in range(1, position.board.width + 1)],
-            "best_found": None, "seconds": 0.0}
+    return {
+        **_about(position),
+        "game_over": True,
+        "winner": winner,
+        "in_book": False,
+        "source": None,
+        "proven": True,
+        "complete": True,
+        "score": None,
+        "score_words": None,
+        "score_detail": None,
+        "best_moves": [],
+        "move_scores": [None] * position.board.width,
+        "columns": [
+            {
+                "column": col,
+                "score": None,
+                "words": None,
+                "detail": None,
+                "source": None,
+                "best": False,
+                "full": True,
+                "book_depth": None,
+            }
+            for col in range(1, position.board.width + 1)
+        ],
+        "best_found": None,
+        "seconds": 0.0,
+    }
 
 
 def score_words(score: int | None, ply: int, board: Board = Board()) -> str | None:
@@ -209,11 +251,13 @@ def _children(position: Position) -> dict[int, Position]:
     return asked
 
 
-def _depths(book, position: Position, children: dict[int, Position],
-            entries: list) -> dict[int, int | None]:
-    return {col: None if (reach := book_reach(book, child, entry)) is None
-            else reach - position.ply
-            for (col, child), entry in zip(children.items(), entries)}
+def _depths(
+    book, position: Position, children: dict[int, Position], entries: list
+) -> dict[int, int | None]:
+    return {
+        col: None if (reach := book_reach(book, child, entry)) is None else reach - position.ply
+        for (col, child), entry in zip(children.items(), entries)
+    }
 
 
 def from_book(book, position: Position, entry, started: float) -> Explored:
@@ -222,18 +266,30 @@ def from_book(book, position: Position, entry, started: float) -> Explored:
     if ply < info.max_ply and _complete_from(info, ply + 1):
         # Every child of a book position is in it then, and all below them: no lookups.
         # Only a winning move scores win_score(ply); a game that ends has nothing below.
-        depths = {col: info.max_ply - ply for col, score in enumerate(entry.move_scores, 1)
-                  if score is not None and score != board.win_score(ply)
-                  and ply + 1 < board.cells}
+        depths = {
+            col: info.max_ply - ply
+            for col, score in enumerate(entry.move_scores, 1)
+            if score is not None and score != board.win_score(ply) and ply + 1 < board.cells
+        }
     else:
         children = _children(position)
         depths = _depths(book, position, children, book.get_many(list(children.values())))
     # A book entry's move score is None exactly where the column is full.
-    columns = tuple(MoveScore(col, score, None if score is None else "book", score is None,
-                              depths.get(col))
-                    for col, score in enumerate(entry.move_scores, start=1))
-    return Explored(position, entry.score, entry.best_moves, columns, "book", True, True, None,
-                    time.perf_counter() - started)
+    columns = tuple(
+        MoveScore(col, score, None if score is None else "book", score is None, depths.get(col))
+        for col, score in enumerate(entry.move_scores, start=1)
+    )
+    return Explored(
+        position,
+        entry.score,
+        entry.best_moves,
+        columns,
+        "book",
+        True,
+        True,
+        None,
+        time.perf_counter() - started,
+    )
 
 
 class SharedTable:
@@ -273,8 +329,7 @@ class Explorer:
     def player(self, level: str, seconds: float) -> Player:
         """A player of ``level`` thinking ``seconds`` past the book; kept for the next request."""
         key = (level, seconds)
-        player = self._players.pop(key, None) or Player(self.book, time_budget=seconds,
-                                                        level=level)
+        player = self._players.pop(key, None) or Player(self.book, time_budget=seconds, level=level)
         self._players[key] = player
         while len(self._players) > PLAYERS_KEPT:
             self._players.popitem(last=False)
@@ -302,16 +357,28 @@ class Explorer:
             best_found = self.player("perfect", self._rest).choose(position)
             proven = best_found.proven and best_found.score is not None
             score, best_moves = best_found.score if proven else None, (best_found.column,)
-        return Explored(position, score, best_moves, columns, source, entry is not None,
-                        proven, best_found, time.perf_counter() - started)
+        return Explored(
+            position,
+            score,
+            best_moves,
+            columns,
+            source,
+            entry is not None,
+            proven,
+            best_found,
+            time.perf_counter() - started,
+        )
 
     def _columns(self, position: Position, entry, started: float) -> tuple[MoveScore, ...]:
         """Every column's score: from the book's entries, else solved, centre first, in time."""
         children = _children(position)
         entries = self.book.get_many(list(children.values()))
         # Each child's own score (the mover's move scores minus it), by key.
-        known = {child.key: found.score for child, found in zip(children.values(), entries)
-                 if found is not None}
+        known = {
+            child.key: found.score
+            for child, found in zip(children.values(), entries)
+            if found is not None
+        }
         low = -position.board.cells
         if entry is not None:  # the book's last ply: its score, and which moves reach it
             for col in entry.best_moves:
@@ -321,7 +388,7 @@ class Explorer:
         sources = {child.key: "book" for child in children.values() if child.key in known}
         # With the position's score known there is no best move to look for after.
         deadline = started + self.cap * (LAST_SHARE if entry is not None else EXACT_SHARE)
-        for col in (c + 1 for c in position.board.column_order):   # the likely best first
+        for col in (c + 1 for c in position.board.column_order):  # the likely best first
             child = children.get(col)
             if child is None or child.key in known:
                 continue
@@ -331,10 +398,16 @@ class Explorer:
             known[child.key], sources[child.key] = score, "solver"
         scores = position.move_scores(lambda child: known.get(child.key, _UNKNOWN))
         depths = _depths(self.book, position, children, entries)
-        return tuple(MoveScore(col, None if s == -_UNKNOWN else s,
-                               _source(col, s, children, sources), not position.can_play(col),
-                               depths.get(col))
-                     for col, s in enumerate(scores, start=1))
+        return tuple(
+            MoveScore(
+                col,
+                None if s == -_UNKNOWN else s,
+                _source(col, s, children, sources),
+                not position.can_play(col),
+                depths.get(col),
+            )
+            for col, s in enumerate(scores, start=1)
+        )
 
     def _solve_by(self, child: Position, low: int, deadline: float) -> int | None:
         """The child's exact score, known to be at least ``low``; ``None`` if the deadline
@@ -352,8 +425,7 @@ class Explorer:
             self.solver.set_node_limit(None)
 
 
-def _source(col: int, score: int | None, children: dict,
-            sources: dict) -> str | None:
+def _source(col: int, score: int | None, children: dict, sources: dict) -> str | None:
     if score is None or score == -_UNKNOWN:
         return None
     child = children.get(col)

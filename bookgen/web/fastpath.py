@@ -24,8 +24,10 @@ from .explore import dumps, from_book
 
 # The one parameter each path takes, as a query string the hot path accepts (Position
 # refuses a column or a length beyond the board's; the app then names it).
-QUERIES = {"/api/position": re.compile(rb"moves=([1-9]{0,60})"),
-           "/solve": re.compile(rb"pos=([1-7]{0,42})")}
+QUERIES = {
+    "/api/position": re.compile(rb"moves=([1-9]{0,60})"),
+    "/solve": re.compile(rb"pos=([1-7]{0,42})"),
+}
 _HEADERS = [(b"content-type", b"application/json")]
 
 
@@ -48,8 +50,13 @@ class BookFastPath:
         if body is None:
             await self.app(scope, receive, send)
             return
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-length", str(len(body)).encode()), *_HEADERS]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-length", str(len(body)).encode()), *_HEADERS],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
     def _answer(self, scope) -> bytes | None:
@@ -62,7 +69,7 @@ class BookFastPath:
             return None
         board = self.book.board
         if scope["path"] == "/solve" and board is not STANDARD:
-            return None   # the app refuses it: Pons' /solve is of 7x6
+            return None  # the app refuses it: Pons' /solve is of 7x6
         started = perf_counter()
         try:
             position = Position.from_moves(found.group(1).decode(), board)
@@ -75,6 +82,7 @@ class BookFastPath:
             return None
         explored = from_book(self.book, position, entry, started)
         if scope["path"] == "/solve":
-            return dumps({"pos": position.moves,
-                          "score": pons_scores(explored.columns, self.full_column)})
+            return dumps(
+                {"pos": position.moves, "score": pons_scores(explored.columns, self.full_column)}
+            )
         return explored.rendered()

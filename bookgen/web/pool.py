@@ -35,8 +35,10 @@ class SolvePool:
 
     def __init__(self, make_state: Callable[[], Any], workers: int, waiting: int):
         if workers < 1 or waiting < 0:
-            raise ValueError(f"a pool needs a worker or more and no negative waiting line, "
-                             f"got workers={workers!r}, waiting={waiting!r}")
+            raise ValueError(
+                f"a pool needs a worker or more and no negative waiting line, "
+                f"got workers={workers!r}, waiting={waiting!r}"
+            )
         self.workers, self.limit = workers, workers + waiting
         self._make_state = make_state
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -51,8 +53,9 @@ class SolvePool:
 
     def start(self) -> None:
         for number in range(self.workers):
-            thread = threading.Thread(target=self._work, name=f"c4book-web-{number + 1}",
-                                      daemon=True)
+            thread = threading.Thread(
+                target=self._work, name=f"c4book-web-{number + 1}", daemon=True
+            )
             thread.start()
             self._threads.append(thread)
 
@@ -67,8 +70,10 @@ class SolvePool:
     async def run(self, fn: Callable, *args) -> Any:
         with self._lock:
             if self._admitted >= self.limit:
-                raise PoolFullError(f"the server is busy: {self._admitted} searches running or "
-                                    "waiting; try again in a moment")
+                raise PoolFullError(
+                    f"the server is busy: {self._admitted} searches running or "
+                    "waiting; try again in a moment"
+                )
             self._admitted += 1
         loop = asyncio.get_running_loop()
         future = loop.create_future()

@@ -44,8 +44,15 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(db: str = "book.db", host: str = "127.0.0.1", port: int = 8000, cap: float = 1.0,
-          cors: str | None = None, workers: int | None = None, out: IO[str] = sys.stdout) -> int:
+def serve(
+    db: str = "book.db",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    cap: float = 1.0,
+    cors: str | None = None,
+    workers: int | None = None,
+    out: IO[str] = sys.stdout,
+) -> int:
     """Serve the explorer over the book ``db`` until interrupted; 0 when stopped."""
     import uvicorn  # only here: the app itself needs no server to be tested
 
@@ -57,22 +64,33 @@ def serve(db: str = "book.db", host: str = "127.0.0.1", port: int = 8000, cap: f
         board = "" if book.board is STANDARD else f", {book.board}"
 
         def ready() -> None:
-            out.write(f"c4book serve: {address} (book {db}{board}, to ply {book.info.max_ply}; "
-                      f"searches past it up to {cap:g} s; Ctrl-C stops)\n")
+            out.write(
+                f"c4book serve: {address} (book {db}{board}, to ply {book.info.max_ply}; "
+                f"searches past it up to {cap:g} s; Ctrl-C stops)\n"
+            )
             if host in WILDCARDS:
-                out.write("c4book serve: listening on every network interface: anyone who can "
-                          "reach this machine can use the explorer and its solver\n")
+                out.write(
+                    "c4book serve: listening on every network interface: anyone who can "
+                    "reach this machine can use the explorer and its solver\n"
+                )
             out.flush()
 
         app = create_app(book, cap, workers or default_workers(), cors=cors, on_start=ready)
         try:
             from .coalesce import GatheringHttpToolsProtocol as http
-        except ImportError:   # no httptools: uvicorn's own choice
+        except ImportError:  # no httptools: uvicorn's own choice
             http = "auto"
         # No proxy headers: nothing here uses the client's address, so none is trusted.
         # No websockets: the explorer has none.
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                proxy_headers=False, http=http, ws="none")
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            proxy_headers=False,
+            http=http,
+            ws="none",
+        )
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         book.close()
