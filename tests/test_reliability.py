@@ -300,7 +300,14 @@ def test_a_stop_while_listing_never_starts_ray(tmp_path):
     assert not started_ray and "wall by phase: list" in err and ", start " not in err
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+# SIGINT's handler is the same as SIGTERM's, and Ctrl-C is tested whole above: slow.
+@pytest.mark.parametrize(
+    "signum",
+    [
+        pytest.param(signal.SIGTERM, id="SIGTERM"),
+        pytest.param(signal.SIGINT, id="SIGINT", marks=pytest.mark.slow),
+    ],
+)
 def test_a_stop_while_ray_starts_shuts_it_down(tmp_path, signum):
     """Ray's start once let SIGTERM exit at once (status 15, no report) and left Ray's
     agents running."""
@@ -314,7 +321,14 @@ def test_a_stop_while_ray_starts_shuts_it_down(tmp_path, signum):
     assert "searched 0 frontier positions" in err
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+# SIGINT's handler is the same as SIGTERM's, and Ctrl-C is tested whole above: slow.
+@pytest.mark.parametrize(
+    "signum",
+    [
+        pytest.param(signal.SIGTERM, id="SIGTERM"),
+        pytest.param(signal.SIGINT, id="SIGINT", marks=pytest.mark.slow),
+    ],
+)
 def test_a_stop_after_the_search_seals_and_derives_nothing_half(clean_book, tmp_path, signum):
     """After the frontier, Ray shut down, the driver seals and derives: a SIGTERM there once
     killed it outright (its lock row and -wal left).  A reader's write lock holds the driver

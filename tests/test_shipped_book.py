@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from bookgen.book.schema import BEST_TEXT
+from bookgen.builder.listing import expand
 from solver import Position, Solver
-from solver.packed import moves_of_key, moves_of_keys
+from solver.bitboard import STANDARD
+from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
 from conftest import SHIPPED, free_pages, open_store
 
@@ -71,10 +73,17 @@ def test_complete_plies_hold_every_canonical_position(book):
 
 
 def test_stored_positions_are_canonical_and_keyed_right(stored):
+    """Every ply, whole, in compiled kernels: sorted, canonical, of its ply, and exactly the
+    unfinished children of the ply above; a sample of each through ``Position`` too."""
     for ply, segment in stored.items():
-        keys = segment.keys.tolist()
-        assert keys == sorted(set(keys))
-        for key, moves in zip(keys, moves_of_keys(segment.keys)):
+        keys = segment.keys
+        assert np.all(keys[1:] > keys[:-1]), ply
+        assert np.array_equal(canonical_keys(STANDARD, keys), keys), ply
+        assert np.all(plies_of(STANDARD, keys) == ply), ply
+        if ply - 1 in stored:
+            assert np.array_equal(expand(stored[ply - 1].keys), keys), ply
+        sample = random.Random(ply).sample(range(len(keys)), min(2000, len(keys)))
+        for key, moves in zip(keys[sample].tolist(), moves_of_keys(keys[sample])):
             position = Position.from_moves(moves)
             assert position.key == key == position.canonical_key, moves
             assert position.ply == ply and not position.is_game_over
