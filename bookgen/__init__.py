@@ -13,15 +13,15 @@ from .play.player import Decision, Player
 
 __all__ = [
     "Book",
+    "BookClosedError",
     "BookEntry",
-    "BookInfo",
-    "Player",
-    "Decision",
     "BookError",
+    "BookInfo",
     "BookNotFoundError",
     "CorruptBookError",
+    "Decision",
     "IncompatibleBookError",
     "NotABookError",
+    "Player",
     "SchemaMismatchError",
-    "BookClosedError",
 ]

@@ -104,7 +104,7 @@ async def one_client(
             sent = time.perf_counter()
             writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
             head = await reader.readuntil(b"\r\n\r\n")
-            length = int(re.search(rb"content-length: (\d+)", head, re.I).group(1))
+            length = int(re.search(rb"content-length: (\d+)", head, re.IGNORECASE).group(1))
             await reader.readexactly(length)
             latencies.append(time.perf_counter() - sent)
             status = int(head.split(b" ", 2)[1])

@@ -9,16 +9,16 @@ from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError, Se
 from .position import Position
 
 __all__ = [
-    "Board",
-    "STANDARD",
-    "Position",
-    "Solver",
-    "C4Error",
-    "IllegalMoveError",
-    "GameOverError",
-    "BoardSizeError",
-    "SearchLimitError",
     "DEFAULT_TABLE_LOG2",
+    "STANDARD",
+    "Board",
+    "BoardSizeError",
+    "C4Error",
+    "GameOverError",
+    "IllegalMoveError",
+    "Position",
+    "SearchLimitError",
+    "Solver",
     "win_score",
 ]
 

@@ -411,7 +411,7 @@ class AnytimeSearch:
         null-window test; ``None`` when out of budget or ``cap``."""
         child = position.play(col)
         if child.is_full:
-            return 0 <= target
+            return target >= 0
         r = clock.solve(child, target, target + 1, cap)
         return None if r is None else r <= target
 

@@ -34,9 +34,10 @@ def run_sql(path: str, *statements: str, stamped: bool = False) -> None:
 def stamp(path: str) -> None:
     """Give a SQLite book's rows and meta the checksums c4book writes with them (rows only
     where the table has their column), over whatever they hold now."""
+    from sqlalchemy import create_engine, text
+
     from bookgen.book.checksum import META_CHECKSUM, meta_checksum
     from bookgen.book.rows import stamp_rows
-    from sqlalchemy import create_engine, text
 
     engine = create_engine(f"sqlite:///{path}")
     try:
@@ -406,7 +407,7 @@ def small_rows_book_path(small_book_path, tmp_path_factory) -> str:
     return path
 
 
-@pytest.fixture()
+@pytest.fixture
 def small_book_copy(small_book_path, tmp_path) -> str:
     """A private copy of the small book that a test may change."""
     path = str(tmp_path / "copy.db")

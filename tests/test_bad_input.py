@@ -13,10 +13,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import PLY10, c4book_command
 
 from bookgen.cli import main
-
-from conftest import PLY10, c4book_command
 
 LONG = "9" * 5000  # past int()'s 4,300 digits
 MEMORY_DBS = ["", ":memory:", "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://"]

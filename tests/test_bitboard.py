@@ -69,7 +69,7 @@ def test_bad_sizes_are_one_clear_error(text):
     with pytest.raises(BoardSizeError) as raised:
         Board.parse(text)
     message = str(raised.value)
-    assert "\n" not in message and repr(text) in message or text.strip() in message
+    assert ("\n" not in message and repr(text) in message) or text.strip() in message
     assert "width 4-9" in message and "64 bits" in message
     assert isinstance(raised.value, (C4Error, ValueError))
 
@@ -115,7 +115,7 @@ def test_last_move_and_winner_stones_follow_pons_convention():
     # The empty board: the first player wins with the 21st stone, the 41st move.
     assert board.last_move(1, 0) == 41 and board.winner_stones(1, 0) == 21
     assert board.last_move(0, 0) == 42
-    for ply in range(0, 41):
+    for ply in range(41):
         for stones in range(ply // 2 + 1, 22):  # the mover wins with its stones-th stone
             score = 22 - stones
             assert board.winner_stones(score, ply) == stones

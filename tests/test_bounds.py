@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+from conftest import minimax, random_endgames
 
 from solver import STANDARD as B
 from solver import Position
 from solver._bits import has_four
 from solver._bounds import lower_bound, upper_bound
-
-from conftest import minimax, random_endgames
 
 LOOSE = 42  # looser than any score: what the rules return is then theirs alone
 

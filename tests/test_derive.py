@@ -3,6 +3,7 @@ derivation it replaced (kept here as the reference), on the same subtrees."""
 
 import numpy as np
 import pytest
+from conftest import SMALL_ROOT
 
 from bookgen.book.schema import BEST_TEXT, pack_scores
 from bookgen.builder.derive import MissingChildError, best_of, derive, sign
@@ -10,8 +11,6 @@ from bookgen.builder.listing import keys_by_ply
 from solver import Position
 from solver.bitboard import win_score
 from solver.packed import moves_of_keys
-
-from conftest import SMALL_ROOT
 
 
 def reference_entry(position: Position, child_scores: dict[int, int]) -> tuple:

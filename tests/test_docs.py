@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import c4book_command
 
 ROOT = Path(__file__).resolve().parent.parent

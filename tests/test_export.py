@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 import pytest
+from conftest import PLY10, c4book_command
 
 from bookgen import Book
 from bookgen.export import OutputError, export
-from conftest import PLY10, c4book_command
 from solver import Position
 
 pa = pytest.importorskip("pyarrow")

@@ -12,12 +12,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import SMALL_ROOT, c4book_command
 
 from bookgen import Book, BookNotFoundError, Player
 from bookgen.play.game import board_text, play_game, run_play
 from solver import Position, Solver
-
-from conftest import SMALL_ROOT, c4book_command
 
 EMPTY_BOARD = "\n".join([". . . . . . ."] * 6 + ["1 2 3 4 5 6 7"])
 PROMPT = "your move (1-7): "
@@ -128,13 +127,13 @@ def play_scripted(book, human_first: bool, noise=(), script=None, start=SMALL_RO
 def ai_lines(text: str) -> list[tuple[int, str]]:
     return [
         (int(col), how)
-        for col, how in re.findall(r"^AI plays ([1-7])  \((.+), \d+ ms\)$", text, flags=re.M)
+        for col, how in re.findall(r"^AI plays ([1-7])  \((.+), \d+ ms\)$", text, flags=re.MULTILINE)
     ]
 
 
 def ai_tail(text: str) -> str:
     """What follows the last "AI plays N  ": its "(source, N ms)"."""
-    return re.findall(r"^AI plays [1-7]  (\(.*\))$", text, flags=re.M)[-1]
+    return re.findall(r"^AI plays [1-7]  (\(.*\))$", text, flags=re.MULTILINE)[-1]
 
 
 # -- whole games --------------------------------------------------------------

@@ -5,6 +5,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import stored_plies
 
 from bookgen.book.keys import (
     Oriented,
@@ -19,8 +20,6 @@ from bookgen.book.keys import (
 from solver import Position
 from solver.bitboard import mirror_bits
 from solver.packed import moves_of_key
-
-from conftest import stored_plies
 
 
 def random_strings(count: int, seed: int) -> list[str]:

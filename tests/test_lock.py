@@ -15,13 +15,12 @@ import time
 from contextlib import closing
 
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
 
-from bookgen.book.store import make_engine
 from bookgen.book import lock as build_lock
 from bookgen.book.lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
+from bookgen.book.store import make_engine
 from bookgen.builder.driver import build
-
-from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
 
 HOLD_THE_LOCK = """
     import os, sys

@@ -4,6 +4,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import random_endgames
 
 from solver import STANDARD as B
 from solver import Board, Position
@@ -16,8 +17,6 @@ from solver.packed import (
     replay_steps,
     unfinished_children,
 )
-
-from conftest import random_endgames
 
 
 def keys(positions) -> np.ndarray:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 from bookgen import Book, BookNotFoundError, Decision, Player
 from bookgen.limits import MAX_TIME_BUDGET
@@ -23,8 +24,6 @@ from solver import (
     win_score,
 )
 from solver.errors import ArgumentError, ArgumentTypeError, BoardSizeError
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 DATA = Path(__file__).parent / "data"
 

@@ -11,6 +11,7 @@ from contextlib import closing
 
 import numpy as np
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves, stored_plies
 
 from bookgen import CorruptBookError
 from bookgen.book.keys import key_of
@@ -20,8 +21,6 @@ from bookgen.book.segment import Segment
 from bookgen.book.store import make_engine
 from solver import Position
 from solver.bitboard import mirror_bits
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves, stored_plies
 
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 COMPLETE = (8, 9, 10, 11, 12)

@@ -11,12 +11,11 @@ from contextlib import closing
 
 import numpy as np
 import pytest
+from conftest import SMALL_PLY, book_keys, run_sql, segment_rows
 
 from bookgen import Book, CorruptBookError
 from bookgen.book.segment import HEADER, MAGIC, Segment, merge, pack, unpack
 from bookgen.builder.verify import verify
-
-from conftest import SMALL_PLY, book_keys, run_sql, segment_rows
 
 
 def random_segment(count: int, seed: int, best: bool = True, top: int = 1 << 49) -> Segment:

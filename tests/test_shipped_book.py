@@ -9,12 +9,11 @@ import random
 
 import numpy as np
 import pytest
+from conftest import SHIPPED, free_pages, open_store
 
 from bookgen.book.schema import BEST_TEXT
 from solver import Position, Solver
 from solver.packed import moves_of_key, moves_of_keys
-
-from conftest import SHIPPED, free_pages, open_store
 
 # Canonical positions per ply, from the published table (7x6, unfinished games).
 CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464, 2148087, 5832236]

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from conftest import (
     SMALL_PLY,
-    random_endgames,
     SMALL_ROOT,
     book_moves,
     damage_middle_page,
     entries,
+    random_endgames,
     run_sql,
     segment_rows,
 )
@@ -141,7 +141,7 @@ def derived_row(solver) -> tuple:
     )
 
 
-@pytest.fixture()
+@pytest.fixture
 def store(tmp_path):
     opened = BookStore(str(tmp_path / "new.db"), SMALL_ROOT, ROOT_KEY)
     yield opened

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 
 import pytest
-
+from conftest import SMALL_ROOT, book_moves, c4book_command, entries
 from sqlalchemy import create_engine, text
 
 from bookgen import Book
@@ -21,9 +21,8 @@ from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
 from bookgen.book.schema import BookNotFoundError
 from bookgen.book.store import existing_meta
 from bookgen.book.upgrade import run_pack
-from bookgen.builder.verify import verify
 from bookgen.builder.driver import build
-from conftest import SMALL_ROOT, book_moves, c4book_command, entries
+from bookgen.builder.verify import verify
 
 PLY = 11
 PORT = 55439

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_keys, edit_ply, run_sql, stored_plies
 
 from bookgen import Book, BookNotFoundError, NotABookError
 from bookgen.builder.verify import verify
 from solver import Position, Solver
 from solver.packed import moves_of_key
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_keys, edit_ply, run_sql, stored_plies
 
 C4BOOK = str(Path(sys.executable).with_name("c4book"))
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}

@@ -6,14 +6,13 @@ import threading
 import time
 
 import pytest
+from conftest import random_position
 from starlette.testclient import TestClient
 
 from bookgen.web import create_app
 from bookgen.web.explore import score_words
 from solver import Position, Solver
 from solver.errors import ArgumentError
-
-from conftest import random_position
 
 # Past the book (ply 11), and slow to solve: 13 and 5 million nodes for every move's score,
 # 5.6 and 4.5 s on a loaded 2-core machine.

@@ -2,14 +2,13 @@
 
 import numpy as np
 import pytest
+from conftest import SMALL_ROOT
 
 from bookgen.builder.listing import keys_by_ply
 from bookgen.builder.solve_position import solve_position
 from bookgen.builder.worker import solve_batch, warm_up, worker_solvers
 from solver import Position, Solver
 from solver.packed import moves_of_keys
-
-from conftest import SMALL_ROOT
 
 
 @pytest.fixture(scope="module")

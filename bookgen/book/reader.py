@@ -38,9 +38,9 @@ from solver.bitboard import STANDARD, Board
 from solver.errors import ArgumentTypeError
 from solver.position import position_on
 
+from .collector import paused as _collector_paused
 from .keys import walker
 from .location import find_book
-from .collector import paused as _collector_paused
 from .plies import FULL_COLUMN, NO_MOVE, SCORE_OFFSET, Plies, entry_code
 from .schema import SCHEMA_VERSION, BookError, board_of_meta
 from .store import (

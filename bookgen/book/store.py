@@ -35,7 +35,6 @@ from solver.errors import BoardSizeError
 from .checksum import META_CHECKSUM, check_meta, meta_checksum
 from .location import book_location, check_lasting
 from .rows import Rows, read_rows
-from .segment import Segment, check_row, merge, pack, unpack
 from .schema import (
     COLUMNS,
     FORMAT,
@@ -54,6 +53,7 @@ from .schema import (
     board_of_meta,
     corrupt_database,
 )
+from .segment import Segment, check_row, merge, pack, unpack
 
 if TYPE_CHECKING:
     from solver.parent_bounds import Parents

@@ -205,7 +205,7 @@ def _no_answer(target: str) -> str | None:
             header = _read_exactly(sock, 9)
     except socket.gaierror:
         return f"unknown host {host!r}"
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         return f"no answer within {PROBE_SECONDS:.0f} s"
     except ConnectionRefusedError:
         return "connection refused"
