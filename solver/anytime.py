@@ -125,13 +125,10 @@ class AnytimeSearch:
         values after the first are upper bounds once they fall below the best.
         Fewer moves come back if ``node_limit`` or the clock stopped the search.
         """
-        cols = [
-            c
-            for c in (
-                columns
-                or self._centre_first(self._bits(ev.safe_columns(self.board, *_args(position)[:2])))
-            )
-        ]
+        cols = list(
+            columns
+            or self._centre_first(self._bits(ev.safe_columns(self.board, *_args(position)[:2])))
+        )
         if not cols:
             return {}
         values = np.zeros(len(cols), dtype=np.int64)

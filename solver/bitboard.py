@@ -28,9 +28,12 @@ compiled into them (``_board_type``), so every size runs at compiled speed.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import BoardSizeError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing's own from Python 3.11
 
 # Transposition table sizes a Solver accepts, as log2 of its 8-byte slots,
 # and a solve's default (16M slots, 128 MiB).  Kept here, not in engine, so
@@ -81,9 +84,9 @@ class Board:
         "under_top_rows",
         "width",
     )
-    _made: dict[tuple[int, int], Board] = {}
+    _made: ClassVar[dict[tuple[int, int], Board]] = {}
 
-    def __new__(cls, width: int = 7, height: int = 6) -> Board:
+    def __new__(cls, width: int = 7, height: int = 6) -> Self:
         board = (
             cls._made.get((width, height)) if type(width) is int and type(height) is int else None
         )
@@ -238,10 +241,6 @@ def _mirror_function(width: int, h1: int):
         )
     source = f"lambda bits: {' | '.join(terms)}"
     return eval(source)  # noqa: S307 -- our own arithmetic text, made once per board
-
-
-def popcount(bits: int) -> int:
-    return bin(bits).count("1")
 
 
 STANDARD = Board(7, 6)

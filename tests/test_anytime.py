@@ -204,7 +204,7 @@ def test_a_known_win_is_never_thrown_away_however_long_it_takes_to_prove(solver)
     from solver import SearchLimitError
 
     hard = 0
-    for moves, score in [(m, s) for m, s in MIDDLE_MEDIUM if s > 0]:
+    for moves, _score in [(m, s) for m, s in MIDDLE_MEDIUM if s > 0]:
         position = Position.from_moves(moves)
         fresh = Solver(table_log2=20)
         fresh.set_node_limit(100)

@@ -109,7 +109,7 @@ def claimeven_cells(p: Position) -> np.uint64 | None:
     does not apply (an odd number of odd columns).  Plain Python, from the module doc."""
     board = p.board
     odd = (int(p.mask) + board.bottom) & board.top_rows
-    if bin(odd).count("1") % 2:
+    if (odd).bit_count() % 2:
         return None
     theirs = (int(p.current) ^ int(p.mask)) | (
         board.all_cells & ~(int(p.mask) | odd) & board.top_rows

@@ -36,7 +36,7 @@ def test_every_shallower_ply_equals_the_position_derivation(root, deepest):
     for ply in range(deepest - 1, min(levels) - 1, -1):
         entries = derive(levels[ply], levels[ply + 1], scores[ply + 1])
         scores[ply] = entries.scores
-        child_scores = dict(zip(levels[ply + 1].tolist(), scores[ply + 1].tolist()))
+        child_scores = dict(zip(levels[ply + 1].tolist(), scores[ply + 1].tolist(), strict=True))
         positions = [Position.from_moves(m) for m in moves_of_keys(levels[ply])]
         for i, position in enumerate(positions):
             score, best, packed = reference_entry(position, child_scores)

@@ -92,13 +92,13 @@ def check_game(moves: str, score: int, final: Position, decisions: list) -> None
 
 def test_best_move_from_the_book_is_a_best_move(book, solver, small_book_path):
     player = Player(book, table_log2=10)
-    picked = (
-        [SMALL_ROOT]
-        + book_moves(small_book_path, 9)
-        + book_moves(small_book_path, 10)[::7]
-        + book_moves(small_book_path, 11)[::23]
-        + book_moves(small_book_path, SMALL_PLY)[::97]
-    )
+    picked = [
+        SMALL_ROOT,
+        *book_moves(small_book_path, 9),
+        *book_moves(small_book_path, 10)[::7],
+        *book_moves(small_book_path, 11)[::23],
+        *book_moves(small_book_path, SMALL_PLY)[::97],
+    ]
     assert len(picked) >= 20
     for moves in picked:
         column = player.best_move(moves)

@@ -73,7 +73,7 @@ def test_stored_positions_are_canonical_and_keyed_right(stored):
     for ply, segment in stored.items():
         keys = segment.keys.tolist()
         assert keys == sorted(set(keys))
-        for key, moves in zip(keys, moves_of_keys(segment.keys)):
+        for key, moves in zip(keys, moves_of_keys(segment.keys), strict=True):
             position = Position.from_moves(moves)
             assert position.key == key == position.canonical_key, moves
             assert position.ply == ply and not position.is_game_over
@@ -84,7 +84,9 @@ def test_frontier_sample_matches_a_fresh_solve(book, stored, deeper):
     if book.info.max_ply + deeper not in stored:
         pytest.skip("no ply being built")
     keys, scores, best = stored[book.info.max_ply + deeper]
-    frontier = list(zip(keys.tolist(), scores.tolist(), [BEST_TEXT[b] for b in best.tolist()]))
+    frontier = list(
+        zip(keys.tolist(), scores.tolist(), [BEST_TEXT[b] for b in best.tolist()], strict=True)
+    )
     solver = Solver(table_log2=22)
     for key, score, best in random.Random(2026).sample(frontier, min(4, len(frontier))):
         moves = moves_of_key(key)

@@ -169,8 +169,8 @@ def test_a_missing_database_is_named_with_how_to_create_it(postgres_url):
     url = postgres_url.replace("/postgres?", "/c4book_missing?")
     with pytest.raises(
         BookNotFoundError,
-        match="PostgreSQL has no database 'c4book_missing' "
-        ".*create it first with `createdb c4book_missing`",
+        match=r"PostgreSQL has no database 'c4book_missing' "
+        r".*create it first with `createdb c4book_missing`",
     ):
         Book.open(url)
     result = subprocess.run(

@@ -280,6 +280,7 @@ def partly_rows(path: str, complete: list[int]) -> None:
                     twelve.keys[1::2].tolist(),
                     twelve.scores[1::2].tolist(),
                     twelve.best[1::2].tolist(),
+                    strict=True,
                 )
             ],
         )
@@ -393,7 +394,7 @@ def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
         still = len(rows(path))
     finally:
         build.send_signal(signal.SIGINT)
-        out, err = build.communicate(timeout=120)
+        _out, err = build.communicate(timeout=120)
     assert build.returncode in (0, 130), err
     assert pack.returncode == 1 and pack.stdout == ""
     assert pack.stderr.count("\n") == 1 and "Traceback" not in pack.stderr

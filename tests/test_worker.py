@@ -38,7 +38,7 @@ def test_batch_rows_are_exact_and_in_order(ray_session, frontier, expected, thre
 
     task = solve_batch.options(num_cpus=threads)
     result = ray.get(task.remote(frontier, 20, threads))
-    assert list(zip(result.scores.tolist(), result.best.tolist())) == expected
+    assert list(zip(result.scores.tolist(), result.best.tolist(), strict=True)) == expected
     assert result.scores.dtype == np.int8 and result.best.dtype == np.uint8
     assert (result.nodes >= 0).all() and result.seconds > 0 and result.pid > 0
 
