@@ -4,9 +4,14 @@
 numba only when first used, so that reading positions stays light.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .bitboard import DEFAULT_TABLE_LOG2, STANDARD, Board, win_score
 from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
+
+if TYPE_CHECKING:  # type checkers see Solver's types; Python loads it on first use
+    from .engine import Solver
 
 __all__ = [
     "DEFAULT_TABLE_LOG2",
@@ -23,7 +28,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name == "Solver":
         from . import engine
 

@@ -28,6 +28,7 @@ compiled into them (``_board_type``), so every size runs at compiled speed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import BoardSizeError
@@ -84,6 +85,28 @@ class Board:
         "under_top_rows",
         "width",
     )
+    # The slots' types, for type checkers (``_lay_out`` sets each once).
+    width: int
+    height: int
+    h1: int  # bits a column: height + 1
+    cells: int
+    key_bits: int
+    bottom: int
+    all_cells: int
+    column_masks: tuple[int, ...]
+    top_cells: tuple[int, ...]
+    bottom_cells: tuple[int, ...]
+    column_order: tuple[int, ...]
+    top_rows: int
+    under_top_rows: int
+    column_bits: int
+    column_set_type: str
+    digits: str
+    max_score: int
+    min_score: int
+    mirror_bits: Callable[[Any], Any]  # an int, or elementwise a numpy uint64 array
+    _mirror_digits: dict[int, int]
+    _numba_type: Any
     _made: ClassVar[dict[tuple[int, int], Board]] = {}
 
     def __new__(cls, width: int = 7, height: int = 6) -> Self:

@@ -430,7 +430,7 @@ def test_documented_command_parses(command):
     assert status == 0, f"{command.where}: {command.text!r}: {said.strip()}"
 
 
-def runnable(command: Command) -> str | None:
+def why_not_run(command: Command) -> str | None:
     """Why a c4book command is not run here, or ``None`` to run it."""
     try:
         name, args, stdin, synopsis = as_argv(command)
@@ -453,7 +453,7 @@ RAN: dict[tuple, subprocess.CompletedProcess] = {}
 
 
 @pytest.mark.parametrize(
-    "command", [c for c in OURS if runnable(c) is None], ids=lambda command: command.where
+    "command", [c for c in OURS if why_not_run(c) is None], ids=lambda command: command.where
 )
 def test_quick_command_runs(command):
     _, args, stdin, _ = as_argv(command)
