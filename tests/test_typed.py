@@ -21,8 +21,15 @@ def built_packages(tmp_path: Path) -> Path:
         (source / name).symlink_to(ROOT / name)
     lib = tmp_path / "lib"
     done = subprocess.run(
-        [sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py"]
-        + ["--build-lib", str(lib)],
+        [
+            sys.executable,
+            "-c",
+            "import setuptools; setuptools.setup()",
+            "-q",
+            "build_py",
+            "--build-lib",
+            str(lib),
+        ],
         cwd=source,
         capture_output=True,
         text=True,
