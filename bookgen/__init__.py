@@ -38,8 +38,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "build":
-        from .builder.driver import build
+    if name != "build":
+        raise AttributeError(f"module 'bookgen' has no attribute {name!r}")
+    from .builder.driver import build  # on first use: importing bookgen never loads Ray
 
-        return build
-    raise AttributeError(f"module 'bookgen' has no attribute {name!r}")
+    return build
