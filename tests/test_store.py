@@ -79,7 +79,8 @@ def solver():
 
 def changed(row: tuple, **values) -> tuple:
     """``row`` with some columns replaced."""
-    return tuple(values.get(name, value) for name, value in zip(COLUMNS, row, strict=True))
+    # A row may stop short of the last columns: those stay out of the result.
+    return tuple(values.get(name, value) for name, value in zip(COLUMNS, row, strict=False))
 
 
 def as_rows(rows: list[tuple]) -> Rows:
