@@ -65,6 +65,8 @@ OTHER_PROGRAMS = {
     "createdb": "makes a PostgreSQL database (tests/test_store_postgres.py starts a server)",
     "psql": "PostgreSQL's own shell",
     "curl": "asks a running c4book serve (tests/test_web_app.py asks the API)",
+    "ruff": "the linter and formatter (.ci/run runs them before the tests)",
+    "mypy": "the type checker (docs/development.md; tests/test_typed.py runs it on a user's script)",
 }
 # Values for the placeholders of a synopsis (``--ply N``) where the parser wants a number or a
 # board; other placeholders (BOOK, REV, HEAD_IP) parse as they are.  A command with any
