@@ -1,4 +1,10 @@
-"""Opening books for Connect 4: building them on Ray, reading them, playing from them."""
+"""Opening books for Connect 4: building them on Ray, reading them, playing from them.
+
+``build`` (``bookgen.builder.driver.build``) is loaded on first use: reading a book never
+imports Ray.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from .book.reader import Book, BookClosedError, BookEntry, BookInfo
 from .book.schema import (
@@ -11,17 +17,29 @@ from .book.schema import (
 )
 from .play.player import Decision, Player
 
+if TYPE_CHECKING:  # type checkers see build's types; Python loads it on first use
+    from .builder.driver import build
+
 __all__ = [
     "Book",
+    "BookClosedError",
     "BookEntry",
-    "BookInfo",
-    "Player",
-    "Decision",
     "BookError",
+    "BookInfo",
     "BookNotFoundError",
     "CorruptBookError",
+    "Decision",
     "IncompatibleBookError",
     "NotABookError",
+    "Player",
     "SchemaMismatchError",
-    "BookClosedError",
+    "build",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name != "build":
+        raise AttributeError(f"module 'bookgen' has no attribute {name!r}")
+    from .builder.driver import build  # on first use: importing bookgen never loads Ray
+
+    return build

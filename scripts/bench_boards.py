@@ -99,10 +99,12 @@ def bench_size(size: str, binary: str, rounds: int, table_log2: int, timeout: fl
                 ours.append(run_ours(size, table_log2, timeout))
             else:
                 his.append(run_his(binary, size, timeout))
-    ratios = [o["seconds"] / h["seconds"] for o, h in zip(ours, his) if h["seconds"] > 0]
+    ratios = [
+        o["seconds"] / h["seconds"] for o, h in zip(ours, his, strict=True) if h["seconds"] > 0
+    ]
     problems = [
         f"{size}: our score {signed(o['score'])}, his {signed(h['score'])} (round {n + 1})"
-        for n, (o, h) in enumerate(zip(ours, his))
+        for n, (o, h) in enumerate(zip(ours, his, strict=True))
         if o["score"] != h["score"]
     ]
     problems += sorted({problem for o in ours if (problem := check(o))})

@@ -92,7 +92,7 @@ ROWS = [
 ]
 
 
-class Failed(Exception):
+class BenchError(Exception):
     """A side that cannot read its book: one line, not a traceback."""
 
 
@@ -114,7 +114,7 @@ def in_tree(tree: Path, code: str, *args: str) -> str:
     )
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise Failed(f"{tree.name if tree != ROOT else 'this revision'}: {last}")
+        raise BenchError(f"{tree.name if tree != ROOT else 'this revision'}: {last}")
     return done.stdout
 
 
@@ -132,13 +132,13 @@ def sample(db: str, count: int, seed: int, plies_also: list[int] | None = None) 
 
     try:
         with Book.open(db) as book:
-            plies = [p for p in book.info.plies_complete]
+            plies = list(book.info.plies_complete)
             root = book.info.root
     except C4Error as error:
-        raise Failed(f"this revision cannot read --db: {error}") from None
+        raise BenchError(f"this revision cannot read --db: {error}") from None
     plies = [p for p in plies if plies_also is None or p in plies_also]
     if not plies:
-        raise Failed(f"no ply is complete in both books ({db} and the baseline's)")
+        raise BenchError(f"no ply is complete in both books ({db} and the baseline's)")
     levels = keys_by_ply(Position.from_moves(root), max(plies))
     keys = np.concatenate([levels[p] for p in plies if p in levels])
     rng = random.Random(seed)
@@ -165,7 +165,7 @@ def measure(args: argparse.Namespace, temp: Path) -> dict[str, list[dict]]:
             text=True,
         )
         if added.returncode:
-            raise Failed(f"no baseline {args.baseline!r}: {added.stderr.strip()}")
+            raise BenchError(f"no baseline {args.baseline!r}: {added.stderr.strip()}")
         sides["baseline"] = (tree, str(tree / "book.db"))
     try:
         if tree is not None:
@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory() as temp:
             results = measure(args, Path(temp))
-    except Failed as error:
+    except BenchError as error:
         parser.exit(1, f"bench_book.py: {error}\n")
     print(
         f"{args.lookups:,} lookups sampled from {args.db}; "

@@ -48,7 +48,9 @@ def parse_layout(text: str) -> tuple[int, int]:
     try:
         layout = int(processes), int(threads or 1)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"layout {text!r} is not PROCESSESxTHREADS, e.g. 1x2")
+        raise argparse.ArgumentTypeError(
+            f"layout {text!r} is not PROCESSESxTHREADS, e.g. 1x2"
+        ) from None
     if min(layout) < 1:
         raise argparse.ArgumentTypeError(f"layout {text!r} needs at least one of each")
     return layout

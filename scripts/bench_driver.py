@@ -101,7 +101,7 @@ def bench_list(ply: int, stream: bool) -> None:
     listed = time.perf_counter() - started
     if stream:
         frontier = MissingKeys(None, Position(), levels, ply)
-        for chunk in frontier.chunks():
+        for _chunk in frontier.chunks():
             pass
         counts[ply] = frontier.total
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -177,7 +177,7 @@ def bench_store(ply: int) -> None:
         report(
             "derivation from the book: read, derive, write",
             len(parents),
-            tuple(a + b + c for a, b, c in zip(read, derived, upsert)),
+            tuple(a + b + c for a, b, c in zip(read, derived, upsert, strict=True)),
             "positions",
         )
         store.close()

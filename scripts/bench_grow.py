@@ -35,7 +35,7 @@ def solve_run(positions, known, table_log2: int) -> tuple[list, int, float]:
     solver.solve("4444443")  # kernels loaded before the clock starts
     solver.reset_nodes()
     started = time.perf_counter()
-    answers = [solve_position(solver, p, *k)[:2] for p, k in zip(positions, known)]
+    answers = [solve_position(solver, p, *k)[:2] for p, k in zip(positions, known, strict=True)]
     return answers, solver.nodes, time.perf_counter() - started
 
 

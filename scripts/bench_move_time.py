@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     for ply in args.plies:
         count = args.book_count if ply <= last else args.count
         times: dict[str, list[float]] = {name: [] for name in players}
-        from_book = {name: 0 for name in players}
+        from_book = dict.fromkeys(players, 0)
         order = list(players) if ply % 2 == 0 else list(players)[::-1]
         positions = random_positions(ply, count, args.seed + ply)  # the same for both books
         for name in order:

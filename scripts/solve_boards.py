@@ -20,6 +20,7 @@ table per board.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -116,10 +117,8 @@ def sizes_up_to(cells: int) -> list[Board]:
     boards = []
     for width in range(4, 10):
         for height in range(4, cells // width + 1):
-            try:
+            with contextlib.suppress(BoardSizeError):
                 boards.append(Board(width, height))
-            except BoardSizeError:
-                pass
     return sorted(boards, key=lambda b: (b.cells, b.width))
 
 
@@ -127,10 +126,8 @@ def warm_up(board: Board) -> None:
     """Load (or compile) the board's kernels, so that the timed solve does not."""
     solver = Solver(board=board, table_log2=smallest_table_log2(board))
     solver.set_node_limit(1000)
-    try:
+    with contextlib.suppress(SearchLimitError):
         solver.solve(Position(board))
-    except SearchLimitError:
-        pass
 
 
 def solve_empty(board: Board | str, table_log2: int = 24) -> dict:

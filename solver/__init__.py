@@ -4,26 +4,31 @@
 numba only when first used, so that reading positions stays light.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .bitboard import DEFAULT_TABLE_LOG2, STANDARD, Board, win_score
 from .errors import BoardSizeError, C4Error, GameOverError, IllegalMoveError, SearchLimitError
 from .position import Position
 
+if TYPE_CHECKING:  # type checkers see Solver's types; Python loads it on first use
+    from .engine import Solver
+
 __all__ = [
-    "Board",
-    "STANDARD",
-    "Position",
-    "Solver",
-    "C4Error",
-    "IllegalMoveError",
-    "GameOverError",
-    "BoardSizeError",
-    "SearchLimitError",
     "DEFAULT_TABLE_LOG2",
+    "STANDARD",
+    "Board",
+    "BoardSizeError",
+    "C4Error",
+    "GameOverError",
+    "IllegalMoveError",
+    "Position",
+    "SearchLimitError",
+    "Solver",
     "win_score",
 ]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name == "Solver":
         from . import engine
 

@@ -118,7 +118,8 @@ def four_starts(stones, shift):
 @njit(cache=True, inline="always")
 def has_four(board, stones):
     """Whether ``stones`` (any set of cells) holds four in a row (see ``Board.has_four``)."""
-    for s in (U1, board.h, board.h1, board.h2):  # vertical, falling, horizontal, rising
+    # vertical, falling, horizontal, rising; a loop, not any(): numba compiles no generators
+    for s in (U1, board.h, board.h1, board.h2):  # noqa: SIM110
         if four_starts(stones, s):
             return True
     return False

@@ -375,7 +375,7 @@ def root_values(
         if scratch[STOPPED] != ZERO:
             return i
         values[i] = value
-        if value > alpha:
+        if value > alpha:  # noqa: PLR1730 - kernel code keeps the compare it was benchmarked with
             alpha = value
     return columns.size
 

@@ -27,14 +27,14 @@ from ._table import (
     EXACT,
     GOLDEN,
     LOWER,
-    UPPER,
-    entry_move,
-    entry_score,
-    entry_type,
     NEAR_EMPTIES,
     NEAR_SHIFT,
     NEAR_SLOTS,
+    UPPER,
     bucket,
+    entry_move,
+    entry_score,
+    entry_type,
     no_move,
     prefetch,
     probe,
@@ -310,7 +310,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
         if i < count:
             j = i
             i += 1
-            if busy is not None:
+            if busy is not None:  # noqa: SIM102 - numba prunes an Optional only on a lone `is not None`
                 if sharing and j > 0:
                     # The child's key again, though the ETC scan above had it:
                     # keeping those keys would widen each ply's scratch, which
@@ -346,7 +346,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                 board, c_pos, c_mask, c_ply, -beta, -alpha, c_threats, table, scratch, shift, busy
             )
         if scratch[STOPPED] != ZERO:
-            if busy is not None:
+            if busy is not None:  # noqa: SIM102 - numba prunes an Optional only on a lone `is not None`
                 if sharing and busy[mark] == key:
                     busy[mark] = ZERO
             return 0  # stopped: nothing here is proven, so nothing is stored
@@ -356,7 +356,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                 alpha = value
                 if alpha >= beta:
                     break
-    if busy is not None:
+    if busy is not None:  # noqa: SIM102 - numba prunes an Optional only on a lone `is not None`
         if sharing and busy[mark] == key:
             busy[mark] = ZERO
 

@@ -125,13 +125,10 @@ class AnytimeSearch:
         values after the first are upper bounds once they fall below the best.
         Fewer moves come back if ``node_limit`` or the clock stopped the search.
         """
-        cols = [
-            c
-            for c in (
-                columns
-                or self._centre_first(self._bits(ev.safe_columns(self.board, *_args(position)[:2])))
-            )
-        ]
+        cols = list(
+            columns
+            or self._centre_first(self._bits(ev.safe_columns(self.board, *_args(position)[:2])))
+        )
         if not cols:
             return {}
         values = np.zeros(len(cols), dtype=np.int64)
@@ -411,7 +408,7 @@ class AnytimeSearch:
         null-window test; ``None`` when out of budget or ``cap``."""
         child = position.play(col)
         if child.is_full:
-            return 0 <= target
+            return target >= 0
         r = clock.solve(child, target, target + 1, cap)
         return None if r is None else r <= target
 

@@ -28,9 +28,13 @@ compiled into them (``_board_type``), so every size runs at compiled speed.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import BoardSizeError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing's own from Python 3.11
 
 # Transposition table sizes a Solver accepts, as log2 of its 8-byte slots,
 # and a solve's default (16M slots, 128 MiB).  Kept here, not in engine, so
@@ -59,31 +63,53 @@ class Board:
     """
 
     __slots__ = (
-        "width",
-        "height",
-        "h1",
-        "cells",
-        "key_bits",
-        "bottom",
+        "_mirror_digits",
+        "_numba_type",
         "all_cells",
-        "column_masks",
-        "top_cells",
+        "bottom",
         "bottom_cells",
-        "column_order",
-        "top_rows",
-        "under_top_rows",
+        "cells",
         "column_bits",
+        "column_masks",
+        "column_order",
         "column_set_type",
         "digits",
+        "h1",
+        "height",
+        "key_bits",
         "max_score",
         "min_score",
         "mirror_bits",
-        "_mirror_digits",
-        "_numba_type",
+        "top_cells",
+        "top_rows",
+        "under_top_rows",
+        "width",
     )
-    _made: dict[tuple[int, int], Board] = {}
+    # The slots' types, for type checkers (``_lay_out`` sets each once).
+    width: int
+    height: int
+    h1: int  # bits a column: height + 1
+    cells: int
+    key_bits: int
+    bottom: int
+    all_cells: int
+    column_masks: tuple[int, ...]
+    top_cells: tuple[int, ...]
+    bottom_cells: tuple[int, ...]
+    column_order: tuple[int, ...]
+    top_rows: int
+    under_top_rows: int
+    column_bits: int
+    column_set_type: str
+    digits: str
+    max_score: int
+    min_score: int
+    mirror_bits: Callable[[Any], Any]  # an int, or elementwise a numpy uint64 array
+    _mirror_digits: dict[int, int]
+    _numba_type: Any
+    _made: ClassVar[dict[tuple[int, int], Board]] = {}
 
-    def __new__(cls, width: int = 7, height: int = 6) -> Board:
+    def __new__(cls, width: int = 7, height: int = 6) -> Self:
         board = (
             cls._made.get((width, height)) if type(width) is int and type(height) is int else None
         )
@@ -238,10 +264,6 @@ def _mirror_function(width: int, h1: int):
         )
     source = f"lambda bits: {' | '.join(terms)}"
     return eval(source)  # noqa: S307 -- our own arithmetic text, made once per board
-
-
-def popcount(bits: int) -> int:
-    return bin(bits).count("1")
 
 
 STANDARD = Board(7, 6)

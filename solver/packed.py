@@ -42,7 +42,7 @@ def decode(board, key):
 @njit(cache=True, inline="always")
 def canonical(board, key):
     other = mirror(board, key)
-    return other if other < key else key
+    return other if other < key else key  # noqa: FURB136 - kernel code keeps the compare it was benchmarked with
 
 
 @njit(cache=True, inline="always")
@@ -285,7 +285,9 @@ def positions_of_keys(keys: np.ndarray, root: str = "", board: Board = STANDARD)
     raw = Position._raw
     return [
         raw(c, m, moves, False, board)
-        for c, m, moves in zip(current.tolist(), mask.tolist(), moves_of_keys(keys, root, board))
+        for c, m, moves in zip(
+            current.tolist(), mask.tolist(), moves_of_keys(keys, root, board), strict=True
+        )
     ]
 
 

@@ -76,7 +76,7 @@ def _parent_bounds(board, keys, parent_keys, parent_scores, parent_best, low, ex
             if j == len(parent_keys) or parent_keys[j] != parent:
                 continue
             bound = -parent_scores[j]
-            if bound > low[i]:
+            if bound > low[i]:  # noqa: PLR1730 - kernel code keeps the compare it was benchmarked with
                 low[i] = bound
             if parent_best[j] >> move & 1:
                 exact[i] = True

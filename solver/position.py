@@ -16,7 +16,7 @@ class Position:
     another.  Values are immutable; ``play`` returns a new Position.
     """
 
-    __slots__ = ("_current", "_mask", "_moves", "_won", "_board")
+    __slots__ = ("_board", "_current", "_mask", "_moves", "_won")
 
     def __init__(self, board: Board | str | None = None) -> None:
         self._current = 0

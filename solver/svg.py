@@ -48,12 +48,16 @@ def board_svg(
     mover = "x" if position.ply % 2 == 0 else "o"
     title = f"Connect 4 on {board}: {position.moves or 'the empty board'}, {mover} to move"
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width * CELL} {tall}" '
-        f'width="{pixels}" height="{round(pixels * tall / (width * CELL))}" '
-        f'font-family="system-ui, sans-serif" role="img">',
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width * CELL} {tall}" '
+            f'width="{pixels}" height="{round(pixels * tall / (width * CELL))}" '
+            f'font-family="system-ui, sans-serif" role="img">'
+        ),
         f"<title>{escape(title)}</title>",
-        f'<rect class="frame" width="{width * CELL}" height="{height * CELL}" rx="18" '
-        f'fill="{FRAME}"/>',
+        (
+            f'<rect class="frame" width="{width * CELL}" height="{height * CELL}" rx="18" '
+            f'fill="{FRAME}"/>'
+        ),
     ]
     for col in range(width):
         for row in range(height):
@@ -71,11 +75,11 @@ def board_svg(
                 f'fill="{fill}" {ring}/>'
             )
     base = height * CELL + CELL * 2 // 5
-    for col in range(width):
-        parts.append(
-            f'<text x="{col * CELL + CELL // 2}" y="{base}" text-anchor="middle" '
-            f'font-size="30" fill="{DRAW}">{col + 1}</text>'
-        )
+    parts += [
+        f'<text x="{col * CELL + CELL // 2}" y="{base}" text-anchor="middle" '
+        f'font-size="30" fill="{DRAW}">{col + 1}</text>'
+        for col in range(width)
+    ]
     if labels:
         parts += _score_labels(width, height, move_scores, best_moves)
     parts.append("</svg>")

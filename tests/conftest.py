@@ -34,9 +34,10 @@ def run_sql(path: str, *statements: str, stamped: bool = False) -> None:
 def stamp(path: str) -> None:
     """Give a SQLite book's rows and meta the checksums c4book writes with them (rows only
     where the table has their column), over whatever they hold now."""
+    from sqlalchemy import create_engine, text
+
     from bookgen.book.checksum import META_CHECKSUM, meta_checksum
     from bookgen.book.rows import stamp_rows
-    from sqlalchemy import create_engine, text
 
     engine = create_engine(f"sqlite:///{path}")
     try:
@@ -89,7 +90,7 @@ def entries(db: str) -> list[tuple]:
     found = []
     for ply, (keys, scores, best) in stored_plies(db).items():
         texts = [None] * len(keys) if best is None else [BEST_TEXT[b] for b in best.tolist()]
-        found += zip(keys.tolist(), [ply] * len(keys), scores.tolist(), texts)
+        found += zip(keys.tolist(), [ply] * len(keys), scores.tolist(), texts, strict=True)
     return sorted(found)
 
 
@@ -201,17 +202,19 @@ def unseal(path: str, version: int = 4) -> None:
             )
         )
     rows = []
-    for ply, (keys, scores, best) in plies.items():
-        move_scores = None
+    for ply, (keys, scores, stored_best) in plies.items():
+        best, move_scores = stored_best, None
         if ply in complete and ply + 1 in complete:
             children = plies[ply + 1]
             derived = derive(keys, children.keys, children.scores)
             assert (derived.scores == scores).all() and (
-                best is None or (derived.best == best).all()
+                stored_best is None or (derived.best == stored_best).all()
             )
             best, move_scores = derived.best, derived.move_scores
         assert best is not None, f"ply {ply} keeps no best moves and is not derived"
-        for i, (key, score, bits) in enumerate(zip(keys.tolist(), scores.tolist(), best.tolist())):
+        for i, (key, score, bits) in enumerate(
+            zip(keys.tolist(), scores.tolist(), best.tolist(), strict=True)
+        ):
             rows.append(
                 (
                     key,
@@ -252,7 +255,7 @@ def c4book_server(db, *options: str):
 
     with tempfile.TemporaryFile("w+") as errors:  # a file: a pipe nobody reads could fill
         process = subprocess.Popen(
-            c4book_command() + ["serve", "--db", str(db), "--port", "0", *options],
+            [*c4book_command(), "serve", "--db", str(db), "--port", "0", *options],
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,
@@ -371,7 +374,7 @@ def ray_session():
             logging_level="WARNING",
             log_to_driver=False,
         )
-    yield ray
+    return ray
 
 
 @pytest.fixture(scope="session")
@@ -406,7 +409,7 @@ def small_rows_book_path(small_book_path, tmp_path_factory) -> str:
     return path
 
 
-@pytest.fixture()
+@pytest.fixture
 def small_book_copy(small_book_path, tmp_path) -> str:
     """A private copy of the small book that a test may change."""
     path = str(tmp_path / "copy.db")

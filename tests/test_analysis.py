@@ -7,11 +7,10 @@ files), never from the book or from ``analyze`` itself.
 from pathlib import Path
 
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 from bookgen.play.analysis import Analysis, analyze, describe_score, ordinal
 from solver import C4Error, GameOverError, IllegalMoveError, Position, Solver, win_score
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 DATA = Path(__file__).parent / "data"
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from solver import STANDARD as B
-from solver._search import table_bounds
 from solver import GameOverError, Position, Solver, win_score
 from solver import _evaluate as ev
+from solver._search import table_bounds
 from solver.anytime import NO_KNOWN, AnytimeAnswer, AnytimeSearch
 
 DATA = Path(__file__).parent / "data"
@@ -33,7 +33,7 @@ def solver():
     return Solver(table_log2=20)
 
 
-@pytest.fixture()
+@pytest.fixture
 def search():
     return AnytimeSearch(Solver(table_log2=20), eval_table_log2=14)
 
@@ -204,7 +204,7 @@ def test_a_known_win_is_never_thrown_away_however_long_it_takes_to_prove(solver)
     from solver import SearchLimitError
 
     hard = 0
-    for moves, score in [(m, s) for m, s in MIDDLE_MEDIUM if s > 0]:
+    for moves, _score in [(m, s) for m, s in MIDDLE_MEDIUM if s > 0]:
         position = Position.from_moves(moves)
         fresh = Solver(table_log2=20)
         fresh.set_node_limit(100)
@@ -282,9 +282,9 @@ def test_needs_a_budget_and_a_game_to_play():
 def test_anytime_search_on_other_boards_keeps_the_result(size):
     """On any board the anytime move never throws away a proven result, and a search
     with a budget past the end of the game gives an exactly optimal move."""
-    from solver import Board
-
     from conftest import random_endgames
+
+    from solver import Board
 
     board = Board.parse(size)
     exact = Solver(board=board, table_log2=20)

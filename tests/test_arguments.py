@@ -14,7 +14,7 @@ EDGES = [
     (
         arguments.seconds,
         {"0.5": 0.5, "1e1": 10.0, ".25": 0.25, "86400": MAX_TIME_BUDGET, " 2 ": 2.0},
-        ["0", "-1", "86400.5", "nan", "inf", "1e999", "١", "1_0", "0x10", ""],
+        ["0", "-1", "86400.5", "nan", "inf", "1e999", "\u0661", "1_0", "0x10", ""],
     ),
     (
         arguments.whole,
@@ -59,6 +59,6 @@ def test_each_option_takes_its_range_in_ascii_digits_and_nothing_else(kind, acce
     for text, value in accepted.items():
         assert kind(text) == value, text
     for text in refused:
-        with pytest.raises(argparse.ArgumentTypeError, match="^'") as raised:
+        with pytest.raises(argparse.ArgumentTypeError, match=r"^'") as raised:
             kind(text)
         assert len(str(raised.value)) < 200  # a long text is cut short

@@ -13,10 +13,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import PLY10, c4book_command
 
 from bookgen.cli import main
-
-from conftest import PLY10, c4book_command
 
 LONG = "9" * 5000  # past int()'s 4,300 digits
 MEMORY_DBS = ["", ":memory:", "sqlite://", "sqlite:///:memory:", "sqlite+pysqlite://"]
@@ -38,7 +37,7 @@ USAGE = (
         (["build", "--ply", "3", "--dry-run", "--sample", "-1"], "1 to 100000"),
         (["verify", "--sample", "99999999999"], "0 to 100000"),
         (["verify", "--sample", "-1"], "0 to 100000"),
-        (["verify", "--seed", "١"], "--seed"),
+        (["verify", "--seed", "\u0661"], "--seed"),
         (["serve", "--workers", "1000000"], "1 to 32"),
         (["serve", "--port", "٨٠٠٠"], "--port"),
         (["solve", "--threads", "1000000"], "1 to 256"),

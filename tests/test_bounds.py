@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+from conftest import minimax, random_endgames
 
 from solver import STANDARD as B
 from solver import Position
 from solver._bits import has_four
 from solver._bounds import lower_bound, upper_bound
-
-from conftest import minimax, random_endgames
 
 LOOSE = 42  # looser than any score: what the rules return is then theirs alone
 
@@ -110,7 +109,7 @@ def claimeven_cells(p: Position) -> np.uint64 | None:
     does not apply (an odd number of odd columns).  Plain Python, from the module doc."""
     board = p.board
     odd = (int(p.mask) + board.bottom) & board.top_rows
-    if bin(odd).count("1") % 2:
+    if (odd).bit_count() % 2:
         return None
     theirs = (int(p.current) ^ int(p.mask)) | (
         board.all_cells & ~(int(p.mask) | odd) & board.top_rows

@@ -14,10 +14,9 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, segment_rows, stamp
 
 from solver import Board, Position, Solver
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, segment_rows, stamp
 
 DATA = Path(__file__).parent / "data"
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}

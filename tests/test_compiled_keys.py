@@ -20,9 +20,9 @@ def test_keys_of_many_equal_key_of():
     random.Random(6).shuffle(strings)
     text = "".join(strings).encode("ascii", "replace")
     keys, usable = keys_of_many(B, text, np.cumsum([len(s) for s in strings]))
-    assert [int(k) if ok else None for k, ok in zip(keys.tolist(), usable.tolist())] == [
-        key_of(s) for s in strings
-    ]
+    assert [
+        int(k) if ok else None for k, ok in zip(keys.tolist(), usable.tolist(), strict=True)
+    ] == [key_of(s) for s in strings]
     assert sum(not ok for ok in usable.tolist()) == len(BAD)
     assert keys_of_many(B, b"", np.zeros(0, np.int64))[0].tolist() == []
     assert keys_of_many(B, b"", np.zeros(2, np.int64))[0].tolist() == [0, 0]  # two empty boards
@@ -42,7 +42,7 @@ def test_floors_many_gives_the_last_key_at_most_each_query(size):
 
 
 def test_locate_finds_each_key_and_says_which_orientation_is_stored():
-    strings = sorted(set(s for s in random_strings(400, seed=7) if len(s) == 9))
+    strings = sorted({s for s in random_strings(400, seed=7) if len(s) == 9})
     stored = sorted({min(key_of(s), mirror_bits(key_of(s))) for s in strings})
     keys = np.array(stored, np.uint64)
     for moves in strings:
@@ -72,7 +72,7 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
     from bookgen.book.plies import NO_MOVE, SCORE_OFFSET
     from bookgen.book.reader import codes
 
-    _HEADS = codes(B).heads
+    heads = codes(B).heads
 
     plies = read_plies(small_book_path)
     full_columns = 0
@@ -87,7 +87,7 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
                 packed = canonical_packed[::-1] if flipped else canonical_packed
                 assert scores == [NO_MOVE if b == 0 else b - SCORE_OFFSET for b in packed], asked
                 # the same score, and the same best moves as the canonical entry's mirrored
-                assert _HEADS[False][code] == _HEADS[flipped][canonical_code], asked
+                assert heads[False][code] == heads[flipped][canonical_code], asked
                 if not flipped:
                     assert code == canonical_code
                 full_columns += NO_MOVE in scores

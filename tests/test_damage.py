@@ -118,8 +118,8 @@ class Readers:
                     book.count_by_ply(),
                     book.score_counts(),
                 )
-        except CorruptBookError as error:
-            assert "\n" not in str(error)
+        except CorruptBookError as error:  # either outcome may be right: compared by the caller
+            assert "\n" not in str(error)  # noqa: PT017 - and a refusal is one line
             return "error"
 
     @staticmethod
@@ -135,8 +135,8 @@ class Readers:
                 )
             finally:
                 store.close()
-        except CorruptBookError as error:
-            assert "\n" not in str(error)
+        except CorruptBookError as error:  # either outcome may be right: compared by the caller
+            assert "\n" not in str(error)  # noqa: PT017 - and a refusal is one line
             return "error"
 
 
@@ -217,7 +217,7 @@ def test_a_flipped_bit_in_the_sqlite_header_is_one_line_or_changes_nothing(
                 with Book.open(str(copy)) as book:
                     assert book.get_many(asked) == expected, (at, bit)
             except BookError as error:  # not SQLite, or damaged: one line either way
-                assert "\n" not in str(error), (at, bit, str(error))
+                assert "\n" not in str(error), (at, bit, str(error))  # noqa: PT017 - a read may pass
                 refused += 1
     assert refused > 100
 
@@ -421,7 +421,7 @@ def test_damage_sqlite_finds_after_open_is_one_line(stopped_build, tmp_path):
                 handle.seek(page * page_size)
                 handle.write(b"\xde\xad\xbe\xef" * (page_size // 4))
         malformed = f"{path!r} is damaged or not a database: database disk image is malformed"
-        for read in (lambda: store.entries_at(SMALL_PLY), lambda: store.count_by_ply()):
+        for read in (lambda: store.entries_at(SMALL_PLY), store.count_by_ply):
             with pytest.raises(CorruptBookError) as info:
                 read()
             assert str(info.value) == malformed

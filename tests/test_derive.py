@@ -3,6 +3,7 @@ derivation it replaced (kept here as the reference), on the same subtrees."""
 
 import numpy as np
 import pytest
+from conftest import SMALL_ROOT
 
 from bookgen.book.schema import BEST_TEXT, pack_scores
 from bookgen.builder.derive import MissingChildError, best_of, derive, sign
@@ -10,8 +11,6 @@ from bookgen.builder.listing import keys_by_ply
 from solver import Position
 from solver.bitboard import win_score
 from solver.packed import moves_of_keys
-
-from conftest import SMALL_ROOT
 
 
 def reference_entry(position: Position, child_scores: dict[int, int]) -> tuple:
@@ -37,7 +36,7 @@ def test_every_shallower_ply_equals_the_position_derivation(root, deepest):
     for ply in range(deepest - 1, min(levels) - 1, -1):
         entries = derive(levels[ply], levels[ply + 1], scores[ply + 1])
         scores[ply] = entries.scores
-        child_scores = dict(zip(levels[ply + 1].tolist(), scores[ply + 1].tolist()))
+        child_scores = dict(zip(levels[ply + 1].tolist(), scores[ply + 1].tolist(), strict=True))
         positions = [Position.from_moves(m) for m in moves_of_keys(levels[ply])]
         for i, position in enumerate(positions):
             score, best, packed = reference_entry(position, child_scores)

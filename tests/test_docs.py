@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import c4book_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +65,8 @@ OTHER_PROGRAMS = {
     "createdb": "makes a PostgreSQL database (tests/test_store_postgres.py starts a server)",
     "psql": "PostgreSQL's own shell",
     "curl": "asks a running c4book serve (tests/test_web_app.py asks the API)",
+    "ruff": "the linter and formatter (.ci/run runs them before the tests)",
+    "mypy": "the type checker (docs/development.md; tests/test_typed.py runs it on a user's script)",
 }
 # Values for the placeholders of a synopsis (``--ply N``) where the parser wants a number or a
 # board; other placeholders (BOOK, REV, HEAD_IP) parse as they are.  A command with any
@@ -143,9 +144,9 @@ def code_spans(path: Path) -> list[tuple[str, str]]:
 def docstring_examples(script: Path) -> list[Command]:
     """The invocations a script's docstring shows (``python scripts/...`` lines)."""
     found, lines = [], script.read_text().split("\n")
-    for number, line in enumerate(lines, start=1):
+    for start, line in enumerate(lines, start=1):
         if re.match(r"\s+python3? scripts/", line):
-            text = strip_comment(line.strip())
+            text, number = strip_comment(line.strip()), start
             while text.endswith("\\") and number < len(lines):
                 text, number = text[:-1] + lines[number].strip(), number + 1
             found.append(Command(where(script, number), text))
@@ -161,8 +162,8 @@ def shell_lines(text: str) -> list[tuple[int, str]]:
         if pending.endswith("\\"):
             pending = pending[:-1] + " "
             continue
-        for part in re.split(r"\s*(?:&&|;|&(?!\S))\s*", strip_comment(pending.strip())):
-            part = re.sub(r"^\$\s+", "", part.strip())
+        for piece in re.split(r"\s*(?:&&|;|&(?!\S))\s*", strip_comment(pending.strip())):
+            part = re.sub(r"^\$\s+", "", piece.strip())
             if part and part != "...":
                 found.append((offset, part))
         pending = ""
@@ -329,8 +330,8 @@ def test_a_value_in_a_comment_is_checked():
         "assert (x) == 5, 'README.md:13: x is not 5'",
         "x  # a number",
     ]  # words: no check
-    with pytest.raises(AssertionError, match="README.md:13: x is not 5"):
-        exec(checked, {})
+    with pytest.raises(AssertionError, match=re.escape("README.md:13: x is not 5")):
+        exec(checked, {})  # noqa: S102 - the docs' own Python block, as the docs test runs it
 
 
 @pytest.mark.parametrize(
@@ -431,7 +432,7 @@ def test_documented_command_parses(command):
     assert status == 0, f"{command.where}: {command.text!r}: {said.strip()}"
 
 
-def runnable(command: Command) -> str | None:
+def why_not_run(command: Command) -> str | None:
     """Why a c4book command is not run here, or ``None`` to run it."""
     try:
         name, args, stdin, synopsis = as_argv(command)
@@ -454,7 +455,7 @@ RAN: dict[tuple, subprocess.CompletedProcess] = {}
 
 
 @pytest.mark.parametrize(
-    "command", [c for c in OURS if runnable(c) is None], ids=lambda command: command.where
+    "command", [c for c in OURS if why_not_run(c) is None], ids=lambda command: command.where
 )
 def test_quick_command_runs(command):
     _, args, stdin, _ = as_argv(command)
@@ -479,7 +480,7 @@ def test_every_command_has_help():
     from bookgen.cli.c4book import build_parser
 
     done = subprocess.run(
-        c4book_command() + ["--help"], capture_output=True, text=True, timeout=RUN_SECONDS
+        [*c4book_command(), "--help"], capture_output=True, text=True, timeout=RUN_SECONDS
     )  # the installed command, once
     assert done.returncode == 0 and done.stdout.startswith("usage: c4book"), done.stderr
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices

@@ -100,7 +100,7 @@ def test_a_book_to_the_last_ply_answers_every_position(tmp_path, ray_session):
     solver = Solver(table_log2=18)
     with Book.open(path) as book:
         assert book.info.plies_complete == tuple(range(34, 43))
-        for key, ply, score, _ in rows(path):
+        for key, _ply, score, _ in rows(path):
             moves = moves_of_key(key, root)
             entry = book.get(moves)
             assert entry.score == score and list(entry.move_scores) == solver.analyze(

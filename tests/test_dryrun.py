@@ -88,7 +88,7 @@ def test_a_wide_range_says_why():
         missing=1000,
         sample_seconds=[0.01] * 99 + [9.01],
     )
-    estimate, low, high = report.core_hours()
+    _estimate, low, high = report.core_hours()
     assert low == 0 and high > 2 * low
     assert report.report().splitlines()[-1] == (
         "  the range is wide because search times vary a lot between positions: the slowest "

@@ -7,12 +7,11 @@ minute); ``-m slow`` runs all 6000 lines strong and weak plus the empty board.
 from pathlib import Path
 
 import pytest
+from conftest import minimax, random_endgames, win_now
 
 from solver import Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position, Solver
 from solver.bitboard import MAX_THREADS
 from solver.errors import ArgumentError
-
-from conftest import minimax, random_endgames, win_now
 
 DATA = Path(__file__).parent / "data"
 SETS = {

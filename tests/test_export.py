@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 import pytest
+from conftest import PLY10, c4book_command
 
 from bookgen import Book
 from bookgen.export import OutputError, export
-from conftest import PLY10, c4book_command
 from solver import Position
 
 pa = pytest.importorskip("pyarrow")
@@ -155,7 +155,7 @@ def test_csv_reads_with_the_standard_library_and_agrees(tmp_path, stats, ply10_b
     plies = np.array([row[0] for row in rows], dtype=np.int64)
     assert dict(enumerate(np.bincount(plies).tolist())) == {p: stats[p] for p in range(10)}
     for row in random.Random(40).sample(rows, SAMPLE):
-        assert_row_is_the_books(dict(zip(header, row)), ply10_book)
+        assert_row_is_the_books(dict(zip(header, row, strict=True)), ply10_book)
 
 
 def test_mirrors_add_each_mirror_image(tmp_path, ply10_book):
@@ -164,7 +164,7 @@ def test_mirrors_add_each_mirror_image(tmp_path, ply10_book):
     with open(out, newline="") as handle:
         rows = list(csv.DictReader(handle))
     keys = {int(row["key"]) for row in rows}
-    stored = [e for e in ply10_book.entries(range(4, 6))]
+    stored = list(ply10_book.entries(range(4, 6)))
     symmetric = sum(
         Position.from_moves(e.moves).mirror_key == Position.from_moves(e.moves).key for e in stored
     )
@@ -185,7 +185,7 @@ def test_any_board(six_by_five, tmp_path):
             texts = list(csv.DictReader(handle))
         assert [c for c in texts[0] if c.startswith("move_")] == [f"move_{c}" for c in range(1, 7)]
         assert len(rows) == len(texts)
-        for row, text in zip(rows, texts):
+        for row, text in zip(rows, texts, strict=True):
             assert len(row["cells"]) == len(text["cells"]) == 30
             assert_row_is_the_books(row, book)
             assert_row_is_the_books(text, book)

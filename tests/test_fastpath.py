@@ -5,12 +5,11 @@ import random
 
 import orjson
 import pytest
+from conftest import random_position
 from starlette.testclient import TestClient
 
 from bookgen.web import create_app
 from bookgen.web.fastpath import BookFastPath
-
-from conftest import random_position
 
 ROUTED = {"Origin": "http://localhost"}  # an Origin header: the hot path passes it on
 
@@ -52,7 +51,7 @@ def lines(count: int, seed: int) -> list[str]:
     return [random_position(rng, rng.randint(0, 9)).moves for _ in range(count)]
 
 
-@pytest.mark.parametrize("moves", lines(10, seed=3) + ["", "4453", "6543"])
+@pytest.mark.parametrize("moves", [*lines(10, seed=3), "", "4453", "6543"])
 def test_a_book_position_is_answered_as_the_route_answers_it(served, moves):
     client, counted = served
     for url in (f"/api/position?moves={moves}", f"/solve?pos={moves}"):

@@ -12,12 +12,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import SMALL_ROOT, c4book_command
 
 from bookgen import Book, BookNotFoundError, Player
 from bookgen.play.game import board_text, play_game, run_play
 from solver import Position, Solver
-
-from conftest import SMALL_ROOT, c4book_command
 
 EMPTY_BOARD = "\n".join([". . . . . . ."] * 6 + ["1 2 3 4 5 6 7"])
 PROMPT = "your move (1-7): "
@@ -128,13 +127,15 @@ def play_scripted(book, human_first: bool, noise=(), script=None, start=SMALL_RO
 def ai_lines(text: str) -> list[tuple[int, str]]:
     return [
         (int(col), how)
-        for col, how in re.findall(r"^AI plays ([1-7])  \((.+), \d+ ms\)$", text, flags=re.M)
+        for col, how in re.findall(
+            r"^AI plays ([1-7])  \((.+), \d+ ms\)$", text, flags=re.MULTILINE
+        )
     ]
 
 
 def ai_tail(text: str) -> str:
     """What follows the last "AI plays N  ": its "(source, N ms)"."""
-    return re.findall(r"^AI plays [1-7]  (\(.*\))$", text, flags=re.M)[-1]
+    return re.findall(r"^AI plays [1-7]  (\(.*\))$", text, flags=re.MULTILINE)[-1]
 
 
 # -- whole games --------------------------------------------------------------
@@ -185,7 +186,7 @@ def test_drawn_game_played_to_the_last_cell(book):
     # At the root the human plays 1 instead of winning: 444444331 is a draw, and
     # both sides then play perfectly to a full board.
     assert book.get("444444331").score == 0 == Solver(table_log2=16).solve("444444331")
-    text, human, moves = play_scripted(book, True, script={8: 1})
+    text, _human, moves = play_scripted(book, True, script={8: 1})
     assert moves.startswith("444444331")
     assert len(moves) == 42
     final = Position.from_moves(moves)
@@ -230,7 +231,7 @@ def test_quitting_mid_game(book):
     assert play_game(ai, True, io.StringIO("4\n4\nq\n"), out, start="44444") == 0
     text = out.getvalue()
     assert text.startswith("Level: perfect. You are o. ")
-    ((col, how),) = ai_lines(text)
+    ((col, _how),) = ai_lines(text)
     assert text.count(FULL_REPLY) == 1
     assert text.endswith(
         f"{board_text(Position.from_moves('444444' + str(col)))}\n\n{PROMPT}"

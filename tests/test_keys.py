@@ -5,6 +5,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import stored_plies
 
 from bookgen.book.keys import (
     Oriented,
@@ -19,8 +20,6 @@ from bookgen.book.keys import (
 from solver import Position
 from solver.bitboard import mirror_bits
 from solver.packed import moves_of_key
-
-from conftest import stored_plies
 
 
 def random_strings(count: int, seed: int) -> list[str]:
@@ -56,10 +55,12 @@ def test_the_mirror_works_on_arrays_too():
 
 
 def test_many_at_once_equal_one_at_a_time():
-    strings = random_strings(3000, seed=2) + ["", "4", "44444445", "4a", "0", "12121212"]
+    strings = [*random_strings(3000, seed=2), "", "4", "44444445", "4a", "0", "12121212"]
     current, mask, usable = boards_of_many(strings)
     assert current.dtype == mask.dtype == np.uint64 and usable.dtype == bool
-    for moves, c, m, ok in zip(strings, current.tolist(), mask.tolist(), usable.tolist()):
+    for moves, c, m, ok in zip(
+        strings, current.tolist(), mask.tolist(), usable.tolist(), strict=True
+    ):
         one = board_of(moves)
         assert ok == (one is not None), moves
         if ok:
@@ -83,7 +84,7 @@ def test_bad_characters_and_full_columns_are_left_to_position(moves):
 def test_a_four_before_the_end_still_has_keys():
     # Legal-looking bits; only a book miss sends such a string on to Position.
     assert key_of("12121212") is not None and board_of("12121212") is not None
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="after the game was won"):
         Position.from_moves("12121212")
 
 
@@ -119,7 +120,7 @@ def test_child_keys_many_are_the_children_keys():
     mask = np.array([p.mask for p in positions], dtype=np.uint64)
     keys, stones = child_keys_many(current, mask)
     assert keys.shape == stones.shape == (len(positions), 7)
-    for p, row, stone in zip(positions, keys.tolist(), stones.tolist()):
+    for p, row, stone in zip(positions, keys.tolist(), stones.tolist(), strict=True):
         for col in range(1, 8):
             if p.can_play(col):
                 assert row[col - 1] == p.play(col).key
@@ -134,6 +135,6 @@ def test_child_keys_many_are_the_children_keys():
 def test_boards_of_keys_are_the_positions(small_book_path):
     keys = np.concatenate([s.keys for s in stored_plies(small_book_path).values()])
     current, mask = boards_of_keys(keys)
-    for key, c, m in zip(keys.tolist(), current.tolist(), mask.tolist()):
+    for key, c, m in zip(keys.tolist(), current.tolist(), mask.tolist(), strict=True):
         position = Position.from_moves(moves_of_key(key))
         assert (c, m) == (position.current, position.mask)

@@ -39,7 +39,7 @@ def test_pick_near_best_stays_within_the_margin():
 
 
 def test_pick_near_best_is_reproducible():
-    values = {c: 0 for c in range(1, 8)}
+    values = dict.fromkeys(range(1, 8), 0)
     first = [pick_near_best(values, 5, random.Random(9)) for _ in range(3)]
     assert first == [pick_near_best(values, 5, random.Random(9)) for _ in range(3)]
 

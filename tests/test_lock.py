@@ -15,13 +15,12 @@ import time
 from contextlib import closing
 
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
 
-from bookgen.book.store import make_engine
 from bookgen.book import lock as build_lock
 from bookgen.book.lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
+from bookgen.book.store import make_engine
 from bookgen.builder.driver import build
-
-from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
 
 HOLD_THE_LOCK = """
     import os, sys
@@ -117,12 +116,12 @@ def test_a_lock_from_another_host_counts_while_its_heartbeat_is_fresh(small_book
         run_sql(
             small_book_copy,
             "DELETE FROM meta WHERE name = 'build_lock'",
-            "INSERT INTO meta VALUES ('build_lock', '%s')" % owner.to_json(),
+            f"INSERT INTO meta VALUES ('build_lock', '{owner.to_json()}')",
         )
 
     write_lock(heartbeat=now - 5)
     with pytest.raises(
-        BuildLockedError, match="host build-node-7, pid 4242, since .*last heartbeat [5-9] s ago"
+        BuildLockedError, match=r"host build-node-7, pid 4242, since .*last heartbeat [5-9] s ago"
     ):
         build(small_book_copy, SMALL_PLY, SMALL_ROOT, progress=False)
     assert entries(small_book_copy) == before
@@ -151,9 +150,11 @@ def test_the_heartbeat_moves_and_release_removes_the_row(small_book_copy, monkey
 def test_two_locks_in_one_book_cannot_both_be_held(small_book_copy):
     engine = make_engine(small_book_copy)
     try:
-        with BuildLock(engine, small_book_copy):
-            with pytest.raises(BuildLockedError, match=f"pid {os.getpid()}"):
-                BuildLock(engine, small_book_copy).acquire()
+        with (
+            BuildLock(engine, small_book_copy),
+            pytest.raises(BuildLockedError, match=f"pid {os.getpid()}"),
+        ):
+            BuildLock(engine, small_book_copy).acquire()
         with BuildLock(engine, small_book_copy):  # free again once released
             pass
     finally:

@@ -4,6 +4,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import random_endgames
 
 from solver import STANDARD as B
 from solver import Board, Position
@@ -16,8 +17,6 @@ from solver.packed import (
     replay_steps,
     unfinished_children,
 )
-
-from conftest import random_endgames
 
 
 def keys(positions) -> np.ndarray:
@@ -45,7 +44,7 @@ def positions() -> list[Position]:
 
 def test_a_key_replays_to_itself(positions):
     moves = moves_of_keys(keys(positions))
-    for position, replayed in zip(positions, moves):
+    for position, replayed in zip(positions, moves, strict=True):
         again = Position.from_moves(replayed)
         assert again.key == position.key and again.ply == position.ply
         assert replayed <= position.moves  # the smallest string that reaches it
@@ -104,7 +103,7 @@ def test_keys_of_other_boards_replay_and_list_children(board):
     found = keys(positions)
     assert plies_of(board, found).tolist() == [p.ply for p in positions]
     assert canonical_keys(board, found).tolist() == [p.canonical_key for p in positions]
-    for position, replayed in zip(positions, moves_of_keys(found, board=board)):
+    for position, replayed in zip(positions, moves_of_keys(found, board=board), strict=True):
         assert Position.from_moves(replayed, board) == position
     assert positions_of_keys(found, board=board) == positions
     for position in positions[:20]:

@@ -3,16 +3,14 @@
 import random
 
 import numpy as np
-
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, random_position
 
 from bookgen import Book
 from bookgen.builder.solve_position import solve_position
-from solver.parent_bounds import NO_BOUND, Parents, parents_of
 from solver import Position
 from solver.packed import moves_of_key
-
-from conftest import SMALL_PLY, SMALL_ROOT, random_position
+from solver.parent_bounds import NO_BOUND, Parents, parents_of
 
 LAST = SMALL_PLY - 1  # the small book's entries at this ply are the parents
 
@@ -91,7 +89,7 @@ def test_bounds_are_the_parents_scores_negated_and_exact_after_a_best_move(paren
         for col in parent.legal_moves():
             child = parent.play(col)
             above.setdefault(child.canonical_key, []).append((entry, col))
-    for key, low, exact, score in zip(frontier, bounds.low, bounds.exact, scores):
+    for key, low, exact, score in zip(frontier, bounds.low, bounds.exact, scores, strict=True):
         found = above[int(key)]
         assert low == max(-e.score for e, _ in found) <= score
         # Exact: some parent's move here is one of its best moves.

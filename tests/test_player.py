@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 from bookgen import Book, BookNotFoundError, Decision, Player
 from bookgen.limits import MAX_TIME_BUDGET
@@ -23,8 +24,6 @@ from solver import (
     win_score,
 )
 from solver.errors import ArgumentError, ArgumentTypeError, BoardSizeError
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 DATA = Path(__file__).parent / "data"
 
@@ -93,13 +92,13 @@ def check_game(moves: str, score: int, final: Position, decisions: list) -> None
 
 def test_best_move_from_the_book_is_a_best_move(book, solver, small_book_path):
     player = Player(book, table_log2=10)
-    picked = (
-        [SMALL_ROOT]
-        + book_moves(small_book_path, 9)
-        + book_moves(small_book_path, 10)[::7]
-        + book_moves(small_book_path, 11)[::23]
-        + book_moves(small_book_path, SMALL_PLY)[::97]
-    )
+    picked = [
+        SMALL_ROOT,
+        *book_moves(small_book_path, 9),
+        *book_moves(small_book_path, 10)[::7],
+        *book_moves(small_book_path, 11)[::23],
+        *book_moves(small_book_path, SMALL_PLY)[::97],
+    ]
     assert len(picked) >= 20
     for moves in picked:
         column = player.best_move(moves)

@@ -6,11 +6,13 @@ Expected move scores come from ``Solver.analyze``, and from the build's own
 did), never from ``Plies`` itself.
 """
 
+import re
 import sqlite3
 from contextlib import closing
 
 import numpy as np
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves, stored_plies
 
 from bookgen import CorruptBookError
 from bookgen.book.keys import key_of
@@ -20,8 +22,6 @@ from bookgen.book.segment import Segment
 from bookgen.book.store import make_engine
 from solver import Position
 from solver.bitboard import mirror_bits
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves, stored_plies
 
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 COMPLETE = (8, 9, 10, 11, 12)
@@ -308,7 +308,7 @@ def test_the_last_cell_is_a_draw_without_a_child():
 
 
 def test_a_missing_child_is_a_damaged_book_not_a_wrong_score(small_book_path):
-    sealed = {ply: s for ply, s in read_plies(small_book_path).segments.items()}
+    sealed = dict(read_plies(small_book_path).segments.items())
     keys, scores, best = sealed[SMALL_PLY]
     gone = int(np.flatnonzero(keys == canonical("444444331112"))[0])
     sealed[SMALL_PLY] = Segment(
@@ -318,7 +318,9 @@ def test_a_missing_child_is_a_damaged_book_not_a_wrong_score(small_book_path):
     assert plies.find(canonical(SMALL_ROOT), 8) is not None  # plies above: unaffected
     with pytest.raises(
         CorruptBookError,
-        match="'some.db': ply 12 lacks a child of a ply-11 position, though both are complete",
+        match=re.escape(
+            "'some.db': ply 12 lacks a child of a ply-11 position, though both are complete"
+        ),
     ):
         plies.find(canonical("44444433111"), 11)
 

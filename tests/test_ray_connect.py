@@ -15,7 +15,6 @@ import time
 from contextlib import closing, contextmanager
 
 import pytest
-
 from conftest import SMALL_ROOT, c4book_command, serving
 
 FAIL_WITHIN = 30  # seconds: the bound for a wrong --address

@@ -287,10 +287,10 @@ def test_entries_of_canonical_keys(book, small_book_path, solver):
     # What the player asks of a position's parents: canonical keys in, the book's scores
     # and best-move bits out, in the canonical orientation, sorted, misses left out.
     stored = {key: ply for ply in COUNTS for key in book_keys(small_book_path, ply)}
-    asked = sorted(stored, reverse=True) + [Position.from_moves("4453").canonical_key, 0]
+    asked = [*sorted(stored, reverse=True), Position.from_moves("4453").canonical_key, 0]
     keys, scores, best = book.entries_of_keys(asked + asked[:5])
     assert keys == sorted(stored)
-    for key, score, bits in zip(keys, scores, best):
+    for key, score, bits in zip(keys, scores, best, strict=True):
         entry = book.get(moves_of_key(key))  # the key's own orientation
         assert entry.ply == stored[key] and score == entry.score
         assert bits == sum(1 << (c - 1) for c in entry.best_moves), key

@@ -11,11 +11,11 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from conftest import SMALL_ROOT
+from conftest import entries as stored_entries
 
 from bookgen import Book, BookError
 from bookgen.builder.driver import build
-from conftest import SMALL_ROOT
-from conftest import entries as stored_entries
 
 PLY = 13  # 1,762 frontier positions from SMALL_ROOT: long enough to hit mid-build
 C4BOOK = str(Path(sys.executable).with_name("c4book"))

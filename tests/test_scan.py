@@ -32,9 +32,9 @@ def test_entries_are_the_book_in_key_order(ply10_book):
         got = list(ply10_book.entries(ply=ply))
         assert len(got) == counts[ply]
         keys = [Position.from_moves(e.moves).key for e in got]
-        assert keys == sorted(keys) and dict(zip(keys, (e.moves for e in got))) == smallest_strings(
-            ply
-        )
+        assert keys == sorted(keys) and dict(
+            zip(keys, (e.moves for e in got), strict=True)
+        ) == smallest_strings(ply)
         assert got == ply10_book.get_many([e.moves for e in got])
     assert sum(1 for _ in ply10_book.entries()) == len(ply10_book)
 

@@ -9,14 +9,13 @@ import random
 
 import numpy as np
 import pytest
+from conftest import SHIPPED, free_pages, open_store
 
 from bookgen.book.schema import BEST_TEXT
 from bookgen.builder.listing import expand
 from solver import Position, Solver
 from solver.bitboard import STANDARD
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
-
-from conftest import SHIPPED, free_pages, open_store
 
 # Canonical positions per ply, from the published table (7x6, unfinished games).
 CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464, 2148087, 5832236]
@@ -83,7 +82,7 @@ def test_stored_positions_are_canonical_and_keyed_right(stored):
         if ply - 1 in stored:
             assert np.array_equal(expand(stored[ply - 1].keys), keys), ply
         sample = random.Random(ply).sample(range(len(keys)), min(2000, len(keys)))
-        for key, moves in zip(keys[sample].tolist(), moves_of_keys(keys[sample])):
+        for key, moves in zip(keys[sample].tolist(), moves_of_keys(keys[sample]), strict=True):
             position = Position.from_moves(moves)
             assert position.key == key == position.canonical_key, moves
             assert position.ply == ply and not position.is_game_over
@@ -94,7 +93,9 @@ def test_frontier_sample_matches_a_fresh_solve(book, stored, deeper):
     if book.info.max_ply + deeper not in stored:
         pytest.skip("no ply being built")
     keys, scores, best = stored[book.info.max_ply + deeper]
-    frontier = list(zip(keys.tolist(), scores.tolist(), [BEST_TEXT[b] for b in best.tolist()]))
+    frontier = list(
+        zip(keys.tolist(), scores.tolist(), [BEST_TEXT[b] for b in best.tolist()], strict=True)
+    )
     solver = Solver(table_log2=22)
     for key, score, best in random.Random(2026).sample(frontier, min(4, len(frontier))):
         moves = moves_of_key(key)

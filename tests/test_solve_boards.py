@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from solve_boards import (  # noqa: E402
+from solve_boards import (
     DRAW,
     FIRST,
     PUBLISHED,
@@ -26,7 +26,7 @@ from solve_boards import (  # noqa: E402
     solve_empty,
 )
 
-from solver import Board  # noqa: E402
+from solver import Board
 
 # Each takes well under a second to solve; the first run also compiles the
 # board's kernels (about 6 s each), later runs load them from numba's cache.

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from conftest import (
     SMALL_PLY,
-    random_endgames,
     SMALL_ROOT,
     book_moves,
     damage_middle_page,
     entries,
+    random_endgames,
     run_sql,
     segment_rows,
 )
@@ -79,13 +79,14 @@ def solver():
 
 def changed(row: tuple, **values) -> tuple:
     """``row`` with some columns replaced."""
-    return tuple(values.get(name, value) for name, value in zip(COLUMNS, row))
+    # A row may stop short of the last columns: those stay out of the result.
+    return tuple(values.get(name, value) for name, value in zip(COLUMNS, row, strict=False))
 
 
 def as_rows(rows: list[tuple]) -> Rows:
     """Tuples of one ply in ``schema.COLUMNS`` order as the columns the store writes
     (``wdl`` follows from the score)."""
-    keys, plies, scores, _, best, move_scores, nodes = zip(*(row[:7] for row in rows))
+    keys, plies, scores, _, best, move_scores, nodes = zip(*(row[:7] for row in rows), strict=True)
     assert len(set(plies)) == 1
     packed = (
         None
@@ -141,7 +142,7 @@ def derived_row(solver) -> tuple:
     )
 
 
-@pytest.fixture()
+@pytest.fixture
 def store(tmp_path):
     opened = BookStore(str(tmp_path / "new.db"), SMALL_ROOT, ROOT_KEY)
     yield opened
@@ -236,9 +237,11 @@ def test_insert_new_twice_keeps_one_row_with_the_first_values(store, frontier_ro
 
 def test_insert_new_adds_only_the_missing_keys(store, frontier_rows):
     store.insert_new(as_rows(frontier_rows[:1]))
-    store.insert_new(as_rows([changed(frontier_rows[0], score=99)] + frontier_rows[1:]))
+    store.insert_new(as_rows([changed(frontier_rows[0], score=99), *frontier_rows[1:]]))
     keys, scores = store.scores_at(12)
-    assert dict(zip(keys.tolist(), scores.tolist())) == {r[0]: r[2] for r in frontier_rows}
+    assert dict(zip(keys.tolist(), scores.tolist(), strict=True)) == {
+        r[0]: r[2] for r in frontier_rows
+    }
 
 
 def test_upsert_twice_keeps_one_row_with_the_last_values(store, frontier_rows, derived_row):
@@ -278,7 +281,7 @@ def test_reading_back_by_ply(store, frontier_rows, derived_row):
     assert store.keys_at(12, keys[1], keys[2]).tolist() == keys[1:2]  # a range of keys
     assert store.keys_at(12, keys[2] + 1).tolist() == []
     stored, scores = store.scores_at(12)
-    assert dict(zip(stored.tolist(), scores.tolist())) == {
+    assert dict(zip(stored.tolist(), scores.tolist(), strict=True)) == {
         key("444444331112"): -2,
         key("444444331222"): -1,
         key("444444331233"): -2,
@@ -658,9 +661,8 @@ def test_the_read_only_engine_reads_and_cannot_write(small_book_copy):
             "UPDATE meta SET value = 'x' WHERE name = 'root'",
             "INSERT INTO meta (name, value) VALUES ('x', 'y')",
         ):
-            with pytest.raises(OperationalError, match="readonly"):
-                with engine.begin() as conn:
-                    conn.execute(text(statement))
+            with pytest.raises(OperationalError, match="readonly"), engine.begin() as conn:
+                conn.execute(text(statement))
     finally:
         engine.dispose()
     assert Path(small_book_copy).read_bytes() == before
@@ -766,7 +768,7 @@ def test_many_rows_in_one_write(store):
         assert after[k][2:6] == (3, 1, "4", pack_scores([1, -2, None, 3, 0, None, None]))
     assert after[int(keys[1])] == stored[1]
     assert after[int(derived[0])][6] == 0  # a derived row has no nodes
-    read = dict(zip(*(a.tolist() for a in store.scores_at(12))))  # read back, checked
+    read = dict(zip(*(a.tolist() for a in store.scores_at(12)), strict=True))  # read back, checked
     assert [read[k] for k in derived.tolist()] == [3] * len(derived)
 
 
@@ -774,7 +776,7 @@ def test_a_failed_write_is_a_book_error_and_writes_nothing(small_book_copy, fron
     before = Path(small_book_copy).read_bytes()
     reader = BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY, readonly=True)
     try:
-        with pytest.raises(BookError, match="cannot write to .*readonly"):
+        with pytest.raises(BookError, match=r"cannot write to .*readonly"):
             reader.insert_new(as_rows(frontier_rows))
     finally:
         reader.close()

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 
 import pytest
-
+from conftest import SMALL_ROOT, book_moves, c4book_command, entries
 from sqlalchemy import create_engine, text
 
 from bookgen import Book
@@ -21,9 +21,8 @@ from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
 from bookgen.book.schema import BookNotFoundError
 from bookgen.book.store import existing_meta
 from bookgen.book.upgrade import run_pack
-from bookgen.builder.verify import verify
 from bookgen.builder.driver import build
-from conftest import SMALL_ROOT, book_moves, c4book_command, entries
+from bookgen.builder.verify import verify
 
 PLY = 11
 PORT = 55439
@@ -170,8 +169,8 @@ def test_a_missing_database_is_named_with_how_to_create_it(postgres_url):
     url = postgres_url.replace("/postgres?", "/c4book_missing?")
     with pytest.raises(
         BookNotFoundError,
-        match="PostgreSQL has no database 'c4book_missing' "
-        ".*create it first with `createdb c4book_missing`",
+        match=r"PostgreSQL has no database 'c4book_missing' "
+        r".*create it first with `createdb c4book_missing`",
     ):
         Book.open(url)
     result = subprocess.run(

@@ -123,21 +123,21 @@ def test_deep_positions_use_the_threads_own_near_table():
     from solver._search import near_base, scratch_size
     from solver._table import NEAR_EMPTIES, NEAR_SLOTS
 
-    NEAR_PLY = B.cells - NEAR_EMPTIES
+    near_ply = B.cells - NEAR_EMPTIES
 
     solver = Solver(table_log2=16)
     twin = solver.fork()
-    NEAR_BASE = near_base(B)
-    assert len(solver._table) == 1 << 16 and scratch_size(B) == NEAR_BASE + NEAR_SLOTS
+    base = near_base(B)
+    assert len(solver._table) == 1 << 16 and scratch_size(B) == base + NEAR_SLOTS
     # Middle-Medium positions from before NEAR_PLY, whose searches go past it.
     lines = (Path(__file__).parent / "data" / "Test_L2_R2").read_text().splitlines()
-    shallow = [line.split() for line in lines if len(line.split()[0]) < NEAR_PLY - 4][:5]
+    shallow = [line.split() for line in lines if len(line.split()[0]) < near_ply - 4][:5]
     assert len(shallow) == 5
     for moves, score in shallow:
         assert solver.solve(Position.from_moves(moves)) == int(score)
     assert np.count_nonzero(solver._table) > 0
-    assert np.count_nonzero(solver._scratch[NEAR_BASE:]) > 0
+    assert np.count_nonzero(solver._scratch[base:]) > 0
     # The fork shares the big table, not the near one.
-    assert twin._table is solver._table and np.count_nonzero(twin._scratch[NEAR_BASE:]) == 0
+    assert twin._table is solver._table and np.count_nonzero(twin._scratch[base:]) == 0
     solver.clear()
-    assert np.count_nonzero(solver._table) == 0 == np.count_nonzero(solver._scratch[NEAR_BASE:])
+    assert np.count_nonzero(solver._table) == 0 == np.count_nonzero(solver._scratch[base:])

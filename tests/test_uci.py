@@ -5,7 +5,6 @@ import csv
 import subprocess
 
 import pytest
-
 from conftest import PLY10, SHIPPED, c4book_command
 
 # connect-4.names, the published set's description: "Number of Instances: 67557 ...

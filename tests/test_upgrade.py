@@ -15,15 +15,6 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-
-from bookgen.book.schema import pack_scores
-from solver import Position
-
-from bookgen import Book, CorruptBookError, SchemaMismatchError
-from bookgen.book.upgrade import upgrade
-from bookgen.builder.verify import verify
-from solver.packed import moves_of_key
-
 from conftest import (
     SMALL_PLY,
     SMALL_ROOT,
@@ -37,6 +28,13 @@ from conftest import (
     stamp,
     unseal,
 )
+
+from bookgen import Book, CorruptBookError, SchemaMismatchError
+from bookgen.book.schema import pack_scores
+from bookgen.book.upgrade import upgrade
+from bookgen.builder.verify import verify
+from solver import Position
+from solver.packed import moves_of_key
 
 # The positions table as schema version 1 wrote it.
 VERSION_1_TABLE = """CREATE TABLE positions (
@@ -82,14 +80,14 @@ def small_answers(small_book_path) -> list:
     return answers(small_book_path)
 
 
-@pytest.fixture()
+@pytest.fixture
 def version_2_book(small_book_copy) -> str:
     """The small book as version 2 stored it: a row per position, no segments table."""
     unseal(small_book_copy, version=2)
     return small_book_copy
 
 
-@pytest.fixture()
+@pytest.fixture
 def version_3_book(small_book_copy) -> str:
     """The small book as version 3 could hold it: a row per position (an upgrade from
     version 2 interrupted before it packed anything), no checksums."""
@@ -97,7 +95,7 @@ def version_3_book(small_book_copy) -> str:
     return small_book_copy
 
 
-@pytest.fixture()
+@pytest.fixture
 def version_1_book(version_2_book) -> str:
     """The small book as version 1 stored it: each row's moves beside its key."""
     small_book_copy = version_2_book
@@ -282,6 +280,7 @@ def partly_rows(path: str, complete: list[int]) -> None:
                     twelve.keys[1::2].tolist(),
                     twelve.scores[1::2].tolist(),
                     twelve.best[1::2].tolist(),
+                    strict=True,
                 )
             ],
         )
@@ -395,7 +394,7 @@ def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
         still = len(rows(path))
     finally:
         build.send_signal(signal.SIGINT)
-        out, err = build.communicate(timeout=120)
+        _out, err = build.communicate(timeout=120)
     assert build.returncode in (0, 130), err
     assert pack.returncode == 1 and pack.stdout == ""
     assert pack.stderr.count("\n") == 1 and "Traceback" not in pack.stderr

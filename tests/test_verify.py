@@ -15,13 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, book_keys, edit_ply, run_sql, stored_plies
 
 from bookgen import Book, BookNotFoundError, NotABookError
 from bookgen.builder.verify import verify
 from solver import Position, Solver
 from solver.packed import moves_of_key
-
-from conftest import SMALL_PLY, SMALL_ROOT, book_keys, edit_ply, run_sql, stored_plies
 
 C4BOOK = str(Path(sys.executable).with_name("c4book"))
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
@@ -179,8 +178,10 @@ def test_an_altered_derived_score_is_reported_with_its_parents(small_book_copy, 
     # Its parent stores its score only, and -5 is not its best move: its score still
     # follows from its children, so only the altered entry is reported.
     assert report.problems == [
-        f"'{moves}': stored score 5, but its children give score {truth} best 2 moves "
-        f"{CHILDREN_OF_111}"
+        (
+            f"'{moves}': stored score 5, but its children give score {truth} best 2 moves "
+            f"{CHILDREN_OF_111}"
+        )
     ]
     assert (report.derived_checked, report.plies_counted) == (DERIVED, ALL_PLIES)
 
@@ -202,7 +203,7 @@ def test_an_altered_derived_score_is_reported_with_its_parents(small_book_copy, 
     shown_scores = solver.analyze(Position.from_moves(shown))
     expected = {
         canonical[parent]: f"'{parent}': stored score 0, but its children give score -1 "
-        f"best 12 moves {parent_scores[:5] + [-2, -3]}",
+        f"best 12 moves {[*parent_scores[:5], -2, -3]}",
         canonical[moves]: f"'{moves}': stored score 5, but its children give score {truth} "
         f"best 2 moves {CHILDREN_OF_111}",
         canonical[child]: f"'{shown}': stored score 2, but its children give score 0 best "
@@ -254,8 +255,10 @@ def test_cli_reports_an_altered_root_and_exits_1(small_book_copy, solver):
     assert result.returncode == 1, result.stdout + result.stderr
     assert result.stdout.splitlines()[1:] == [
         "FAILED: 1 problems; the first ones:",
-        "  '44444433': stored score 15, but its "
-        "children give score 16 best 25 moves [0, 16, 2, None, 16, 0, 2]",
+        (
+            "  '44444433': stored score 15, but its "
+            "children give score 16 best 25 moves [0, 16, 2, None, 16, 0, 2]"
+        ),
     ]
 
 
@@ -373,8 +376,10 @@ def test_a_damaged_segment_is_a_problem_named_by_its_ply(small_book_copy):
     report = verify(small_book_copy, sample=0, progress=False)
     assert report.entries == 753 - 36
     assert [p for p in report.problems if "ply 10" in p] == [
-        "the book's ply 10 is damaged: its segment does not decompress (decompression error: "
-        "did not decompress full frame); rebuild it or take book.db from a good copy"
+        (
+            "the book's ply 10 is damaged: its segment does not decompress (decompression error: "
+            "did not decompress full frame); rebuild it or take book.db from a good copy"
+        )
     ]
     assert report.plies_counted == ALL_PLIES
 

@@ -6,14 +6,13 @@ import threading
 import time
 
 import pytest
+from conftest import random_position
 from starlette.testclient import TestClient
 
 from bookgen.web import create_app
 from bookgen.web.explore import score_words
 from solver import Position, Solver
 from solver.errors import ArgumentError
-
-from conftest import random_position
 
 # Past the book (ply 11), and slow to solve: 13 and 5 million nodes for every move's score,
 # 5.6 and 4.5 s on a loaded 2-core machine.
@@ -89,7 +88,7 @@ def get(client, url: str, status: int = 200) -> dict:
     return response.json()
 
 
-@pytest.mark.parametrize("moves", book_lines(12, seed=29) + ["", "4453", "444444"])
+@pytest.mark.parametrize("moves", [*book_lines(12, seed=29), "", "4453", "444444"])
 def test_a_book_position_is_the_book_entry_and_its_mirror_image_is_mirrored(client, book, moves):
     entry = book.get(moves)
     answer = get(client, f"/api/position?moves={moves}")
@@ -169,7 +168,7 @@ def test_the_book_depth_of_each_move_is_what_the_book_holds_below_it(client, boo
     assert [c["book_depth"] for c in answer["columns"]] == [None] * 7
 
 
-@pytest.mark.parametrize("moves", PAST_BOOK + ["4365632413"])
+@pytest.mark.parametrize("moves", [*PAST_BOOK, "4365632413"])
 def test_past_the_book_every_move_is_solved_as_the_solver_solves_it(client, book, solver, moves):
     expected = solver.analyze(Position.from_moves(moves))
     for asked, scores in ((moves, expected), (mirror(moves), expected[::-1])):

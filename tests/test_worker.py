@@ -2,14 +2,13 @@
 
 import numpy as np
 import pytest
+from conftest import SMALL_ROOT
 
 from bookgen.builder.listing import keys_by_ply
 from bookgen.builder.solve_position import solve_position
 from bookgen.builder.worker import solve_batch, warm_up, worker_solvers
 from solver import Position, Solver
 from solver.packed import moves_of_keys
-
-from conftest import SMALL_ROOT
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +38,7 @@ def test_batch_rows_are_exact_and_in_order(ray_session, frontier, expected, thre
 
     task = solve_batch.options(num_cpus=threads)
     result = ray.get(task.remote(frontier, 20, threads))
-    assert list(zip(result.scores.tolist(), result.best.tolist())) == expected
+    assert list(zip(result.scores.tolist(), result.best.tolist(), strict=True)) == expected
     assert result.scores.dtype == np.int8 and result.best.dtype == np.uint8
     assert (result.nodes >= 0).all() and result.seconds > 0 and result.pid > 0
 

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 from numba import njit
-
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from solver._bits import has_four, mirror

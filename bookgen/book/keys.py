@@ -43,7 +43,7 @@ class Oriented(NamedTuple):
     def canonical(self) -> int:
         """The smaller of the two orientations' keys: the book's key."""
         key, other = self.current + self.mask, self.mirror_current + self.mirror_mask
-        return key if key < other else other
+        return key if key < other else other  # noqa: FURB136 - a lookup's hot path: no call
 
 
 class Walker:
@@ -61,7 +61,7 @@ class Walker:
             )
             for col in range(board.width)
         }
-        self._columns = tuple(zip(bottoms, cells, reversed(bottoms), reversed(cells)))
+        self._columns = tuple(zip(bottoms, cells, reversed(bottoms), reversed(cells), strict=True))
         self._one_way = {char: step[:2] for char, step in self._step.items()}
         # boards_of_many's: a character code -> that column's bottom cell and cells (0, 0: none).
         self._bottoms = np.zeros(128, dtype=np.uint64)

@@ -16,10 +16,9 @@ SHARE = Path("share") / "c4book"  # where a wheel puts the book, under the envir
 def installed_books() -> list[Path]:
     """Where c4book's own book may be: beside the source tree (a checkout or an
     editable install), then in the environment's data directory (a wheel)."""
-    places = [Path(__file__).resolve().parents[2] / BOOK_NAME]
-    for prefix in dict.fromkeys([sysconfig.get_path("data"), sys.prefix]):
-        places.append(Path(prefix) / SHARE / BOOK_NAME)
-    return places
+    beside = Path(__file__).resolve().parents[2] / BOOK_NAME
+    prefixes = dict.fromkeys([sysconfig.get_path("data"), sys.prefix])
+    return [beside, *(Path(prefix) / SHARE / BOOK_NAME for prefix in prefixes)]
 
 
 def book_location(db: str | os.PathLike) -> str:

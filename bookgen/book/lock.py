@@ -28,11 +28,15 @@ import socket
 import threading
 import time
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from .schema import BookError, Meta
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing's own from Python 3.11
 
 LOCK_NAME = "build_lock"
 COMMAND_NAME = "build_lock_command"
@@ -125,7 +129,7 @@ class BuildLock:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> BuildLock:
+    def __enter__(self) -> Self:
         self.acquire()
         return self
 
@@ -213,8 +217,8 @@ class BuildLock:
             try:
                 if self._swap(self._value, owner.to_json()):
                     self._value = owner.to_json()
-            except Exception:
-                pass  # a busy book: the next beat tries again, well within STALE_SECONDS
+            except Exception:  # noqa: BLE001, S110 - a busy book: the next beat tries again, well within STALE_SECONDS
+                pass
 
 
 def read_lock(engine: Engine) -> LockOwner | None:

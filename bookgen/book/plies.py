@@ -112,7 +112,7 @@ class Plies:
         if len(row_plies):
             order = np.argsort(row_plies, kind="stable")  # by ply, each in key order
             plies, starts = np.unique(row_plies[order], return_index=True)
-            for ply, part in zip(plies.tolist(), np.split(order, starts[1:])):
+            for ply, part in zip(plies.tolist(), np.split(order, starts[1:]), strict=True):
                 parts.setdefault(ply, []).append(
                     Segment(rows.keys[part], rows.scores[part], rows.best[part])
                 )
@@ -309,7 +309,7 @@ class Plies:
         counts: dict[int, dict[int, int]] = {}
         for ply, at_ply in sorted(self._plies.items()):
             signs = np.bincount(np.sign(at_ply.view.scores.astype(np.int64)) + 1, minlength=3)
-            counts[ply] = {wdl: int(n) for wdl, n in zip((-1, 0, 1), signs) if n}
+            counts[ply] = {wdl: int(n) for wdl, n in zip((-1, 0, 1), signs, strict=True) if n}
         return counts
 
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -38,9 +38,9 @@ from solver.bitboard import STANDARD, Board
 from solver.errors import ArgumentTypeError
 from solver.position import position_on
 
+from .collector import paused as _collector_paused
 from .keys import walker
 from .location import find_book
-from .collector import paused as _collector_paused
 from .plies import FULL_COLUMN, NO_MOVE, SCORE_OFFSET, Plies, entry_code
 from .schema import SCHEMA_VERSION, BookError, board_of_meta
 from .store import (
@@ -51,6 +51,9 @@ from .store import (
     read_meta,
     sqlite_path,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing's own from Python 3.11
 
 _LARGE = 64  # from this many strings on, get_many works on numpy arrays
 
@@ -161,7 +164,7 @@ _compiled = None  # bookgen.book.compiled_keys, once loaded
 def _kernels():
     """The compiled lookups once this process has numba loaded, else ``None``: a book
     never loads numba itself (0.6 s, more than a one-off query's whole lookup)."""
-    global _compiled
+    global _compiled  # noqa: PLW0603 - one module loaded once a process, on first use
     if _compiled is None and "numba" in sys.modules:
         try:
             from . import compiled_keys as _compiled
@@ -238,7 +241,7 @@ class Book:
     def close(self) -> None:
         self._plies = _Closed(self.db)  # later lookups fail, saying so
 
-    def __enter__(self) -> Book:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -385,7 +388,7 @@ class Book:
         if len(hits) == len(moves_list):
             return got
         entries: list[BookEntry | None] = [None] * len(moves_list)
-        for i, entry in zip(hits.tolist(), got):
+        for i, entry in zip(hits.tolist(), got, strict=True):
             entries[i] = entry
         for i in np.flatnonzero(~(found & usable)).tolist():
             entries[i] = self.get(moves_list[i])  # a miss or an odd string: checked one by one
@@ -402,7 +405,9 @@ class Book:
             packed = packed[index[at]]
             packed = np.where(flips[at, None], packed[:, ::-1], packed)
             # The columns of scores zipped into rows: the tuples are made in C.
-            rows = zip(*(_SCORE_OBJECTS[packed[:, col]].tolist() for col in range(width)))
+            rows = zip(
+                *(_SCORE_OBJECTS[packed[:, col]].tolist() for col in range(width)), strict=True
+            )
             move_scores[at] = np.fromiter(rows, dtype=object, count=len(at))
         return move_scores.tolist()
 
@@ -413,7 +418,7 @@ class Book:
         found: tuple[list[int], list[int], list[int]] = ([], [], [])
         keys = sorted(set(map(int, keys)))
         _, masks = self._walk.boards_of_keys(np.array(keys, dtype=np.uint64))
-        for key, mask in zip(keys, masks.tolist()):
+        for key, mask in zip(keys, masks.tolist(), strict=True):
             code = self._plies.find(key, mask.bit_count())
             if code is None:
                 continue

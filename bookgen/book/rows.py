@@ -171,7 +171,9 @@ def read_rows(
         with paused():
             cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM positions {where} ORDER BY key")
             while chunk := cursor.fetchmany(READ_CHUNK):
-                for into, column in zip((plies, keys, scores, best), _checked(chunk, width)):
+                for into, column in zip(
+                    (plies, keys, scores, best), _checked(chunk, width), strict=True
+                ):
                     into.append(column)
     except Exception as error:
         corrupt = corrupt_database(db, error)
@@ -195,7 +197,7 @@ def _checked(chunk: list[tuple], width: int) -> tuple[np.ndarray, ...]:
     """``(plies, keys as SQL stores them, scores, best-move bits)`` of fetched rows, every
     field checked: of its type, best moves as written, the checksum right."""
     bad = np.zeros(len(chunk), bool)
-    columns = list(zip(*chunk))
+    columns = list(zip(*chunk, strict=True))
     plies, keys, scores, best, expected = _fields(columns, width, bad)
     bad |= expected != _integers(columns[7], bad)
     if bad.any():
@@ -233,12 +235,16 @@ def stamp_rows(conn, db: str, width: int) -> int:
         if not chunk:
             return stamped
         bad = np.zeros(len(chunk), bool)
-        checksums = _fields(list(zip(*chunk)), width, bad)[-1]
+        checksums = _fields(list(zip(*chunk, strict=True)), width, bad)[-1]
         if bad.any():
             at = int(np.flatnonzero(bad)[0])
             raise damaged_ply(chunk[at][1], f"its row of key {chunk[at][0]!r} cannot be read")
         conn.execute(
-            update, [{"checksum": c, "key": row[0]} for c, row in zip(checksums.tolist(), chunk)]
+            update,
+            [
+                {"checksum": c, "key": row[0]}
+                for c, row in zip(checksums.tolist(), chunk, strict=True)
+            ],
         )
         stamped += len(chunk)
         after = chunk[-1][0]

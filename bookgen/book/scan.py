@@ -197,7 +197,8 @@ def entries(book: Book, ply: int | Iterable[int] | None = None) -> Iterator[Book
             move_scores = repeat(None)
         else:  # the columns of scores zipped into rows: the tuples are made in C
             move_scores = zip(
-                *(_SCORE_OBJECTS[part.move_scores[:, col]].tolist() for col in range(board.width))
+                *(_SCORE_OBJECTS[part.move_scores[:, col]].tolist() for col in range(board.width)),
+                strict=True,
             )
         yield from map(
             _new_entry,

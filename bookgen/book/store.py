@@ -35,7 +35,6 @@ from solver.errors import BoardSizeError
 from .checksum import META_CHECKSUM, check_meta, meta_checksum
 from .location import book_location, check_lasting
 from .rows import Rows, read_rows
-from .segment import Segment, check_row, merge, pack, unpack
 from .schema import (
     COLUMNS,
     FORMAT,
@@ -54,6 +53,7 @@ from .schema import (
     board_of_meta,
     corrupt_database,
 )
+from .segment import Segment, check_row, merge, pack, unpack
 
 if TYPE_CHECKING:
     from solver.parent_bounds import Parents
@@ -671,17 +671,17 @@ class BookStore:
     def _retry_locked(self, write, attempts: int = 10):
         """Wait out another process's lock (each try already waits LOCK_WAIT_SECONDS)."""
         for attempt in range(attempts):
+            if attempt:
+                time.sleep(1.0)
             try:
                 return write()
             except OperationalError as error:
                 if "locked" not in str(error) and "busy" not in str(error):
                     raise BookError(f"cannot write to {self.db!r}: {error.orig}") from None
-                if attempt == attempts - 1:
-                    raise BookError(
-                        f"{self.db!r} stayed locked by another process; "
-                        "every batch written so far is kept, rerun to resume"
-                    ) from None
-                time.sleep(1.0)
+        raise BookError(
+            f"{self.db!r} stayed locked by another process; "
+            "every batch written so far is kept, rerun to resume"
+        )
 
     def close(self) -> None:
         """Fold the write-ahead log back into the file, so the book is one file."""

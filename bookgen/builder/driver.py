@@ -29,13 +29,13 @@ from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
 from ..book.location import book_location
+from ..book.lock import BuildLock
 from ..book.segment import Segment
 from ..book.store import BookStore, reclaim_space, remove_book_files
 from . import WORKER_TABLE_LOG2
 from .derive import derive
 from .interrupts import StopRequest, graceful_interrupts
 from .listing import keys_by_ply
-from ..book.lock import BuildLock
 from .missing import MissingKeys
 from .report import BuildSummary, timed
 from .schedule import FIRST_BATCH, describe, solve_missing, warm_up_workers

@@ -74,8 +74,10 @@ class DryRunReport:
     def report(self) -> str:
         board = "" if self.board == "7x6" else f"{self.board} board, "
         lines = [
-            f"dry run for book {self.db}: {board}root {self.root or '(empty board)'}, "
-            f"up to ply {self.ply}; nothing written",
+            (
+                f"dry run for book {self.db}: {board}root {self.root or '(empty board)'}, "
+                f"up to ply {self.ply}; nothing written"
+            ),
             "  ply   positions      stored",
         ]
         for ply, count in self.positions_per_ply.items():

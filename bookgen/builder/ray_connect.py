@@ -27,7 +27,7 @@ import secrets
 import socket
 import sys
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from solver.errors import C4Error
 
@@ -71,7 +71,7 @@ def start_local(workers: int | None, *, verbose: bool = False) -> None:
                 log_to_driver=verbose,
                 logging_level="INFO" if verbose else "ERROR",
             )
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - whatever Ray raises, one RayStartError
             raise RayStartError(
                 f"could not start Ray on this machine: {_first_line(error)}; check free space "
                 f"and permissions in {os.environ.get('RAY_TMPDIR') or tempfile.gettempdir()} "
@@ -111,7 +111,7 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
                     ]
                 },
             )
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - whatever Ray raises, one RayStartError
             raise _join_error(address, error, log, verbose) from None
 
 
@@ -164,7 +164,7 @@ def _resolve(address: str) -> str:
 
     try:
         found = canonicalize_bootstrap_address("auto")
-    except Exception:
+    except Exception:  # noqa: BLE001 - no address found, said below
         found = None
     if not found:
         raise RayStartError(
@@ -205,7 +205,7 @@ def _no_answer(target: str) -> str | None:
             header = _read_exactly(sock, 9)
     except socket.gaierror:
         return f"unknown host {host!r}"
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         return f"no answer within {PROBE_SECONDS:.0f} s"
     except ConnectionRefusedError:
         return "connection refused"
@@ -274,7 +274,7 @@ def _check_gcs(address: str, target: str, verbose: bool) -> None:
     with _ray_output(verbose) as log:
         try:
             GcsClient(address=target)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - whatever Ray raises, one RayStartError
             raise _join_error(address, error, log, verbose) from None
 
 
@@ -395,7 +395,5 @@ def _shutdown_quietly() -> None:
     """Undo a half-made start, so nothing of it outlives the failed command."""
     import ray
 
-    try:
+    with suppress(Exception):  # a cleanup after a failure, which is the error to show
         ray.shutdown()
-    except Exception:
-        pass

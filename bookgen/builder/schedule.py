@@ -165,7 +165,7 @@ def solve_missing(
                 per_position = rate if per_position is None else 0.7 * per_position + 0.3 * rate
                 bar.update(len(keys))
             if stop.is_set():
-                raise KeyboardInterrupt
+                raise KeyboardInterrupt  # noqa: TRY301 - a stop takes Ctrl-C's path, below
     except KeyboardInterrupt:
         for ref in in_flight:
             ray.cancel(ref, force=True)

@@ -36,7 +36,7 @@ _solvers: list[Solver] = []
 def worker_solvers(table_log2: int, threads: int, board: Board = STANDARD) -> list[Solver]:
     """This process's solvers, one per thread, all sharing one table; only the board's
     kernels are loaded."""
-    global _solvers
+    global _solvers  # noqa: PLW0603 - this worker process's solvers, kept between its tasks
     if not _solvers or _solvers[0].table_log2 != table_log2 or _solvers[0].board is not board:
         _solvers = [Solver(table_log2=table_log2, board=board)]
     while len(_solvers) < threads:

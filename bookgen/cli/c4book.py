@@ -614,7 +614,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         status = args.run(args) or 0
         sys.stdout.flush()  # here, where a failure is one line, not at exit
-        return status
     except C4Error as error:
         print(f"c4book {args.command}: error: {one_line(error)}", file=sys.stderr)
         if isinstance(error, OutputError):
@@ -627,6 +626,8 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (``c4book solve < big | head``): stop quietly.
         _discard_output(stdout)
         return 141
+    else:
+        return status
     finally:
         sys.stdout = stdout
 

@@ -101,8 +101,8 @@ def export(
     start = time.perf_counter()
     if os.path.isdir(out):
         raise OutputError(f"{out!r} is a directory: give a file name")
-    format = format_of(out, format)
-    writer = _writer(format)
+    chosen_format = format_of(out, format)
+    writer = _writer(chosen_format)
     if os.path.lexists(out) and not force:
         raise OutputError(f"{out!r} exists: give --force to replace it")
     book = db if isinstance(db, Book) else Book.open(db)
@@ -121,7 +121,7 @@ def export(
     finally:
         if book is not db:
             book.close()
-    return Exported(out, format, rows, tuple(chosen), time.perf_counter() - start)
+    return Exported(out, chosen_format, rows, tuple(chosen), time.perf_counter() - start)
 
 
 def _temporary(out: str) -> str:

@@ -40,7 +40,7 @@ class Writer:
     def __init__(self, path: str, board: Board, meta: dict[str, str]):
         self.board = board
         self._best = np.array([text.encode() for text in table.best_texts(board)], dtype=object)
-        self._file: BinaryIO = open(path, "wb")
+        self._file: BinaryIO = open(path, "wb")  # noqa: SIM115 - held until close()
         self._file.write(",".join(table.names(board)).encode() + b"\n")
 
     def write(self, part: Slice) -> int:
@@ -59,7 +59,7 @@ class Writer:
             self._best[part.best].tolist(),
             *moves,
         ]
-        self._file.write(b"\n".join(map(b",".join, zip(*fields))) + b"\n")
+        self._file.write(b"\n".join(map(b",".join, zip(*fields, strict=True))) + b"\n")
         return part.size
 
     def close(self) -> None:

@@ -33,7 +33,7 @@ def schema(board: Board, meta: dict[str, str]) -> pa.Schema:
     return pa.schema(
         [
             pa.field(name, kind, nullable=name.startswith("move_"))
-            for name, kind in zip(table.names(board), types)
+            for name, kind in zip(table.names(board), types, strict=True)
         ],
         metadata=meta,
     )

@@ -42,7 +42,7 @@ class Writer:
 
     def __init__(self, path: str, board: Board, meta: dict[str, str]):
         self.board = board
-        self._file: BinaryIO = open(path, "wb")
+        self._file: BinaryIO = open(path, "wb")  # noqa: SIM115 - held until close()
 
     def write(self, part: Slice) -> int:
         keep = quiet(part, self.board)
@@ -57,7 +57,9 @@ class Writer:
         if part.ply % 2:
             first = 2 - first
         rows = line.view(f"S{2 * width - 1}").ravel().tolist()
-        self._file.write(b"\n".join(map(b"".join, zip(rows, _OUTCOME[first].tolist()))) + b"\n")
+        self._file.write(
+            b"\n".join(map(b"".join, zip(rows, _OUTCOME[first].tolist(), strict=True))) + b"\n"
+        )
         return count
 
     def close(self) -> None:

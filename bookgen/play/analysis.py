@@ -81,7 +81,7 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
         {}
         if book is None
         else {  # every child in one lookup
-            child.key: found for child, found in zip(children, book.get_many(children))
+            child.key: found for child, found in zip(children, book.get_many(children), strict=True)
         }
     )
 

@@ -287,5 +287,5 @@ async def _http_error(request: Request, error: HTTPException) -> Response:
 
 async def _internal(request: Request, error: Exception) -> Response:
     # A bug of ours: logged in full here, one line to the client.
-    log.exception("error answering %s", request.url.path)
+    log.error("error answering %s", request.url.path, exc_info=error)
     return JSON({"error": f"internal error: {type(error).__name__}"}, status_code=500)

@@ -256,7 +256,7 @@ def _depths(
 ) -> dict[int, int | None]:
     return {
         col: None if (reach := book_reach(book, child, entry)) is None else reach - position.ply
-        for (col, child), entry in zip(children.items(), entries)
+        for (col, child), entry in zip(children.items(), entries, strict=True)
     }
 
 
@@ -376,7 +376,7 @@ class Explorer:
         # Each child's own score (the mover's move scores minus it), by key.
         known = {
             child.key: found.score
-            for child, found in zip(children.values(), entries)
+            for child, found in zip(children.values(), entries, strict=True)
             if found is not None
         }
         low = -position.board.cells

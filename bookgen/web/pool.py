@@ -16,6 +16,7 @@ holds it for microseconds.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import Callable
@@ -86,7 +87,7 @@ class SolvePool:
         state = failed = None
         try:
             state = self._make_state()
-        except Exception as caught:  # every job on this thread then answers with it
+        except Exception as caught:  # noqa: BLE001 - every job on this thread then answers with it
             failed = caught
         while (job := self._jobs.get()) is not None:
             fn, args, loop, future = job
@@ -94,15 +95,13 @@ class SolvePool:
             try:
                 if failed is None:
                     result = fn(state, *args)
-            except BaseException as caught:  # handed to the waiting request, which re-raises it
+            except BaseException as caught:  # noqa: BLE001 - handed to the waiting request, which re-raises it
                 error = caught
             finally:
                 with self._lock:
                     self._admitted -= 1
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is waiting
                 loop.call_soon_threadsafe(_settle, future, result, error)
-            except RuntimeError:  # the loop has closed: nobody is waiting any more
-                pass
 
 
 def _settle(future: asyncio.Future, result, error) -> None:

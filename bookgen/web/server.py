@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from solver import STANDARD
 from solver.errors import C4Error
 
 from .. import Book
 from .app import create_app
+
+if TYPE_CHECKING:
+    import asyncio
+    from typing import Literal
 
 WILDCARDS = ("0.0.0.0", "::", "")
 
@@ -76,10 +80,13 @@ def serve(
             out.flush()
 
         app = create_app(book, cap, workers or default_workers(), cors=cors, on_start=ready)
+        http: type[asyncio.Protocol] | Literal["auto"]
         try:
-            from .coalesce import GatheringHttpToolsProtocol as http
+            from .coalesce import GatheringHttpToolsProtocol
         except ImportError:  # no httptools: uvicorn's own choice
             http = "auto"
+        else:
+            http = GatheringHttpToolsProtocol
         # No proxy headers: nothing here uses the client's address, so none is trusted.
         # No websockets: the explorer has none.
         config = uvicorn.Config(
