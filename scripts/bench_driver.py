@@ -24,15 +24,18 @@ import argparse
 import io
 import os
 import resource
+import sqlite3
 import sys
 import tempfile
 import time
+from contextlib import closing
 
 import numpy as np
+import zstandard
 from _args import parse_args
 
 from bookgen.book.rows import Rows
-from bookgen.book.segment import Segment
+from bookgen.book.segment import HEADER, LEVEL, Segment
 from bookgen.book.store import BookStore
 from bookgen.builder.derive import derive
 from bookgen.builder.listing import keys_by_ply
@@ -197,6 +200,19 @@ def bench_dry_run(ply: int, root: str, sample: int) -> None:
         )
 
 
+def compressor_bytes(db: str) -> int:
+    """What zstd's compressor held to pack the book's largest segment: its own estimate
+    for the level and that payload's size (it grows with the payload up to 8 MB, then
+    stays at 85 MB), a cost of the segment format's compression, paid once per seal."""
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        blobs = [data for (data,) in conn.execute("SELECT data FROM segments")]
+    if not blobs:
+        return 0
+    payload = max(zstandard.frame_content_size(blob[HEADER.size :]) for blob in blobs)
+    level = zstandard.ZstdCompressionParameters.from_level(LEVEL, source_size=payload)
+    return level.estimated_compression_context_size()
+
+
 def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
     from bookgen.builder.driver import build
 
@@ -218,6 +234,7 @@ def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
         started = time.perf_counter()
         summary = build(path, ply, root, table_log2=table_log2, progress=False, out=io.StringIO())
         wall = time.perf_counter() - started
+        zstd = compressor_bytes(path)
     print(summary.report())
     solvers = summary.solvers or 1
     solving = summary.core_seconds / solvers
@@ -227,7 +244,9 @@ def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
         f"driver peak memory {peak_gb():.3f} GB: {before_ray:.3f} GB before Ray, "
         f"{base:.3f} GB after a small build (Ray's client loaded), and "
         f"{peak_gb() - base:.3f} GB over that = "
-        f"{(peak_gb() - base) * 1e9 / frontier:.1f} bytes per frontier position"
+        f"{(peak_gb() - base) * 1e9 / frontier:.1f} bytes per frontier position; "
+        f"of which zstd's compressor for the largest segment {zstd / 1e9:.3f} GB, so "
+        f"{((peak_gb() - base) * 1e9 - zstd) / frontier:.1f} bytes per frontier position besides"
     )
     print(
         f"wall {wall:.0f} s, of which outside solving {wall - solving:.0f} s = "

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from conftest import SMALL_PLY, SMALL_ROOT, book_keys, entries, free_pages, open_store, segment_rows
 
+from bookgen.book.store import BookStore
 from bookgen.builder.cluster import AddressError
-from bookgen.builder.driver import BuildArgumentError, _sorted_scores, build
+from bookgen.builder.driver import BuildArgumentError, _sorted_entries, build
 from bookgen.builder.listing import keys_by_ply
 from solver import Board, BoardSizeError, IllegalMoveError, Position, Solver
 from solver.packed import moves_of_key
@@ -268,15 +269,49 @@ def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_
 
 def test_solved_batches_join_in_key_order_whatever_order_they_came_back_in():
     def batch(*keys):
-        return np.array(keys, dtype=np.uint64), np.array(keys, dtype=np.int8) % 7
+        keys = np.array(keys, dtype=np.uint64)
+        return keys, keys.astype(np.int8) % 7, keys.astype(np.uint8) * 2
 
     solved = [batch(7, 9), batch(1, 3, 5), batch(11)]
-    ply, keys, scores = _sorted_scores(14, solved)
-    assert (ply, keys.tolist(), scores.tolist()) == (14, [1, 3, 5, 7, 9, 11], [1, 3, 5, 0, 2, 4])
+    keys, scores, best = _sorted_entries(solved)
+    assert (keys.tolist(), scores.tolist()) == ([1, 3, 5, 7, 9, 11], [1, 3, 5, 0, 2, 4])
+    assert best.tolist() == [2, 6, 10, 14, 18, 22]
     assert solved == []  # handed over, not held twice
     # Batches whose ranges overlap (never cut so, but the join stays exact): sorted anyway.
-    _, keys, scores = _sorted_scores(14, [batch(2, 8), batch(1, 5)])
-    assert (keys.tolist(), scores.tolist()) == ([1, 2, 5, 8], [1, 2, 5, 1])
+    keys, scores, best = _sorted_entries([batch(2, 8), batch(1, 5)])
+    assert (keys.tolist(), scores.tolist(), best.tolist()) == (
+        [1, 2, 5, 8],
+        [1, 2, 5, 1],
+        [2, 4, 10, 16],
+    )
+
+
+def test_a_frontier_sealed_from_memory_is_the_one_read_back_from_its_rows(
+    small_book_path, tmp_path, ray_session
+):
+    # A fresh build seals its frontier from what it solved; a build that finds some of
+    # it stored reads the rows back.  Both give the same segments, byte for byte.
+    from bookgen.book.rows import Rows
+
+    book = open_store(small_book_path)
+    try:
+        keys, scores, best = book.entries_at(SMALL_PLY)
+    finally:
+        book.close()
+    resumed = str(tmp_path / "resumed.db")
+    root = Position.from_moves(SMALL_ROOT)
+    store = BookStore(resumed, SMALL_ROOT, root.canonical_key)
+    try:
+        store.insert_new(Rows(SMALL_PLY, keys[:3], scores[:3], best[:3], nodes=np.ones(3, int)))
+    finally:
+        store.close()
+    summary = build(resumed, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=18)
+    assert (summary.searched, summary.already_stored) == (574 - 3, 3)
+
+    def blobs(path):  # (count, data) of each ply's segments
+        return {p: [row[1:] for row in segment_rows(path, p)] for p in range(8, SMALL_PLY + 1)}
+
+    assert blobs(resumed) == blobs(small_book_path)
 
 
 # -- a book of another board ----------------------------------------------------------

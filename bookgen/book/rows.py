@@ -27,6 +27,7 @@ from .segment import Segment
 READ_CHUNK = 20_000  # rows fetched at a time: each chunk's objects go before the next
 
 _BEST_TEXT = np.array(BEST_TEXT, dtype=object)  # index by bit set: the stored text
+_KEPT = (np.int16, np.int64, np.int8)  # what read rows keep of ply, key, score
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,10 +172,15 @@ def read_rows(
         with paused():
             cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM positions {where} ORDER BY key")
             while chunk := cursor.fetchmany(READ_CHUNK):
-                for into, column in zip(
-                    (plies, keys, scores, best), _checked(chunk, width), strict=True
+                # Narrowed at once: four int64 columns held until the end would be the
+                # peak of reading a ply (32 bytes a row, then 56 while they are joined).
+                for into, column, kept in zip(
+                    (plies, keys, scores, best),
+                    _checked(chunk, width),
+                    (*_KEPT, kind),
+                    strict=True,
                 ):
-                    into.append(column)
+                    into.append(column.astype(kept, copy=False))
     except Exception as error:
         corrupt = corrupt_database(db, error)
         if corrupt is None:
@@ -184,13 +190,13 @@ def read_rows(
         cursor.close()
     if not keys:
         empty = np.empty(0, np.int64)
-        return empty, Segment(empty.view(np.uint64), empty.astype(np.int8), empty.astype(kind))
+        return empty.astype(_KEPT[0]), Segment(
+            empty.view(np.uint64), empty.astype(np.int8), empty.astype(kind)
+        )
     keys = np.concatenate(keys).view(np.uint64)
-    return np.concatenate(plies), Segment(
-        keys ^ np.uint64(offset) if offset else keys,
-        np.concatenate(scores).astype(np.int8),
-        np.concatenate(best).astype(kind),
-    )
+    if offset:
+        keys ^= np.uint64(offset)
+    return np.concatenate(plies), Segment(keys, np.concatenate(scores), np.concatenate(best))
 
 
 def _checked(chunk: list[tuple], width: int) -> tuple[np.ndarray, ...]:

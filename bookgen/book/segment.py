@@ -61,23 +61,29 @@ def pack(segment: Segment) -> bytes:
     count = len(keys)
     if count and not (keys[1:] > keys[:-1]).all():
         raise ValueError("a segment's keys must be strictly increasing")
-    gaps = np.diff(keys, prepend=np.uint64(0))
+    gaps = np.empty_like(keys)
+    gaps[:1] = keys[:1]
+    np.subtract(keys[1:], keys[:-1], out=gaps[1:])
     planes = (int(gaps.max()).bit_length() + 7) // 8 if count else 0
-    parts = [
-        gaps.view(np.uint8).reshape(count, 8).T[:planes].tobytes(),
-        np.ascontiguousarray(segment.scores, dtype=np.int8).tobytes(),
-    ]
-    flags = 0
-    if segment.best is not None:
+    best, flags, best_type = segment.best, 0, np.uint8
+    if best is not None:
         # Two bytes a position only where a bit past the eighth column is set (width 9).
-        wide = (
-            segment.best.dtype.itemsize > 1 and len(segment.best) and int(segment.best.max()) > 255
-        )
-        parts.append(
-            np.ascontiguousarray(segment.best, dtype="<u2" if wide else np.uint8).tobytes()
-        )
+        wide = best.dtype.itemsize > 1 and len(best) and int(best.max()) > 255
+        best_type = np.dtype("<u2") if wide else np.dtype(np.uint8)
         flags = HAS_BEST | (WIDE_BEST if wide else 0)
-    payload = b"".join(parts)
+    # The payload written in place, part after part: a copy of each part joined into
+    # another would be the peak of sealing a ply (seven more bytes a position).
+    key_bytes = planes * count
+    payload = np.empty(key_bytes + count * (1 + (best_type.itemsize if flags else 0)), np.uint8)
+    payload[:key_bytes].reshape(planes, count)[...] = (
+        gaps.view(np.uint8).reshape(count, 8).T[:planes]
+    )
+    del gaps
+    payload[key_bytes : key_bytes + count] = np.ascontiguousarray(
+        segment.scores, dtype=np.int8
+    ).view(np.uint8)
+    if flags:
+        payload[key_bytes + count :] = np.ascontiguousarray(best, dtype=best_type).view(np.uint8)
     header = HEADER.pack(MAGIC, VERSION, flags, planes, 0, count, zlib.crc32(payload))
     return header + zstandard.ZstdCompressor(level=LEVEL).compress(payload)
 

@@ -162,7 +162,7 @@ def _build(
             levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
             frontier = MissingKeys(store, root_position, levels, ply)
             first = frontier.take(FIRST_BATCH)
-        solved: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, scores) of each batch
+        solved: list[tuple[np.ndarray, ...]] = []  # (keys, scores, best) of each batch
         if len(first) or not frontier.done:
             with timed(timings, "list"):
                 total, stored = frontier.count()  # the progress bar's total, from the start
@@ -211,11 +211,19 @@ def _build(
         summary.already_stored, summary.frontier = frontier.stored, frontier.total
         stop.check()  # before sealing the frontier
         store.mark_complete(ply)
-        store.pack_rows(ply)  # the frontier, sealed whole with its best moves
+        # The frontier, sealed whole with its best moves.  What this run solved is the
+        # whole ply unless some of it was stored before: then it is sealed from memory,
+        # not read back (reading rows costs the driver several times their arrays).
+        entries = _sorted_entries(solved) if solved and not frontier.stored else None
+        del solved
+        if entries is None:
+            store.pack_rows(ply)
+        else:
+            store.seal(ply, entries)
         with timed(timings, "derive"):
-            # Scores just solved need not be read back, unless some were stored before.
-            known = _sorted_scores(ply, solved) if not frontier.stored else None
-            del solved
+            # Nor are its scores read back to derive the ply above.
+            known = None if entries is None else (ply, entries.keys, entries.scores)
+            del entries  # its best moves
             _derive_shallower(store, levels, ply, summary, progress, stop, known)
         stop.check()
         store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
@@ -227,21 +235,21 @@ def _build(
         summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
 
 
-def _sorted_scores(ply: int, solved: list) -> tuple[int, np.ndarray, np.ndarray]:
-    """``(ply, keys, scores)`` of the batches solved, in key order; empties ``solved``.
+def _sorted_entries(solved: list) -> Segment:
+    """The ``(keys, scores, best)`` batches solved, joined in key order; empties ``solved``.
 
     Batches are cut in key order from the stream, so ordered by their first
     key they join sorted, with no sort (its index array would be the
     driver's peak: 8 more bytes a frontier position); the check costs one.
     """
     solved.sort(key=lambda batch: int(batch[0][0]))  # no batch is empty
-    keys = np.concatenate([k for k, _ in solved]) if solved else np.empty(0, np.uint64)
-    scores = np.concatenate([s for _, s in solved]) if solved else np.empty(0, np.int8)
+    columns = [np.concatenate(column) for column in zip(*solved, strict=True)]
     solved.clear()
+    keys = columns[0]
     if len(keys) > 1 and not (keys[1:] >= keys[:-1]).all():  # never so far; stay exact anyway
         order = np.argsort(keys, kind="stable")
-        keys, scores = keys[order], scores[order]
-    return ply, keys, scores
+        columns = [column[order] for column in columns]
+    return Segment(*columns)
 
 
 def _derive_shallower(

@@ -73,7 +73,7 @@ def solve_missing(
 ) -> None:
     """Send batches of missing keys while the frontier is still being listed; write results.
 
-    Each batch's ``(keys, scores)`` is appended to ``solved``.  With
+    Each batch's ``(keys, scores, best)`` is appended to ``solved``.  With
     ``parents``, each batch goes out with the bounds they prove (``solver.parent_bounds``).
     ``missing`` is the whole frontier's count of positions to solve, when known: the
     progress bar's total (else it grows as the frontier is listed).
@@ -153,7 +153,9 @@ def solve_missing(
                         Rows(summary.ply, keys, result.scores, result.best, nodes=result.nodes),
                         search_seconds=result.seconds,
                     )
-                solved.append((keys, result.scores))
+                # Copies: views would pin the batch's whole result (nodes and all) in Ray's
+                # object store, mapped into this process, until the build's end.
+                solved.append((keys, result.scores.copy(), result.best.copy()))
                 summary.searched += len(keys)
                 if bounds is not None:
                     summary.bounded += int((bounds.low != NO_BOUND).sum())
