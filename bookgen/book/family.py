@@ -1,0 +1,156 @@
+"""A parent's move scores, read from its children's scores in the ply below.
+
+A ply whose children the book holds whole stores no best moves: each move
+scores minus its child's score; a move whose child the ply below lacks must
+end the game (a four, or the last cell: a draw), else the book is damaged.
+``derive_many`` does this with numpy for many positions at once; ``Family``
+for one position, in plain Python and one numpy search of its seven
+children (about 5 us, where a chunk of 32,768 positions took 20 ms and the
+Python ``bisect`` of a memoryview costs a microsecond or more a child).
+
+A packed move score is a byte a column: ``FULL_COLUMN`` for no move, else
+the score + ``SCORE_OFFSET``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.bitboard import Board
+
+from .keys import walker
+from .schema import CorruptBookError
+
+# compiled_keys bakes these (through plies.entry_code and NO_MOVE) into its cached kernels,
+# and numba checks only compiled_keys.py's own time stamp: after changing one, touch it too.
+FULL_COLUMN = 0  # a packed move score: no move
+SCORE_OFFSET = 64  # a packed move score is the score + 64
+
+
+def missing_child(db: str, ply: int) -> CorruptBookError:
+    return CorruptBookError(
+        f"{db!r}: ply {ply + 1} lacks a child of a ply-{ply} position, though both are complete"
+    )
+
+
+def no_best_move(db: str, ply: int) -> CorruptBookError:
+    return CorruptBookError(
+        f"{db!r}: a ply-{ply} position's score is no move's score from the ply-{ply + 1} scores"
+    )
+
+
+def derive_many(
+    board: Board,
+    keys: np.ndarray,
+    own: np.ndarray,
+    below_keys: np.ndarray,
+    below_scores: np.ndarray,
+    ply: int,
+    db: str = "",
+) -> tuple[np.ndarray, np.ndarray]:
+    """The packed move scores (``(n, width)`` bytes) and best-move bits
+    (``Board.column_set_type``) of the canonical ``keys`` of ``ply``, whose own scores are
+    ``own``, from the sorted keys and scores of the ply below."""
+    walk = walker(board)
+    current, mask = walk.boards_of_keys(keys)
+    children, stones = walk.child_keys_many(current, mask)
+    children = np.minimum(children, board.mirror_bits(children))
+    count = len(below_keys)
+    where = np.minimum(below_keys.searchsorted(children), max(count - 1, 0))
+    hit = below_keys[where] == children if count else np.zeros_like(children, bool)
+    # An empty ply below (the last: every game there is over) has no score to index.
+    scores = below_scores[where] if count else np.zeros(children.shape, np.int8)
+    packed = (SCORE_OFFSET - scores.astype(np.int64)).astype(np.uint8)
+    playable = stones != 0
+    ended = playable & ~hit  # not in the book: the move must end the game
+    if ended.any():
+        wins = board.fours((current[:, None] | stones)[ended]) != 0
+        if not (wins | (ply + 1 == board.cells)).all():
+            raise missing_child(db, ply)
+        packed[ended] = np.where(wins, SCORE_OFFSET + board.win_score(ply), SCORE_OFFSET)
+    packed[~playable] = FULL_COLUMN
+    # A best move scores the position's own score (no full column's 0 ever does),
+    # and some move must: else the ply's scores and its children's disagree.
+    kind = board.column_set_type
+    best = (
+        (
+            (packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None]).astype(kind)
+            << np.arange(board.width, dtype=kind)
+        )
+        .sum(axis=1)
+        .astype(kind)
+    )
+    if not best.all():
+        raise no_best_move(db, ply)
+    return packed, best
+
+
+class Family:
+    """One parent ply's positions' move scores, one position at a time, from the ply
+    below's sorted keys and scores: nothing derived ahead, nothing kept."""
+
+    def __init__(
+        self, board: Board, ply: int, below_keys: np.ndarray, below_scores: np.ndarray, db: str = ""
+    ):
+        self.board, self.ply, self.db = board, ply, db
+        self._search = below_keys.searchsorted
+        # Memoryviews: an item read from one is a Python int at once, not a numpy scalar.
+        self._keys, self._scores = memoryview(below_keys), memoryview(below_scores)
+        bottoms, columns = board.bottom_cells, board.column_masks
+        # Per column: its bottom cell and cells, as asked and in the mirror image.
+        self._steps = tuple(zip(bottoms, columns, reversed(bottoms), reversed(columns)))
+        self._groups = tuple(col * board.h1 for col in range(board.width))
+        self._group = (1 << board.h1) - 1
+        self._win = SCORE_OFFSET + board.win_score(ply)
+        self._last = ply + 1 == board.cells  # no four with the last stone: a draw
+
+    def packed(self, key: int, own: int) -> tuple[bytes, int]:
+        """The packed move scores and best-move bits of the canonical ``key``, whose score
+        is ``own``."""
+        board = self.board
+        # A column of h stones is 2**h - 1 + its stones in the key: its mask is 2**h - 1.
+        mask = 0
+        group = self._group
+        for shift in self._groups:
+            mask |= ((1 << ((key >> shift & group) + 1).bit_length() - 1) - 1) << shift
+        current = key - mask
+        other_mask = board.mirror_bits(mask)
+        opponent = current ^ mask
+        other_opponent = (board.mirror_bits(key) - other_mask) ^ other_mask
+        # Each playable column's child, canonical: its key, or its mirror image's if smaller.
+        children = []
+        stones = []
+        for bottom, column, other_bottom, other_column in self._steps:
+            stone = (mask + bottom) & column  # 0 when the column is full
+            stones.append(stone)
+            if stone:
+                child = opponent + (mask | stone)
+                other = other_opponent + (other_mask | ((other_mask + other_bottom) & other_column))
+                children.append(child if child < other else other)
+        # One numpy search for them all: a Python bisect of a memoryview costs as much a child.
+        where = self._search(np.array(children, dtype=np.uint64)).tolist()
+        below_keys, below_scores = self._keys, self._scores
+        count = len(below_keys)
+        packed = bytearray(len(stones))
+        wanted = own + SCORE_OFFSET
+        best = 0
+        read = 0
+        for col, stone in enumerate(stones):
+            if not stone:
+                continue  # a full column: FULL_COLUMN
+            at = where[read]
+            if at < count and below_keys[at] == children[read]:
+                byte = SCORE_OFFSET - below_scores[at]
+            elif board.has_four(current | stone):
+                byte = self._win
+            elif self._last:
+                byte = SCORE_OFFSET
+            else:
+                raise missing_child(self.db, self.ply)
+            read += 1
+            packed[col] = byte
+            if byte == wanted:
+                best |= 1 << col
+        if not best:
+            raise no_best_move(self.db, self.ply)
+        return bytes(packed), best
