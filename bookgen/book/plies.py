@@ -87,6 +87,9 @@ class Plies:
             )
             for ply in self.parents
         }
+        for ply in self.parents:  # made now: a first lookup never waits for one
+            below = self._plies[ply + 1].view
+            self._plies[ply].family = Family(board, ply, below.keys, below.scores, db)
 
     @classmethod
     def read(
@@ -150,7 +153,7 @@ class Plies:
             width = self._width
             if at_ply.moves is None:  # read from its children: nothing derived, nothing kept
                 own = at_ply.scores[at]
-                moves, best = (at_ply.family or self._family(ply)).packed(at_ply.keys[at], own)
+                moves, best = at_ply.family.packed(at_ply.keys[at], own)
                 return entry_code(own, best, width), moves
             best = at_ply.best_derived
             if width > 8:  # two bytes of best-move bits a position
@@ -162,13 +165,6 @@ class Plies:
         return entry_code(
             at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at], self._width
         )
-
-    def _family(self, ply: int) -> Family:
-        below = self._plies[ply + 1].view
-        family = self._plies[ply].family = Family(
-            self.board, ply, below.keys, below.scores, self._db
-        )
-        return family
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray, floors=None):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,
