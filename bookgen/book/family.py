@@ -108,36 +108,47 @@ class Family:
         self._tops = np.ascontiguousarray(below_keys[::STEP]).searchsorted
         # Memoryviews: an item read from one is a Python int at once, not a numpy scalar.
         self._keys, self._scores = memoryview(below_keys), memoryview(below_scores)
-        bottoms, columns = board.bottom_cells, board.column_masks
-        # Per column: its bottom cell and cells, as asked and in the mirror image.
-        self._steps = tuple(zip(bottoms, columns, reversed(bottoms), reversed(columns)))
-        self._groups = tuple(col * board.h1 for col in range(board.width))
-        self._group = (1 << board.h1) - 1
+        h1, width = board.h1, board.width
+        self._bottom = board.bottom
+        # Smearing each column's bits down, ``shift`` at a time, keeping to the column.
+        self._smear = tuple(
+            (shift, board.bottom * ((1 << (h1 - shift)) - 1))
+            for shift in (1 << n for n in range(h1.bit_length()))
+            if shift < h1
+        )
+        self._below_top = self._smear[0][1]  # shift 1's: all but each column's top bit
+        # Per column: its cells, and how far its stone moves in the mirror image (left, right).
+        self._columns = tuple(
+            (cells, max(move, 0), max(-move, 0))
+            for col, cells in enumerate(board.column_masks)
+            for move in ((width - 1 - 2 * col) * h1,)
+        )
         self._win = SCORE_OFFSET + board.win_score(ply)
         self._last = ply + 1 == board.cells  # no four with the last stone: a draw
 
     def packed(self, key: int, own: int) -> tuple[bytes, int]:
         """The packed move scores and best-move bits of the canonical ``key``, whose score
         is ``own``."""
-        board = self.board
-        # A column of h stones is 2**h - 1 + its stones in the key: its mask is 2**h - 1.
-        mask = 0
-        group = self._group
-        for shift in self._groups:
-            mask |= ((1 << ((key >> shift & group) + 1).bit_length() - 1) - 1) << shift
+        # A column of h stones is 2**h - 1 + its stones in the key: + 1, its top bit is
+        # the column's next cell (its sentinel when full), found for every column at once.
+        smeared = key + self._bottom
+        for shift, keep in self._smear:
+            smeared |= (smeared >> shift) & keep
+        nexts = smeared ^ ((smeared >> 1) & self._below_top)
+        mask = nexts - self._bottom
         current = key - mask
-        other_mask = board.mirror_bits(mask)
-        opponent = current ^ mask
-        other_opponent = (board.mirror_bits(key) - other_mask) ^ other_mask
-        # Each playable column's child, canonical: its key, or its mirror image's if smaller.
+        # Every child is the position with the colours swapped, plus its stone: so is
+        # every child's mirror image, the swapped position mirrored plus the stone mirrored.
+        swapped = (current ^ mask) + mask
+        swapped_mirror = self.board.mirror_bits(swapped)
         children = []
         stones = []
-        for bottom, column, other_bottom, other_column in self._steps:
-            stone = (mask + bottom) & column  # 0 when the column is full
+        for cells, left, right in self._columns:
+            stone = nexts & cells  # 0 when the column is full
             stones.append(stone)
             if stone:
-                child = opponent + (mask | stone)
-                other = other_opponent + (other_mask | ((other_mask + other_bottom) & other_column))
+                child = swapped + stone
+                other = swapped_mirror + ((stone << left) >> right)
                 children.append(child if child < other else other)
         # Which STEP keys each child is among: one numpy search for them all.
         tops = self._tops(np.array(children, dtype=np.uint64), side="right").tolist()
@@ -150,11 +161,12 @@ class Family:
         for col, stone in enumerate(stones):
             if not stone:
                 continue  # a full column: FULL_COLUMN
+            child = children[read]
             low = max(tops[read] - 1, 0) * STEP
-            at = bisect_left(below_keys, children[read], low, min(low + STEP, count))
-            if at < count and below_keys[at] == children[read]:
+            at = bisect_left(below_keys, child, low, min(low + STEP, count))
+            if at < count and below_keys[at] == child:
                 byte = SCORE_OFFSET - below_scores[at]
-            elif board.has_four(current | stone):
+            elif self.board.has_four(current | stone):
                 byte = self._win
             elif self._last:
                 byte = SCORE_OFFSET
