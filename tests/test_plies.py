@@ -14,7 +14,8 @@ import pytest
 
 from bookgen import CorruptBookError
 from bookgen.book.keys import key_of
-from bookgen.book.plies import FULL_COLUMN, SCORE_OFFSET, Plies, entry_code
+from bookgen.book.family import FULL_COLUMN, SCORE_OFFSET
+from bookgen.book.plies import Plies, entry_code
 from bookgen.book.schema import pack_scores, unpack_scores
 from bookgen.book.segment import Segment
 from bookgen.book.store import make_engine

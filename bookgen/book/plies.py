@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from solver.bitboard import STANDARD, Board
 
-from .family import FULL_COLUMN, SCORE_OFFSET, Family, derive_many
+from .family import SCORE_OFFSET, Family, derive_many
 from .rows import read_rows
 from .schema import SegmentRow
 from .segment import Segment, check_row, merge, unpack

@@ -41,7 +41,8 @@ from solver.position import position_on
 from .keys import walker
 from .location import find_book
 from .collector import paused as _collector_paused
-from .plies import FULL_COLUMN, NO_MOVE, SCORE_OFFSET, Plies, entry_code
+from .family import FULL_COLUMN, SCORE_OFFSET
+from .plies import NO_MOVE, Plies, entry_code
 from .schema import SCHEMA_VERSION, BookError, board_of_meta
 from .store import (
     SEARCH_SECONDS,
