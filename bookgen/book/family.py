@@ -24,9 +24,9 @@ from solver.bitboard import Board
 from .keys import walker
 from .schema import CorruptBookError
 
-# compiled_keys bakes these (through plies.entry_code and NO_MOVE) into its cached kernels,
-# and numba checks only compiled_keys.py's own time stamp: after changing one, touch it too.
 FULL_COLUMN = 0  # a packed move score: no move
+# compiled_keys bakes this (through plies.entry_code) into its cached kernels, and numba
+# checks only compiled_keys.py's own time stamp: after changing it, touch that file too.
 SCORE_OFFSET = 64  # a packed move score is the score + 64
 STEP = 64  # Family's index of the ply below: every STEP-th key
 
