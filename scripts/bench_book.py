@@ -24,6 +24,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from _args import at_least_one, parse_args
@@ -153,22 +155,36 @@ def run(tree: Path, db: str, positions: str, numba: bool) -> dict:
     return result
 
 
+@contextmanager
+def baseline_tree(revision: str | None, temp: Path) -> Iterator[Path | None]:
+    """A checkout of ``revision`` under ``temp`` for the block (``None`` for none), removed
+    after it."""
+    if not revision:
+        yield None
+        return
+    tree = temp / revision.replace("/", "_")
+    added = subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), revision],
+        capture_output=True,
+        text=True,
+    )
+    if added.returncode:
+        raise BenchError(f"no baseline {revision!r}: {added.stderr.strip()}")
+    try:
+        yield tree
+    finally:
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False
+        )
+
+
 def measure(args: argparse.Namespace, temp: Path) -> dict[str, list[dict]]:
     """Each side's results, round by round: this revision, and the baseline if asked."""
     sides = {"this": (ROOT, os.path.abspath(args.db))}  # the workers run elsewhere
     plies_also = None
-    tree = temp / args.baseline.replace("/", "_") if args.baseline else None
-    if tree is not None:
-        added = subprocess.run(
-            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), args.baseline],
-            capture_output=True,
-            text=True,
-        )
-        if added.returncode:
-            raise BenchError(f"no baseline {args.baseline!r}: {added.stderr.strip()}")
-        sides["baseline"] = (tree, str(tree / "book.db"))
-    try:
+    with baseline_tree(args.baseline, temp) as tree:
         if tree is not None:
+            sides["baseline"] = (tree, str(tree / "book.db"))
             # The baseline's own reader says what its book holds: this revision's refuses
             # another schema (cabe95d's book is schema 2).
             plies_also = json.loads(in_tree(tree, PLIES, str(tree / "book.db")))
@@ -185,11 +201,6 @@ def measure(args: argparse.Namespace, temp: Path) -> dict[str, list[dict]]:
             for name in order:
                 results[name].append(run(*sides[name], str(positions), args.numba))
         return results
-    finally:
-        if tree is not None:
-            subprocess.run(
-                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False
-            )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -69,7 +69,8 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
     from conftest import book_moves
     from test_plies import read_plies
 
-    from bookgen.book.plies import NO_MOVE, SCORE_OFFSET
+    from bookgen.book.family import SCORE_OFFSET
+    from bookgen.book.plies import NO_MOVE
     from bookgen.book.reader import codes
 
     heads = codes(B).heads

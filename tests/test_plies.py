@@ -15,8 +15,9 @@ import pytest
 from conftest import SMALL_PLY, SMALL_ROOT, book_moves, stored_plies
 
 from bookgen import CorruptBookError
+from bookgen.book.family import FULL_COLUMN, SCORE_OFFSET
 from bookgen.book.keys import key_of
-from bookgen.book.plies import FULL_COLUMN, SCORE_OFFSET, Plies, entry_code
+from bookgen.book.plies import Plies, entry_code
 from bookgen.book.schema import pack_scores, unpack_scores
 from bookgen.book.segment import Segment
 from bookgen.book.store import make_engine
@@ -156,7 +157,7 @@ def test_find_many_equals_find(plies, small_book_path):
     asked += ["", "4453", "4444443", "4444443312356"]
     keys = np.array([key_of(m) for m in asked], np.uint64)
     plies_asked = np.array([len(m) for m in asked], np.int64)
-    found, index, scores, best, flipped = plies.find_many(keys, plies_asked)
+    found, index, scores, best, flipped, packed_many = plies.find_many(keys, plies_asked)
     assert found.sum() == 2 * 753
     for i, moves in enumerate(asked):
         key = int(keys[i])
@@ -170,8 +171,10 @@ def test_find_many_equals_find(plies, small_book_path):
         assert at.keys[index[i]] == canon and at.scores[index[i]] == scores[i]
         if len(moves) == SMALL_PLY:
             assert one == entry_code(int(scores[i]), int(best[i]))
+            assert not packed_many[i].any()
         else:  # the derived best moves: the moves that score the position's score
             code, packed = one
+            assert packed == packed_many[i].tobytes()
             assert packed == plies.moves_of(len(moves))[7 * index[i] : 7 * index[i] + 7]
             assert code == entry_code(int(scores[i]), int(best[i]))
             top = max(packed)
@@ -196,10 +199,8 @@ def test_a_parent_ply_that_still_stores_best_moves_is_answered_as_a_parent(small
 
 
 def test_find_many_with_nothing_asked(plies):
-    found, index, scores, best, flipped = plies.find_many(
-        np.empty(0, np.uint64), np.empty(0, np.int64)
-    )
-    assert [len(a) for a in (found, index, scores, best, flipped)] == [0] * 5
+    found = plies.find_many(np.empty(0, np.uint64), np.empty(0, np.int64))
+    assert [len(a) for a in found] == [0] * 6
 
 
 # -- derived move scores ----------------------------------------------------------------
@@ -246,9 +247,7 @@ def test_every_derived_move_score_equals_the_build_kernels(plies, small_rows_boo
             assert (best != 0).all()
 
 
-def test_a_lookup_derives_only_its_own_chunk_and_the_whole_ply_equals_the_chunks(
-    small_book_path, monkeypatch
-):
+def test_a_lookup_derives_nothing_and_the_whole_ply_equals_its_chunks(small_book_path, monkeypatch):
     import bookgen.book.plies as plies_module
 
     whole = read_plies(small_book_path)
@@ -256,15 +255,29 @@ def test_a_lookup_derives_only_its_own_chunk_and_the_whole_ply_equals_the_chunks
     monkeypatch.setattr(plies_module, "CHUNK_BITS", 3)  # 8 positions a chunk
     chunked = read_plies(small_book_path)
     keys = chunked.segments[11].keys.tolist()  # 136 positions: 17 chunks
-    assert chunked.find(keys[20], 11)[1] == expected[11][7 * 20 : 7 * 21]
-    assert set(chunked._plies[11].parts) == {2}  # its chunk alone
     for at, key in enumerate(keys):
         assert chunked.find(key, 11) == whole.find(key, 11)
         assert chunked.find(key, 11)[1] == expected[11][7 * at : 7 * at + 7]
+    assert chunked._plies[11].moves is None  # read from the children, one at a time
     for ply in (8, 9, 10, 11):
         assert chunked.moves_of(ply) == expected[ply]
         assert chunked.best_of(ply) == whole.best_of(ply)
-        assert chunked._plies[ply].parts == {}  # joined: the chunks are let go
+
+
+def test_find_many_derives_a_few_positions_alone_and_a_large_share_whole(small_book_path):
+    whole = read_plies(small_book_path)
+    part = read_plies(small_book_path)
+    keys = part.segments[11].keys  # 136 positions
+    few = keys[[3, 50, 50, 99]]  # fewer than a half, one asked twice
+    found = part.find_many(few, np.full(len(few), 11))
+    assert part._plies[11].moves is None  # derived for them alone, not kept
+    expected = np.frombuffer(whole.moves_of(11), np.uint8).reshape(-1, 7)
+    assert (found[5] == expected[[3, 50, 50, 99]]).all()
+    assert (found[3] == np.frombuffer(whole.best_of(11), np.uint8)[[3, 50, 50, 99]]).all()
+    many = keys[: len(keys) // 2]
+    found = part.find_many(many, np.full(len(many), 11))
+    assert part.moves_of(11) == whole.moves_of(11)  # a half: the whole ply, kept
+    assert (found[5] == expected[: len(many)]).all()
 
 
 def test_a_move_that_ends_the_game_is_scored_without_a_child():

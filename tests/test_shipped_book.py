@@ -5,16 +5,21 @@ ply complete and sealed, the last one searched (with its best moves), the
 shallower ones derived (scores only: their children give their best moves).
 """
 
+import json
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from conftest import SHIPPED, free_pages, open_store
 
+from bookgen import Player
+from bookgen.book import reader
 from bookgen.book.schema import BEST_TEXT
 from bookgen.builder.listing import expand
 from solver import Position, Solver
-from solver.bitboard import STANDARD
+from solver.bitboard import STANDARD, mirror_moves
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
 # Canonical positions per ply, from the published table (7x6, unfinished games).
@@ -136,6 +141,51 @@ def test_derived_entries_are_one_ply_of_negamax_over_their_children(book, stored
         best = max(s for s in expected if s is not None)
         assert entry.score == best == score_of(key), moves
         assert entry.best_moves == tuple(c for c, s in enumerate(expected, 1) if s == best)
+
+
+# A process as a user starts it: the reader's Python lookups, with no numba loaded.
+FRESH = """
+import json, sys
+from bookgen import Book, Player
+asked = json.load(sys.stdin)
+with Book.open(sys.argv[1]) as book:
+    many = book.get_many(asked)  # its first call: nothing derived before
+    one = [book.get(m) for m in asked]
+    player = Player(book)
+    columns = [player.best_move(m) for m in asked]
+print(json.dumps({"many": [e[:6] for e in many], "one": [e[:6] for e in one],
+                  "columns": columns, "numba": "numba" in sys.modules}))
+"""
+
+
+def test_a_fresh_process_without_numba_answers_as_the_compiled_lookups(book):
+    rng = np.random.default_rng(38)
+    asked = []
+    for ply in range(book.info.max_ply + 1):
+        keys = book._plies.segments[ply].keys
+        picked = moves_of_keys(keys[rng.choice(len(keys), min(len(keys), 150), replace=False)])
+        asked += [m if i % 2 else mirror_moves(m) for i, m in enumerate(picked)]
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH, str(SHIPPED)],
+        input=json.dumps(asked),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    fresh = json.loads(done.stdout)
+    assert fresh["numba"] is False  # no compiled lookup there
+    assert reader._kernels() is not None  # here: the compiled ones
+    expected = [list(map(list_of, book.get(m)[:6])) for m in asked]
+    assert fresh["one"] == expected
+    assert fresh["many"] == expected
+    player = Player(book)
+    assert fresh["columns"] == [player.best_move(m) for m in asked]
+
+
+def list_of(field):
+    """A field of a ``BookEntry`` as JSON gives it back: tuples as lists."""
+    return list(field) if type(field) is tuple else field
 
 
 def test_the_opening_is_known_once_ply_0_is_complete(book):

@@ -5,14 +5,14 @@ mirroring the key (``keys``).  These kernels do both, and the binary search,
 in a fraction of that.  They take the moves as ASCII bytes: numba types a
 ``bytes`` argument in a few hundred nanoseconds, a ``str`` in microseconds.
 At a parent ply, ``locate_parent`` also reads the position's move scores
-from its children's scores: seven more searches on 7x6, about a microsecond,
-where deriving them with numpy for a chunk of the ply takes 30 ms on the
-chunk's first lookup (the AI's answer from the book must stay under 0.1 ms).
+from its children's scores: seven more searches on 7x6, about a microsecond
+(the Python lookup, ``family.Family``, takes a few).
 
 The reader uses them only once the process has numba loaded (the solver
 does, so a player or a server has them): importing numba and loading these
 kernels takes about 0.6 s, more than a one-off query spends in all.  The
-Python walk stays, and gives the same answers (``tests/test_compiled_keys.py``).
+Python walk stays, and gives the same answers (``tests/test_compiled_keys.py``,
+and ``tests/test_shipped_book.py`` in a fresh process).
 """
 
 from __future__ import annotations

@@ -3,11 +3,10 @@
 Read once at open from the ``segments`` table (``segment``), and the rows of
 plies still being built with them, each checked (``rows.read_rows``): ten
 bytes a position, a lookup a binary search in one ply's keys.  A ply whose
-children the book holds whole stores no best moves; a lookup in it derives
-the move scores and best moves of its chunk of positions at once, with numpy
-over the ply below (seven bytes a position, as ``schema.pack_scores`` packs
-them, and a best-move byte), and keeps them; many lookups at once derive the
-whole ply.
+children the book holds whole stores no best moves: a lookup there reads
+its position's move scores from its children (``family``), and many lookups
+at once derive those of the positions asked, or of the whole ply when they
+ask for much of it (then kept).
 """
 
 from __future__ import annotations
@@ -21,19 +20,19 @@ from sqlalchemy import select
 
 from solver.bitboard import STANDARD, Board
 
-from .keys import walker
+from .family import SCORE_OFFSET, Family, derive_many
 from .rows import read_rows
-from .schema import CorruptBookError, SegmentRow
+from .schema import SegmentRow
 from .segment import Segment, check_row, merge, unpack
 
-# compiled_keys bakes these and entry_code into its cached kernels, and numba checks only
+# compiled_keys bakes this and entry_code into its cached kernels, and numba checks only
 # compiled_keys.py's own time stamp: after changing one here, touch that file too.
-FULL_COLUMN = 0  # a packed move score: no move
-SCORE_OFFSET = 64  # a packed move score is the score + 64
 NO_MOVE = -128  # a full column's move score in a compiled lookup's answer
-# Parents whose move scores are derived at once: a lookup derives only its own chunk (a few
-# ms), not its whole ply (a quarter of a second at ply 9), and the temporary arrays stay small.
+# A whole parent ply is derived a chunk at a time, so that the temporary arrays stay small.
 CHUNK_BITS = 15
+# get_many derives a parent ply whole (and keeps it) once it asks for a half of it or
+# more: the whole costs about as much a position as the part, and no later call pays again.
+WHOLE_SHARE = 2
 
 
 class _Ply:
@@ -44,9 +43,9 @@ class _Ply:
         self.keys = memoryview(segment.keys)
         self.scores = memoryview(segment.scores)
         self.best = None if segment.best is None else memoryview(segment.best)
-        self.moves: bytes | None = None  # 7 packed move scores a position, once derived
+        self.moves: bytes | None = None  # 7 packed move scores a position, once derived whole
         self.best_derived: bytes | None = None  # and the best-move bits they give
-        self.parts: dict[int, tuple[bytes, bytes]] = {}  # chunks derived before the whole
+        self.family: Family | None = None  # a parent ply's: one position's move scores
         self.view = segment
 
     def __len__(self) -> int:
@@ -88,6 +87,9 @@ class Plies:
             )
             for ply in self.parents
         }
+        for ply in self.parents:  # made now: a first lookup never waits for one
+            below = self._plies[ply + 1].view
+            self._plies[ply].family = Family(board, ply, below.keys, below.scores, db)
 
     @classmethod
     def read(
@@ -148,18 +150,17 @@ class Plies:
         # A parent ply first: one may still hold stored best moves (the ply below was
         # packed in parts while it was built, and is complete but not yet sealed).
         if ply in self.parents:
-            if at_ply.moves is not None:
-                moves, best, part_at = at_ply.moves, at_ply.best_derived, at
-            else:
-                chunk = at >> CHUNK_BITS
-                moves, best = at_ply.parts.get(chunk) or self._derive_part(ply, chunk)
-                part_at = at - (chunk << CHUNK_BITS)
             width = self._width
+            if at_ply.moves is None:  # read from its children: nothing derived, nothing kept
+                own = at_ply.scores[at]
+                moves, best = at_ply.family.packed(at_ply.keys[at], own)
+                return entry_code(own, best, width), moves
+            best = at_ply.best_derived
             if width > 8:  # two bytes of best-move bits a position
                 best = memoryview(best).cast("H")
             return (
-                entry_code(at_ply.scores[at], best[part_at], width),
-                moves[width * part_at : width * part_at + width],
+                entry_code(at_ply.scores[at], best[at], width),
+                at_ply.moves[width * at : width * at + width],
             )
         return entry_code(
             at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at], self._width
@@ -167,9 +168,11 @@ class Plies:
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray, floors=None):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,
-        flipped)``; ``index`` is the position's place in its ply, ``best`` the canonical
-        orientation's best-move bits (stored, or derived at a parent ply).  ``floors``,
-        if given, is ``compiled_keys.floors_many``: faster than ``searchsorted``."""
+        flipped, moves)``; ``index`` is the position's place in its ply, ``best`` the
+        canonical orientation's best-move bits (stored, or derived at a parent ply), and
+        ``moves`` its packed move scores (``(n, width)`` bytes, as ``moves_of``; zeros
+        but at a parent ply).  ``floors``, if given, is ``compiled_keys.floors_many``:
+        faster than ``searchsorted``."""
         canonical = np.minimum(keys, self.board.mirror_bits(keys))
         # Searched in key order, each search starts where the last ended: a quarter of the
         # time of random order, sorting included.
@@ -179,6 +182,7 @@ class Plies:
         index = np.zeros(len(keys), dtype=np.int64)
         scores = np.zeros(len(keys), dtype=np.int8)
         best = np.zeros(len(keys), dtype=self.board.column_set_type)
+        moves = np.zeros((len(keys), self._width), dtype=np.uint8)
         for ply, at_ply in self._plies.items():
             at = order[ordered_plies == ply]
             if not len(at) or not len(at_ply):
@@ -194,10 +198,31 @@ class Plies:
             at, where = at[hit], where[hit]
             found[at], index[at], scores[at] = True, where, view.scores[where]
             if ply in self.parents:
-                best[at] = np.frombuffer(self.best_of(ply), best.dtype)[where]
+                moves[at], best[at] = self.families_of(ply, where)
             elif view.best is not None:
                 best[at] = view.best[where]
-        return found, index, scores, best, canonical != keys
+        return found, index, scores, best, canonical != keys, moves
+
+    def families_of(self, ply: int, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The packed move scores (``(n, width)`` bytes) and best-move bits of the
+        ``where``-th positions of the parent ``ply`` (``where`` ascending, as ``find_many``
+        has it): derived for them alone, or for the whole ply (kept) when they are a large
+        share of it."""
+        at_ply = self._plies[ply]
+        if at_ply.moves is None and len(where) * WHOLE_SHARE >= len(at_ply):
+            self._derive(ply)
+        if at_ply.moves is not None:
+            return (
+                np.frombuffer(at_ply.moves, np.uint8).reshape(-1, self._width)[where],
+                np.frombuffer(at_ply.best_derived, self.board.column_set_type)[where],
+            )
+        # Each position once (np.unique would sort again, and load numpy.ma: 40 ms).
+        first = np.empty(len(where), dtype=bool)
+        first[:1] = True
+        np.not_equal(where[1:], where[:-1], out=first[1:])
+        moves, best = self._derive_many(ply, where[first])
+        back = np.cumsum(first) - 1
+        return moves[back], best[back]
 
     def slice_of(
         self, ply: int, start: int, end: int
@@ -219,13 +244,8 @@ class Plies:
                 np.frombuffer(at_ply.best_derived, kind)[start:end],
                 np.frombuffer(at_ply.moves, np.uint8).reshape(-1, width)[start:end],
             )
-        moves, best = self._derive_chunk(keys, scores, ply)
-        return (
-            keys,
-            scores,
-            np.frombuffer(best, kind),
-            np.frombuffer(moves, np.uint8).reshape(-1, width),
-        )
+        moves, best = self._derive_many(ply, slice(start, end))
+        return keys, scores, best, moves
 
     def moves_of(self, ply: int) -> bytes:
         """The packed move scores of a parent ply, a byte a column a position in key order."""
@@ -239,67 +259,30 @@ class Plies:
 
     def _derive(self, ply: int) -> bytes:
         """Every position's move scores and best moves at ``ply``, from the scores of the
-        ply below: the chunks not derived yet, then all of them joined."""
+        ply below, a chunk at a time; kept."""
         at_ply = self._plies[ply]
+        step = 1 << CHUNK_BITS
         chunks = [
-            at_ply.parts.get(chunk) or self._derive_part(ply, chunk)
-            for chunk in range(-(-len(at_ply) >> CHUNK_BITS))
+            self._derive_many(ply, slice(start, start + step))
+            for start in range(0, len(at_ply), step)
         ]
-        at_ply.best_derived = b"".join(best for _, best in chunks)
-        at_ply.moves = b"".join(moves for moves, _ in chunks)
-        at_ply.parts = {}
+        at_ply.best_derived = b"".join(best.tobytes() for _, best in chunks)
+        at_ply.moves = b"".join(moves.tobytes() for moves, _ in chunks)
         return at_ply.moves
 
-    def _derive_part(self, ply: int, chunk: int) -> tuple[bytes, bytes]:
-        """One chunk of a parent ply's move scores and best moves, kept."""
-        at_ply = self._plies[ply]
-        start, end = chunk << CHUNK_BITS, (chunk + 1) << CHUNK_BITS
-        part = at_ply.parts[chunk] = self._derive_chunk(
-            at_ply.view.keys[start:end], at_ply.view.scores[start:end], ply
+    def _derive_many(self, ply: int, where) -> tuple[np.ndarray, np.ndarray]:
+        """``family.derive_many`` of the ``where``-th positions of ``ply`` (an index array
+        or a slice)."""
+        view, below = self._plies[ply].view, self._plies[ply + 1].view
+        return derive_many(
+            self.board,
+            view.keys[where],
+            view.scores[where],
+            below.keys,
+            below.scores,
+            ply,
+            self._db,
         )
-        return part
-
-    def _derive_chunk(self, keys: np.ndarray, own: np.ndarray, ply: int) -> tuple[bytes, bytes]:
-        below = self._plies[ply + 1].view
-        board = self.board
-        walk = walker(board)
-        current, mask = walk.boards_of_keys(keys)
-        children, stones = walk.child_keys_many(current, mask)
-        children = np.minimum(children, board.mirror_bits(children))
-        where = np.minimum(below.keys.searchsorted(children), max(len(below.keys) - 1, 0))
-        hit = below.keys[where] == children if len(below.keys) else np.zeros_like(children, bool)
-        # An empty ply below (the last: every game there is over) has no score to index.
-        scores = below.scores[where] if len(below.keys) else np.zeros(children.shape, np.int8)
-        packed = (SCORE_OFFSET - scores.astype(np.int64)).astype(np.uint8)
-        playable = stones != 0
-        ended = playable & ~hit  # not in the book: the move must end the game
-        if ended.any():
-            wins = board.fours((current[:, None] | stones)[ended]) != 0
-            last = ply + 1 == board.cells
-            if not (wins | last).all():
-                raise CorruptBookError(
-                    f"{self._db!r}: ply {ply + 1} lacks a child of a "
-                    f"ply-{ply} position, though both are complete"
-                )
-            packed[ended] = np.where(wins, SCORE_OFFSET + board.win_score(ply), SCORE_OFFSET)
-        packed[~playable] = FULL_COLUMN
-        # A best move scores the position's own score (no full column's 0 ever does),
-        # and some move must: else the ply's scores and its children's disagree.
-        kind = board.column_set_type
-        best = (
-            (
-                (packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None]).astype(kind)
-                << np.arange(board.width, dtype=kind)
-            )
-            .sum(axis=1)
-            .astype(kind)
-        )
-        if not best.all():
-            raise CorruptBookError(
-                f"{self._db!r}: a ply-{ply} position's score is no move's "
-                f"score from the ply-{ply + 1} scores"
-            )
-        return packed.tobytes(), best.tobytes()
 
     def count_by_ply(self) -> dict[int, int]:
         return {ply: len(p) for ply, p in sorted(self._plies.items())}

@@ -22,8 +22,8 @@ import numpy as np
 from solver.bitboard import Board
 from solver.errors import C4Error
 
+from .family import FULL_COLUMN, SCORE_OFFSET
 from .keys import walker
-from .plies import FULL_COLUMN, SCORE_OFFSET
 
 if TYPE_CHECKING:
     from .reader import Book, BookEntry

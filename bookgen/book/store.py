@@ -26,7 +26,6 @@ from urllib.parse import quote
 
 import numpy as np
 from sqlalchemy import Engine, create_engine, delete, event, func, insert, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 
 from solver.bitboard import STANDARD, Board
@@ -708,6 +707,10 @@ def write_meta(
         check_meta(meta, db)
     values = dict(change(meta) if callable(change) else change)
     values[META_CHECKSUM] = meta_checksum({**meta, **values})
+    # Loaded here: PostgreSQL's dialect is a third of SQLAlchemy's import, and a reader
+    # never writes (c4book query or move would load it for nothing).
+    from sqlalchemy.dialects import postgresql, sqlite
+
     insert = (postgresql if conn.dialect.name == "postgresql" else sqlite).insert
     for name, value in values.items():
         conn.execute(

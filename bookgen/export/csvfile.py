@@ -13,7 +13,7 @@ import numpy as np
 
 from solver.bitboard import Board
 
-from ..book.plies import FULL_COLUMN, SCORE_OFFSET
+from ..book.family import FULL_COLUMN, SCORE_OFFSET
 from ..book.scan import Slice, cells
 from . import table
 

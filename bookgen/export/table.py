@@ -13,7 +13,7 @@ import numpy as np
 
 from solver.bitboard import Board
 
-from ..book.plies import FULL_COLUMN, SCORE_OFFSET
+from ..book.family import FULL_COLUMN, SCORE_OFFSET
 from ..book.scan import DIGIT, Slice
 from ..book.schema import BEST_TEXT
 from ..book.store import sqlite_path

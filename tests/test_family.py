@@ -1,0 +1,142 @@
+"""``bookgen.book.family``: a parent's move scores read from its children's scores.
+
+``Family`` (one position, plain Python) and ``derive_many`` (numpy, many at
+once) must agree on every position; the expected scores come from a plain
+minimax on a board of width 9 (two bytes of best-move bits), and from the
+shipped books' children.
+"""
+
+import random
+
+import numpy as np
+import pytest
+from conftest import PLY10, SHIPPED, minimax
+
+from bookgen import Book, CorruptBookError
+from bookgen.book.family import FULL_COLUMN, SCORE_OFFSET, Family, derive_many
+from bookgen.book.plies import Plies
+from bookgen.book.segment import Segment
+from solver import Board, Position
+
+
+def both_ways(plies: Plies, ply: int, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(packed, best)`` of the ``at``-th positions of ``ply``: from ``derive_many``, after
+    checking that ``Family`` gives the same for each."""
+    view, below = plies.segments[ply], plies.segments[ply + 1]
+    packed, best = derive_many(
+        plies.board, view.keys[at], view.scores[at], below.keys, below.scores, ply
+    )
+    family = Family(plies.board, ply, below.keys, below.scores)
+    for i, (key, own) in enumerate(
+        zip(view.keys[at].tolist(), view.scores[at].tolist(), strict=True)
+    ):
+        assert family.packed(key, own) == (packed[i].tobytes(), int(best[i])), (ply, key)
+    return packed, best
+
+
+@pytest.mark.parametrize(
+    "path, plies, sample",
+    [(PLY10, range(9), None), (PLY10, [9], 20_000), (SHIPPED, [10, 11], 5_000)],
+    ids=["ply10 book, plies 0-8 whole", "ply10 book, ply 9", "shipped book, plies 10-11"],
+)
+def test_one_position_at_a_time_equals_many_at_once(path, plies, sample):
+    if not path.exists():
+        pytest.skip(f"no {path.name}")
+    with Book.open(str(path)) as book:
+        for ply in plies:
+            count = book.count_by_ply()[ply]
+            rng = np.random.default_rng(ply)
+            at = np.arange(count) if sample is None else rng.choice(count, sample, replace=False)
+            packed, _best = both_ways(book._plies, ply, np.sort(at))
+            # and both are what the reader answers, whole ply derived
+            whole = np.frombuffer(book._plies.moves_of(ply), np.uint8).reshape(-1, 7)
+            assert (packed == whole[np.sort(at)]).all()
+
+
+def endgames(board: Board, ply: int, count: int, seed: int) -> list[Position]:
+    """Distinct canonical unfinished positions at ``ply`` of random games on ``board``."""
+    rng = random.Random(seed)
+    found: dict[int, Position] = {}
+    while len(found) < count:
+        position = Position.from_moves("", board)
+        while position.ply < ply and not position.is_game_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_game_over and position.ply == ply:
+            found.setdefault(position.canonical_key, position)
+    return list(found.values())
+
+
+def segment_of(positions: list[Position], scores: list[int]) -> Segment:
+    keys = np.array([p.canonical_key for p in positions], np.uint64)
+    order = np.argsort(keys)
+    return Segment(keys[order], np.array(scores, np.int8)[order], None)
+
+
+def test_a_wide_board_s_move_scores_are_minimax_s_with_two_bytes_of_best_moves():
+    board = Board(9, 4)  # 36 cells: 9 columns, best-move bits past the eighth
+    ply = board.cells - 6
+    parents = endgames(board, ply, 40, seed=9)
+    children = {}
+    for parent in parents:
+        for col in parent.legal_moves():
+            if not parent.is_winning_move(col):
+                child = parent.play(col)
+                children.setdefault(child.canonical_key, child)
+    plies = Plies(
+        {
+            ply: segment_of(parents, [minimax(p) for p in parents]),
+            ply + 1: segment_of(list(children.values()), [minimax(c) for c in children.values()]),
+        },
+        {},
+        (ply, ply + 1),
+        board=board,
+    )
+    assert plies.parents == frozenset({ply})
+    packed, best = both_ways(plies, ply, np.arange(len(parents)))
+    assert best.dtype == np.uint16 and (best > 255).any()  # column 9 is best somewhere
+    keys = plies.segments[ply].keys.tolist()
+    for parent in parents:
+        at = keys.index(parent.canonical_key)
+        canonical = (
+            parent
+            if parent.canonical_key == parent.key
+            else Position.from_moves(board.mirror_moves(parent.moves), board)
+        )
+        expected = bytes(
+            FULL_COLUMN
+            if not canonical.can_play(col)
+            else SCORE_OFFSET + board.win_score(ply)
+            if canonical.is_winning_move(col)
+            else SCORE_OFFSET - minimax(canonical.play(col))
+            for col in range(1, board.width + 1)
+        )
+        assert packed[at].tobytes() == expected
+        top = max(expected)
+        assert int(best[at]) == sum(1 << c for c, b in enumerate(expected) if b == top)
+
+
+def test_a_damaged_family_is_refused_one_at_a_time_and_many_at_once():
+    board = Board()
+    parents = endgames(board, 30, 10, seed=3)
+    children = {
+        parent.play(col).canonical_key: parent.play(col)
+        for parent in parents
+        for col in parent.legal_moves()
+        if not parent.is_winning_move(col)
+    }
+    scores = [minimax(p) for p in parents]
+    child_scores = [minimax(c) for c in children.values()]
+    whole = segment_of(list(children.values()), child_scores)
+    lacking = Segment(whole.keys[1:], whole.scores[1:], None)  # a child gone
+    off = segment_of(parents, [s + 1 for s in scores])  # no move scores these
+    for parent_segment, below, why in [
+        (segment_of(parents, scores), lacking, "ply 31 lacks a child of a ply-30 position"),
+        (off, whole, "a ply-30 position's score is no move's score"),
+    ]:
+        args = (board, parent_segment.keys, parent_segment.scores, below.keys, below.scores, 30)
+        with pytest.raises(CorruptBookError, match=why):
+            derive_many(*args, "some.db")
+        family = Family(board, 30, below.keys, below.scores, "some.db")
+        pairs = zip(parent_segment.keys.tolist(), parent_segment.scores.tolist(), strict=True)
+        with pytest.raises(CorruptBookError, match=why):
+            [family.packed(key, own) for key, own in pairs]
