@@ -17,7 +17,13 @@ from dataclasses import dataclass
 
 from solver import Board, Position
 from solver.bitboard import DEFAULT_TABLE_LOG2
-from solver.errors import ArgumentError, ArgumentTypeError, BoardSizeError, GameOverError
+from solver.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    BoardSizeError,
+    GameOverError,
+    is_whole,
+)
 
 from ..book.reader import Book, as_position
 from ..limits import MAX_NODE_BUDGET, MAX_TIME_BUDGET
@@ -105,9 +111,7 @@ class Player:
         if time_budget is not None:
             time_budget = check_time_budget(time_budget)
         if node_budget is not None and (
-            isinstance(node_budget, bool)
-            or not isinstance(node_budget, int)
-            or not 1 <= node_budget <= MAX_NODE_BUDGET
+            not is_whole(node_budget) or not 1 <= node_budget <= MAX_NODE_BUDGET
         ):
             raise ArgumentError(
                 f"node_budget must be a positive whole number of nodes, at "
