@@ -53,6 +53,8 @@ from .store import (
 )
 
 if TYPE_CHECKING:
+    from os import PathLike
+
     from typing_extensions import Self  # typing's own from Python 3.11
 
 _LARGE = 64  # from this many strings on, get_many works on numpy arrays
@@ -191,7 +193,10 @@ class Book:
     """Read-only access to a book; use ``Book.open``."""
 
     def __init__(
-        self, db: str | None = None, in_memory: bool = False, board: Board | str | None = None
+        self,
+        db: str | PathLike[str] | None = None,
+        in_memory: bool = False,
+        board: Board | str | None = None,
     ):
         db = find_book(db)
         path = sqlite_path(db)
@@ -223,7 +228,10 @@ class Book:
 
     @classmethod
     def open(
-        cls, db: str | None = None, in_memory: bool = False, board: Board | str | None = None
+        cls,
+        db: str | PathLike[str] | None = None,
+        in_memory: bool = False,
+        board: Board | str | None = None,
     ) -> Book:
         """Open and check a book; raises a ``BookError`` naming what is wrong.
 

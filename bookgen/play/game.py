@@ -55,12 +55,14 @@ def board_text(position: Position, colour: bool = False) -> str:
 def describe_decision(decision: Decision) -> str:
     """How the AI found its move, in a few words."""
     if decision.source == "level":
+        assert decision.depth is not None  # a level's choice and an unproven move say their depth
         return f"looked {lookahead(decision.depth)}"
     if decision.proven:
         return decision.source
     if decision.keeps is not None:
         kept = {1: "its win", 0: "the draw", -1: "a lost game"}[decision.keeps]
         return f"keeps {kept}, not proven best in time"
+    assert decision.depth is not None
     return f"not proven: best found in time, looking {lookahead(decision.depth)}"
 
 
