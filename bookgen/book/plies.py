@@ -41,11 +41,11 @@ class _Ply:
     per-call cost), over the numpy arrays that serve many at once."""
 
     def __init__(self, segment: Segment):
-        self.keys = memoryview(segment.keys)
-        self.scores = memoryview(segment.scores)
-        self.best = None if segment.best is None else memoryview(segment.best)
+        self.keys = memoryview(segment.keys)  # type: ignore[arg-type]  # numpy's stubs: a Buffer from Python 3.12 only
+        self.scores = memoryview(segment.scores)  # type: ignore[arg-type]  # numpy's stubs: a Buffer from Python 3.12 only
+        self.best = None if segment.best is None else memoryview(segment.best)  # type: ignore[arg-type]  # numpy's stubs: a Buffer from Python 3.12 only
         self.moves: bytes | None = None  # 7 packed move scores a position, once derived
-        self.best_derived: bytes | None = None  # and the best-move bits they give
+        self.best_derived = b""  # and the best-move bits they give, once ``moves`` is set
         self.parts: dict[int, tuple[bytes, bytes]] = {}  # chunks derived before the whole
         self.view = segment
 
@@ -110,9 +110,10 @@ class Plies:
         row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
         row_counts = {}
         if len(row_plies):
+            assert rows.best is not None  # read_rows gives every row's best moves
             order = np.argsort(row_plies, kind="stable")  # by ply, each in key order
-            plies, starts = np.unique(row_plies[order], return_index=True)
-            for ply, part in zip(plies.tolist(), np.split(order, starts[1:]), strict=True):
+            held, starts = np.unique(row_plies[order], return_index=True)
+            for ply, part in zip(held.tolist(), np.split(order, starts[1:]), strict=True):
                 parts.setdefault(ply, []).append(
                     Segment(rows.keys[part], rows.scores[part], rows.best[part])
                 )
@@ -148,6 +149,7 @@ class Plies:
         # A parent ply first: one may still hold stored best moves (the ply below was
         # packed in parts while it was built, and is complete but not yet sealed).
         if ply in self.parents:
+            best: bytes | memoryview
             if at_ply.moves is not None:
                 moves, best, part_at = at_ply.moves, at_ply.best_derived, at
             else:
@@ -219,11 +221,11 @@ class Plies:
                 np.frombuffer(at_ply.best_derived, kind)[start:end],
                 np.frombuffer(at_ply.moves, np.uint8).reshape(-1, width)[start:end],
             )
-        moves, best = self._derive_chunk(keys, scores, ply)
+        moves, derived = self._derive_chunk(keys, scores, ply)
         return (
             keys,
             scores,
-            np.frombuffer(best, kind),
+            np.frombuffer(derived, kind),
             np.frombuffer(moves, np.uint8).reshape(-1, width),
         )
 

@@ -82,7 +82,7 @@ def pack(segment: Segment) -> bytes:
     return header + zstandard.ZstdCompressor(level=LEVEL).compress(payload)
 
 
-def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
+def unpack(blob: bytes | None, ply: int, board: Board = STANDARD) -> Segment:
     """The segment in ``blob``, of a book of ``board``; ``CorruptBookError`` naming ``ply``
     if it is damaged."""
 
