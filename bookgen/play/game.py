@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO
+from typing import IO, Protocol
 
 from solver import STANDARD, Board, GameOverError, Position
 
@@ -11,6 +11,13 @@ from ..book.reader import Book
 from .analysis import ordinal
 from .levels import lookahead
 from .player import Decision, Player
+
+
+class Lines(Protocol):
+    """What a game reads the human's moves from: a text stream's ``readline``."""
+
+    def readline(self) -> str: ...
+
 
 # ANSI colours: x red, o yellow; the last stone played also bold and underlined.
 COLOURS = {"x": "\x1b[31m", "o": "\x1b[33m"}
@@ -89,7 +96,7 @@ def write_hints(player: Player, position: Position, out: IO[str]) -> None:
 def play_game(
     player: Player,
     human_first: bool,
-    stdin: IO[str],
+    stdin: Lines,
     out: IO[str],
     hints: bool = False,
     start: str = "",
@@ -134,7 +141,7 @@ def play_game(
     return 0
 
 
-def _ask_column(position: Position, stdin: IO[str], out: IO[str]) -> int | None:
+def _ask_column(position: Position, stdin: Lines, out: IO[str]) -> int | None:
     width = position.board.width
     while True:
         out.write(f"your move (1-{width}): ")
@@ -165,7 +172,7 @@ DEFAULT_TIME = 10.0  # seconds per AI move outside the book
 def run_play(
     db: str | None,
     first: str,
-    stdin: IO[str],
+    stdin: Lines,
     out: IO[str],
     time_budget: float | None = DEFAULT_TIME,
     level: str = "perfect",
