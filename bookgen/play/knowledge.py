@@ -75,7 +75,7 @@ def book_leaves(book, position: Position) -> tuple[np.ndarray, np.ndarray]:
 class Floors:
     """Lower bounds on positions' scores, learnt from the player's own proven moves."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._floors: dict[int, int] = {}
 
     def get(self, position: Position) -> int | None:
