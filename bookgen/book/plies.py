@@ -41,9 +41,9 @@ class _Ply:
     per-call cost), over the numpy arrays that serve many at once."""
 
     def __init__(self, segment: Segment):
-        self.keys = memoryview(segment.keys)  # type: ignore[arg-type]  # numpy's stubs: a Buffer from Python 3.12 only
-        self.scores = memoryview(segment.scores)  # type: ignore[arg-type]  # numpy's stubs: a Buffer from Python 3.12 only
-        self.best = None if segment.best is None else memoryview(segment.best)  # type: ignore[arg-type]  # numpy's stubs: a Buffer from Python 3.12 only
+        self.keys = memoryview(segment.keys)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+        self.scores = memoryview(segment.scores)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+        self.best = None if segment.best is None else memoryview(segment.best)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
         self.moves: bytes | None = None  # 7 packed move scores a position, once derived
         self.best_derived = b""  # and the best-move bits they give, once ``moves`` is set
         self.parts: dict[int, tuple[bytes, bytes]] = {}  # chunks derived before the whole

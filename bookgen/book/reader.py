@@ -227,9 +227,8 @@ class Book:
             max_ply=int(meta.get("ply", 0)),
             search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)),
         )
-        self._compiled: dict[
-            int, Callable[..., Any]
-        ] = {}  # a ply's compiled lookup, bound to its arrays
+        # A ply's compiled lookup, bound to its arrays.
+        self._compiled: dict[int, Callable[..., Any]] = {}
 
     @classmethod
     def open(
