@@ -33,7 +33,7 @@ PLIES = range(9, 17)
 def random_positions(ply: int, count: int, seed: int) -> list[str]:
     """Unfinished positions at ``ply``, the ends of random legal games (fixed seed)."""
     rng = random.Random(seed)
-    found = []
+    found: list[str] = []
     while len(found) < count:
         position = Position()
         while position.ply < ply and not position.is_game_over:

@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from _args import at_least_one, parse_args
 
@@ -90,7 +91,8 @@ def run_here(file: str | None, limit: int, weak: bool, table_log2: int, threads:
 
     warm = Solver(table_log2=10)  # load (or compile) the kernels before timing
     warm.solve(Position.from_moves("427566236745127177115664464254"))
-    kwargs = {"threads": threads} if threads > 1 else {}
+    # (only when asked: a baseline revision's Solver may take no threads)
+    kwargs: dict[str, Any] = {"threads": threads} if threads > 1 else {}
     if threads > 1:  # and the threads' own search: 500,000 nodes, past any solo start
         Solver(table_log2=16, **kwargs).solve(Position.from_moves("2416615552"))
     solver = Solver(table_log2=table_log2, **kwargs)

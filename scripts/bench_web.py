@@ -77,6 +77,7 @@ def start_server(db: str, cap: float) -> tuple[subprocess.Popen, str, float, flo
     ]
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert process.stdout is not None  # (stdout=PIPE)
     ready, _, _ = select.select([process.stdout], [], [], 60)
     line = process.stdout.readline() if ready else ""
     found = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -104,7 +105,9 @@ async def one_client(
             sent = time.perf_counter()
             writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
             head = await reader.readuntil(b"\r\n\r\n")
-            length = int(re.search(rb"content-length: (\d+)", head, re.IGNORECASE).group(1))
+            sized = re.search(rb"content-length: (\d+)", head, re.IGNORECASE)
+            assert sized is not None, head  # the server always says its answer's length
+            length = int(sized.group(1))
             await reader.readexactly(length)
             latencies.append(time.perf_counter() - sent)
             status = int(head.split(b" ", 2)[1])
@@ -172,9 +175,10 @@ def machine() -> str:
     model = "?"
     try:
         text = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        model = re.search(r"Model name:\s*(.+)", text).group(1).strip()
-    except (OSError, AttributeError):
-        pass
+    except OSError:
+        text = ""
+    if named := re.search(r"Model name:\s*(.+)", text):
+        model = named.group(1).strip()
     load_avg = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return (
         f"{model}, {os.cpu_count()} cores, load average {load_avg}, "

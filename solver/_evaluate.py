@@ -194,7 +194,7 @@ def _insert_sorted(buffer, base, count, item):
     buffer[j] = item
 
 
-@njit(cache=True, nogil=True, _nrt=False)  # no reference counting: see _search.negamax
+@njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]  # numba's stubs lack _nrt (see _search.negamax)
 def search(
     board,
     position,
@@ -324,7 +324,7 @@ def search(
     return best
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]  # numba's stubs lack its private _nrt
 def root_values(
     board,
     position,

@@ -111,7 +111,7 @@ def _loss(board, ply):
 # _nrt=False: numba would otherwise count references to ``table`` and
 # ``scratch`` with costly atomic instructions at every call; these kernels
 # allocate nothing, so they need no counting.
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]  # numba's stubs lack its private _nrt
 def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scratch, shift, busy):
     """Fail-soft negamax score of a position within ``(alpha, beta)``.
 
@@ -427,7 +427,7 @@ def next_guess(lo, hi, med, result, guess):
     return result if result > med else result - 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]  # numba's stubs lack its private _nrt
 def solve_window(board, position, mask, ply, low, high, table, scratch, shift):
     """The exact score clamped to ``[low, high]``, by null-window tests (``next_test``).
 

@@ -19,7 +19,7 @@ class Alarm:
     ``cancel()`` comes first.  ``ring`` runs with the alarm's lock held, so after
     ``cancel()`` returns it can no longer run."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._condition = threading.Condition()
         self._deadline: float | None = None
         self._ring: Callable[[], None] | None = None
@@ -40,7 +40,7 @@ class Alarm:
     def _run(self) -> None:
         with self._condition:
             while True:
-                if self._deadline is None:
+                if self._deadline is None or self._ring is None:  # (set and cleared together)
                     self._condition.wait()
                     continue
                 left = self._deadline - time.perf_counter()

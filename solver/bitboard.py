@@ -29,12 +29,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, final
 
 from .errors import BoardSizeError
-
-if TYPE_CHECKING:
-    from typing_extensions import Self  # typing's own from Python 3.11
 
 # Transposition table sizes a Solver accepts, as log2 of its 8-byte slots,
 # and a solve's default (16M slots, 128 MiB).  Kept here, not in engine, so
@@ -55,6 +52,7 @@ ALLOWED = (
 _SIZE = re.compile(r"([0-9]+)x([0-9]+)")
 
 
+@final  # interned by size (__new__): a subclass would share its parent's values
 class Board:
     """A board of ``width`` columns and ``height`` rows: ``Board(7, 6)``, or ``Board.parse("6x5")``.
 
@@ -109,7 +107,7 @@ class Board:
     _numba_type: Any
     _made: ClassVar[dict[tuple[int, int], Board]] = {}
 
-    def __new__(cls, width: int = 7, height: int = 6) -> Self:
+    def __new__(cls, width: int = 7, height: int = 6) -> Board:  # one interned value a size
         board = (
             cls._made.get((width, height)) if type(width) is int and type(height) is int else None
         )

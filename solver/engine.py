@@ -20,7 +20,7 @@ from .bitboard import (
     TABLE_LOG2_MIN,
     Board,
 )
-from .errors import ArgumentError, GameOverError, SearchLimitError
+from .errors import ArgumentError, GameOverError, SearchLimitError, is_whole
 from .position import Position, position_on
 
 # A search with threads first runs alone up to this many nodes: easy
@@ -44,7 +44,7 @@ def smallest_table_log2(board: Board) -> int:
 def check_threads(threads: int) -> int:
     """``threads``, if it is a whole number from 1 to ``MAX_THREADS``; else an
     ``ArgumentError`` naming it."""
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+    if not is_whole(threads) or not 1 <= threads <= MAX_THREADS:
         raise ArgumentError(
             f"threads must be a whole number from 1 to {MAX_THREADS}, got {threads!r}"
         )
@@ -78,11 +78,7 @@ class Solver:
     ) -> None:
         board = Board.parse(board)
         smallest = smallest_table_log2(board)
-        if (
-            isinstance(table_log2, bool)
-            or not isinstance(table_log2, int)
-            or not smallest <= table_log2 <= TABLE_LOG2_MAX
-        ):
+        if not is_whole(table_log2) or not smallest <= table_log2 <= TABLE_LOG2_MAX:
             raise ArgumentError(
                 f"table_log2 must be in {smallest}..{TABLE_LOG2_MAX}"
                 f"{'' if board is STANDARD else f' on {board}'}, got {table_log2!r}"
@@ -181,7 +177,7 @@ class Solver:
 
     def _race(self, args: tuple) -> int:
         """All threads narrow the same window together; see ``_Race``."""
-        if not self._helpers:
+        if self._pool is None:
             self._helpers = [self.fork() for _ in range(self.threads - 1)]
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="c4solver")
         for helper in self._helpers:

@@ -44,3 +44,10 @@ class ArgumentError(C4Error, ValueError):
 class ArgumentTypeError(C4Error, TypeError):
     """An argument of a kind that cannot be used at all (a number where a path is taken,
     one string where a list of them is); the message names the argument."""
+
+
+def is_whole(value: object) -> bool:
+    """True for an ``int`` that is not a ``bool``: the test every whole-number argument passes
+    at run time, whatever its annotation promised (``value`` is ``object`` so that a type
+    checker does not call the test redundant)."""
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .bitboard import STANDARD, Board
-from .errors import BoardSizeError, GameOverError, IllegalMoveError
+from .errors import BoardSizeError, GameOverError, IllegalMoveError, is_whole
 
 
 class Position:
@@ -84,7 +84,7 @@ class Position:
     # -- playing -----------------------------------------------------------
     def can_play(self, col: int) -> bool:
         """True when column ``col`` (from 1) is on the board and not full."""
-        if isinstance(col, bool) or not isinstance(col, int) or not 1 <= col <= self._board.width:
+        if not is_whole(col) or not 1 <= col <= self._board.width:
             return False
         return not self._mask & self._board.top_cells[col - 1]
 
@@ -100,7 +100,7 @@ class Position:
 
     def _play_checked(self, col: int, moves: str, index: int) -> Position:
         board = self._board
-        if isinstance(col, bool) or not isinstance(col, int) or not 1 <= col <= board.width:
+        if not is_whole(col) or not 1 <= col <= board.width:
             raise IllegalMoveError(
                 f"illegal column {col!r} in {moves!r}: columns are {_columns(board)}", moves, index
             )

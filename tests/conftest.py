@@ -42,7 +42,7 @@ def stamp(path: str) -> None:
     engine = create_engine(f"sqlite:///{path}")
     try:
         with engine.begin() as conn:
-            meta = dict(conn.execute(text("SELECT name, value FROM meta")).all())
+            meta: dict[str, str] = dict(conn.execute(text("SELECT name, value FROM meta")).all())
             columns = [c[1] for c in conn.exec_driver_sql("PRAGMA table_info(positions)")]
             if "checksum" in columns:
                 width = meta.get("width", "7")
@@ -87,7 +87,7 @@ def entries(db: str) -> list[tuple]:
     keeps no best moves (its children give them)."""
     from bookgen.book.schema import BEST_TEXT
 
-    found = []
+    found: list[tuple] = []
     for ply, (keys, scores, best) in stored_plies(db).items():
         texts = [None] * len(keys) if best is None else [BEST_TEXT[b] for b in best.tolist()]
         found += zip(keys.tolist(), [ply] * len(keys), scores.tolist(), texts, strict=True)
@@ -201,7 +201,7 @@ def unseal(path: str, version: int = 4) -> None:
                 conn.execute("SELECT value FROM meta WHERE name = 'complete_plies'").fetchone()[0]
             )
         )
-    rows = []
+    rows: list[tuple] = []
     for ply, (keys, scores, stored_best) in plies.items():
         best, move_scores = stored_best, None
         if ply in complete and ply + 1 in complete:
@@ -260,6 +260,7 @@ def c4book_server(db, *options: str):
             stderr=errors,
             text=True,
         )
+        assert process.stdout is not None  # (stdout=PIPE)
         try:
             ready, _, _ = select.select([process.stdout], [], [], 60)
             line = process.stdout.readline() if ready else ""
@@ -294,7 +295,7 @@ class Serving:
     process: subprocess.Popen
     first_line = ""
     stderr = ""
-    returncode = None
+    returncode: int | None = None
 
 
 @contextmanager
@@ -309,6 +310,7 @@ def serving(code: str, env: dict):
         text=True,
         env=env,
     )
+    assert process.stdout is not None and process.stderr is not None  # (PIPEs)
     result = Serving()
     result.process = process
     try:
@@ -446,7 +448,7 @@ def win_now(ply, cells=42):
     return (cells + 1 - ply) // 2
 
 
-_MINIMAX = {}
+_MINIMAX: dict[tuple[str, int], int] = {}
 
 
 def minimax(p):

@@ -44,7 +44,7 @@ def args(position: Position):
 
 def random_positions(count: int, seed: int, plies=range(4, 38)) -> list[Position]:
     rng = random.Random(seed)
-    found = []
+    found: list[Position] = []
     while len(found) < count:
         position, target = Position(), rng.choice(plies)
         while position.ply < target and not position.is_game_over:

@@ -87,7 +87,8 @@ def run_main(argv: list[str]) -> int:
     try:
         return main(argv)
     except SystemExit as stop:  # argparse's refusal
-        return stop.code
+        code = stop.code  # as the process would exit: None 0, a message 1
+        return code if isinstance(code, int) else int(code is not None)
 
 
 @pytest.mark.parametrize("argv, words", USAGE)

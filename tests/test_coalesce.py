@@ -5,6 +5,7 @@ import asyncio
 import json
 import re
 import socket
+from collections.abc import Iterator
 
 import pytest
 from conftest import PLY10, c4book_server
@@ -88,7 +89,7 @@ def test_closing_sends_what_was_kept_and_abort_drops_it():
 
 
 @pytest.fixture(scope="module")
-def server() -> int:
+def server() -> Iterator[int]:
     """A real ``c4book serve`` of the ply-10 book on a free port: its port."""
     with c4book_server(PLY10) as address:
         yield int(address.rsplit(":", 1)[1].strip("/"))
@@ -101,7 +102,9 @@ def _exchange(sock: socket.socket, path: str) -> tuple[bytes, bytes]:
     while b"\r\n\r\n" not in data:
         data += sock.recv(1 << 16)
     head, body = data.split(b"\r\n\r\n", 1)
-    length = int(re.search(rb"content-length: (\d+)", head, re.IGNORECASE).group(1))
+    sized = re.search(rb"content-length: (\d+)", head, re.IGNORECASE)
+    assert sized is not None, head
+    length = int(sized.group(1))
     while len(body) < length:
         body += sock.recv(1 << 16)
     assert len(body) == length  # nothing of the next answer, nothing missing

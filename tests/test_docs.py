@@ -108,7 +108,8 @@ def split_fences(path: Path) -> tuple[list[Fence], str]:
     """The fenced blocks, and the prose with each fence's lines left empty (lines keep their
     numbers)."""
     fences, prose, lines = [], [], path.read_text().split("\n")
-    opened = None
+    opened, lang, start = None, "", 0  # (set with body by the fence that opens)
+    body: list[str] = []
     for number, line in enumerate(lines, start=1):
         mark = re.match(r"^\s*(```+|~~~+)\s*([\w+-]*)", line)
         if opened is None and mark:

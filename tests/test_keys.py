@@ -25,7 +25,7 @@ from solver.packed import moves_of_key
 def random_strings(count: int, seed: int) -> list[str]:
     """Move strings of random legal games, stopped anywhere (finished games included)."""
     rng = random.Random(seed)
-    found = []
+    found: list[str] = []
     while len(found) < count:
         position = Position()
         stop = rng.randint(0, 42)

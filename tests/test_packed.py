@@ -25,7 +25,7 @@ def keys(positions) -> np.ndarray:
 
 def random_positions(count: int, seed: int) -> list[Position]:
     rng = random.Random(seed)
-    found = []
+    found: list[Position] = []
     while len(found) < count:
         p = Position()
         for _ in range(rng.randint(0, 30)):

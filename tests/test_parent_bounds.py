@@ -77,7 +77,7 @@ def test_every_parent_leads_here():
         assert reachable, position.moves  # the position came from somewhere
 
 
-def test_bounds_are_the_parents_scores_negated_and_exact_after_a_best_move(parents, book):
+def test_bounds_are_the_parents_scores_negated_and_exact_after_a_best_move(parents, book) -> None:
     entries, (frontier, scores) = parents
     bounds = entries.bounds(frontier)
     assert len(bounds.low) == len(bounds.exact) == len(frontier) == 574

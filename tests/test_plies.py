@@ -53,7 +53,7 @@ def segment(entries: list[tuple[str, int, str | None]]) -> Segment:
     best = (
         None
         if entries[0][2] is None
-        else np.array([sum(1 << (int(c) - 1) for c in e[2]) for e in entries], np.uint8)
+        else np.array([sum(1 << (int(c) - 1) for c in e[2] or "") for e in entries], np.uint8)
     )
     return Segment(
         np.array([canonical(e[0]) for e in entries], np.uint64),

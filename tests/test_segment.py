@@ -35,7 +35,10 @@ def same(a: Segment, b: Segment) -> bool:
         and np.array_equal(a.keys, b.keys)
         and np.array_equal(a.scores, b.scores)
         and (a.best is None) == (b.best is None)
-        and (a.best is None or (b.best.dtype == np.uint8 and np.array_equal(a.best, b.best)))
+        and (
+            a.best is None
+            or (b.best is not None and b.best.dtype == np.uint8 and np.array_equal(a.best, b.best))
+        )
     )
 
 

@@ -16,14 +16,15 @@ def discs(svg: str) -> dict[str, int]:
     assert root.tag == f"{NS}svg"
     found: dict[str, int] = {}
     for circle in root.iter(f"{NS}circle"):
-        found[circle.get("fill")] = found.get(circle.get("fill"), 0) + 1
+        fill = circle.get("fill", "")
+        found[fill] = found.get(fill, 0) + 1
     return found
 
 
 def labels(svg: str) -> dict[int, str]:
     """Column -> the text under it, for the columns that have one."""
     root = ET.fromstring(svg)
-    return {int(g.get("data-col")): "".join(g.itertext()) for g in root.iter(f"{NS}g")}
+    return {int(g.get("data-col", "")): "".join(g.itertext()) for g in root.iter(f"{NS}g")}
 
 
 @pytest.mark.parametrize(

@@ -263,6 +263,7 @@ def partly_rows(path: str, complete: list[int]) -> None:
     ((row, _, blob),) = segment_rows(path, SMALL_PLY)
     ((row_11, _, blob_11),) = segment_rows(path, 11)
     twelve, eleven = unpack(blob, SMALL_PLY), unpack(blob_11, 11)
+    assert twelve.best is not None  # a leaf ply keeps its best moves
     eleven = eleven._replace(best=derive(eleven.keys, twelve.keys, twelve.scores).best)
     half = twelve._replace(keys=twelve.keys[::2], scores=twelve.scores[::2], best=twelve.best[::2])
     with closing(sqlite3.connect(path)) as conn:

@@ -107,7 +107,8 @@ class Family:
         # STEP keys: half the cache misses of a search of millions of keys (7 us to 9).
         self._tops = np.ascontiguousarray(below_keys[::STEP]).searchsorted
         # Memoryviews: an item read from one is a Python int at once, not a numpy scalar.
-        self._keys, self._scores = memoryview(below_keys), memoryview(below_scores)
+        self._keys = memoryview(below_keys)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+        self._scores = memoryview(below_scores)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
         h1, width = board.h1, board.width
         self._bottom = board.bottom
         # Smearing each column's bits down, ``shift`` at a time, keeping to the column.

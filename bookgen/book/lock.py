@@ -213,6 +213,7 @@ class BuildLock:
 
     def _beat(self) -> None:
         while not self._stop.wait(HEARTBEAT_SECONDS):
+            assert self.owner is not None  # set before this thread starts, never cleared under it
             owner = LockOwner(**{**asdict(self.owner), "heartbeat": time.time()})
             try:
                 if self._swap(self._value, owner.to_json()):

@@ -40,11 +40,11 @@ class _Ply:
     per-call cost), over the numpy arrays that serve many at once."""
 
     def __init__(self, segment: Segment):
-        self.keys = memoryview(segment.keys)
-        self.scores = memoryview(segment.scores)
-        self.best = None if segment.best is None else memoryview(segment.best)
+        self.keys = memoryview(segment.keys)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+        self.scores = memoryview(segment.scores)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+        self.best = None if segment.best is None else memoryview(segment.best)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
         self.moves: bytes | None = None  # 7 packed move scores a position, once derived whole
-        self.best_derived: bytes | None = None  # and the best-move bits they give
+        self.best_derived = b""  # and the best-move bits they give, once ``moves`` is set
         self.family: Family | None = None  # a parent ply's: one position's move scores
         self.view = segment
 
@@ -112,9 +112,10 @@ class Plies:
         row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
         row_counts = {}
         if len(row_plies):
+            assert rows.best is not None  # read_rows gives every row's best moves
             order = np.argsort(row_plies, kind="stable")  # by ply, each in key order
-            plies, starts = np.unique(row_plies[order], return_index=True)
-            for ply, part in zip(plies.tolist(), np.split(order, starts[1:]), strict=True):
+            held, starts = np.unique(row_plies[order], return_index=True)
+            for ply, part in zip(held.tolist(), np.split(order, starts[1:]), strict=True):
                 parts.setdefault(ply, []).append(
                     Segment(rows.keys[part], rows.scores[part], rows.best[part])
                 )
@@ -152,10 +153,11 @@ class Plies:
         if ply in self.parents:
             width = self._width
             if at_ply.moves is None:  # read from its children: nothing derived, nothing kept
+                assert at_ply.family is not None  # every parent ply has one, from the open
                 own = at_ply.scores[at]
-                moves, best = at_ply.family.packed(at_ply.keys[at], own)
-                return entry_code(own, best, width), moves
-            best = at_ply.best_derived
+                moves, bits = at_ply.family.packed(at_ply.keys[at], own)
+                return entry_code(own, bits, width), moves
+            best: bytes | memoryview = at_ply.best_derived
             if width > 8:  # two bytes of best-move bits a position
                 best = memoryview(best).cast("H")
             return (

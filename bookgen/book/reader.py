@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 import struct
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat
-from typing import TYPE_CHECKING, NamedTuple
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
@@ -54,6 +55,8 @@ from .store import (
 )
 
 if TYPE_CHECKING:
+    from os import PathLike
+
     from typing_extensions import Self  # typing's own from Python 3.11
 
 _LARGE = 64  # from this many strings on, get_many works on numpy arrays
@@ -159,7 +162,7 @@ def codes(board: Board) -> _Codes:
 codes(STANDARD)  # made at import, as before: a first lookup never waits for them
 
 
-_compiled = None  # bookgen.book.compiled_keys, once loaded
+_compiled: ModuleType | bool | None = None  # bookgen.book.compiled_keys, once loaded
 
 
 def _kernels():
@@ -192,7 +195,10 @@ class Book:
     """Read-only access to a book; use ``Book.open``."""
 
     def __init__(
-        self, db: str | None = None, in_memory: bool = False, board: Board | str | None = None
+        self,
+        db: str | PathLike[str] | None = None,
+        in_memory: bool = False,
+        board: Board | str | None = None,
     ):
         db = find_book(db)
         path = sqlite_path(db)
@@ -205,7 +211,9 @@ class Book:
             self.board = board_of_meta(meta, db)
             complete = tuple(json.loads(meta.get("complete_plies", "[]")))
             with engine.connect() as conn:
-                self._plies = Plies.read(conn, complete, db, self.board, key_offset(self.board))
+                self._plies: Plies | _Closed = Plies.read(
+                    conn, complete, db, self.board, key_offset(self.board)
+                )
         finally:
             engine.dispose()  # everything is in memory: the file is not held open
         self._walk = walker(self.board)
@@ -220,11 +228,15 @@ class Book:
             max_ply=int(meta.get("ply", 0)),
             search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)),
         )
-        self._compiled: dict[int, object] = {}  # a ply's compiled lookup, bound to its arrays
+        # A ply's compiled lookup, bound to its arrays.
+        self._compiled: dict[int, Callable[..., Any]] = {}
 
     @classmethod
     def open(
-        cls, db: str | None = None, in_memory: bool = False, board: Board | str | None = None
+        cls,
+        db: str | PathLike[str] | None = None,
+        in_memory: bool = False,
+        board: Board | str | None = None,
     ) -> Book:
         """Open and check a book; raises a ``BookError`` naming what is wrong.
 
@@ -293,7 +305,7 @@ class Book:
         elif isinstance(moves, Position) and moves.board is self.board:
             key, asked = moves.key, moves.moves
         else:
-            key = None
+            key, asked = None, ""
         if key is None:  # not a plain move string: let Position name what is wrong
             return self.get(as_position(moves, self.board))
         ply = len(asked)
@@ -319,7 +331,7 @@ class Book:
 
     def _entry(self, asked: str, ply: int, found: int | tuple[int, bytes], flip: bool) -> BookEntry:
         """The entry of what ``Plies.find`` found, in the asker's orientation."""
-        if type(found) is int:
+        if isinstance(found, int):
             head = self._heads[flip][found]
             return _new_entry(BookEntry, (asked, ply, *head, None, self.board))
         code, packed = found
@@ -345,15 +357,16 @@ class Book:
         moves_list = list(moves_list)
         if len(moves_list) < _LARGE or set(map(type, moves_list)) != {str}:
             return [self.get(m) for m in moves_list]
-        plies = np.fromiter(map(len, moves_list), dtype=np.int64, count=len(moves_list))
+        texts = cast("list[str]", moves_list)  # (every one a str: checked just above)
+        plies = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         kernels = _kernels()
         if kernels is not None:
             # One byte a character ("replace" keeps it so): the strings' ends are the plies'.
             keys, usable = kernels.keys_of_many(
-                self.board, "".join(moves_list).encode("ascii", "replace"), np.cumsum(plies)
+                self.board, "".join(texts).encode("ascii", "replace"), np.cumsum(plies)
             )
         else:
-            current, mask, usable = self._walk.boards_of_many(moves_list)
+            current, mask, usable = self._walk.boards_of_many(texts)
             keys = current + mask
         found, _, scores, best, flips, packed = self._plies.find_many(
             keys, plies, None if kernels is None else kernels.floors_many
@@ -369,7 +382,7 @@ class Book:
             )
         )
         with _collector_paused():
-            got = list(
+            got: list[BookEntry | None] = list(
                 map(
                     _new_entry,
                     repeat(BookEntry),
@@ -422,7 +435,7 @@ class Book:
             code = self._plies.find(key, mask.bit_count())
             if code is None:
                 continue
-            if type(code) is tuple:
+            if isinstance(code, tuple):
                 code = code[0]
             found[0].append(key)
             found[1].append((code >> self.board.width) - SCORE_OFFSET)

@@ -166,7 +166,8 @@ def read_rows(
     key order, each row checked against its checksum first; ``offset`` is what keys lose
     on their way into SQL (``store.key_offset``).  Fetched in chunks on the driver's own
     cursor: no result row objects, never one list of every row."""
-    plies, keys, scores, best = [], [], [], []
+    columns: tuple[list[np.ndarray], ...] = ([], [], [], [])
+    plies, keys, scores, best = columns
     cursor = conn.connection.cursor()
     try:
         with paused():
@@ -193,10 +194,10 @@ def read_rows(
         return empty.astype(_KEPT[0]), Segment(
             empty.view(np.uint64), empty.astype(np.int8), empty.astype(kind)
         )
-    keys = np.concatenate(keys).view(np.uint64)
+    stored = np.concatenate(keys).view(np.uint64)
     if offset:
-        keys ^= np.uint64(offset)
-    return np.concatenate(plies), Segment(keys, np.concatenate(scores), np.concatenate(best))
+        stored ^= np.uint64(offset)
+    return np.concatenate(plies), Segment(stored, np.concatenate(scores), np.concatenate(best))
 
 
 def _checked(chunk: list[tuple], width: int) -> tuple[np.ndarray, ...]:
@@ -216,8 +217,8 @@ def _fields(columns: list[tuple], width: int, bad: np.ndarray) -> tuple[np.ndarr
     """``(plies, keys, scores, best-move bits, checksums)`` of rows, given as their columns
     in the order of ``COLUMNS`` (a stored checksum, if there, is left out); a field of the
     wrong type or best moves not as written mark their row in ``bad``."""
-    key, ply, score, wdl, texts, packed, nodes = columns[:7]
-    keys, plies, scores, wdls, nodes = (_integers(c, bad) for c in (key, ply, score, wdl, nodes))
+    key, ply, score, wdl, texts, packed, node = columns[:7]
+    keys, plies, scores, wdls, nodes = (_integers(c, bad) for c in (key, ply, score, wdl, node))
     best = np.fromiter(map(BEST_BITS.get, texts, repeat(-1)), np.int64, len(texts))
     bad |= best < 0
     checksums = row_checksums(
@@ -256,7 +257,7 @@ def stamp_rows(conn, db: str, width: int) -> int:
         after = chunk[-1][0]
 
 
-def _integers(column: tuple, bad: np.ndarray) -> np.ndarray:
+def _integers(column: tuple | list, bad: np.ndarray) -> np.ndarray:
     """An integer column as int64; a value of another type (a damaged record) marks its row."""
     if set(map(type, column)) != {int}:
         column = list(column)
@@ -266,7 +267,7 @@ def _integers(column: tuple, bad: np.ndarray) -> np.ndarray:
     return np.fromiter(column, np.int64, len(column))
 
 
-def _move_score_words(column: tuple, width: int, bad: np.ndarray) -> tuple[np.ndarray, ...]:
+def _move_score_words(column: tuple, width: int, bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Stored move scores (bytes of ``width``, or ``None``) as ``move_score_words``."""
     if column.count(None) == len(column):
         return move_score_words(None, len(column))

@@ -24,6 +24,7 @@ from solver.errors import C4Error
 
 from .family import FULL_COLUMN, SCORE_OFFSET
 from .keys import walker
+from .schema import CorruptBookError
 
 if TYPE_CHECKING:
     from .reader import Book, BookEntry
@@ -85,10 +86,10 @@ def _ply_range(text: str) -> range:
     low, dash, high = text.strip().partition("-")
     if not (text.isascii() and low.isdigit() and (high.isdigit() or not dash)):
         raise PlyError(f"plies {text!r} are not a ply or a range LO-HI, like 8 or 8-12")
-    low, high = int(low), int(high or low)
-    if low > high:
+    first, last = int(low), int(high or low)
+    if first > last:
         raise PlyError(f"plies {text!r}: the range's first ply is above its last")
-    return range(low, high + 1)
+    return range(first, last + 1)
 
 
 def slices(book: Book, plies: Iterable[int], size: int = SLICE) -> Iterator[Slice]:
@@ -121,15 +122,19 @@ def _looked_up(book: Book, keys: np.ndarray):
     from solver.packed import moves_of_keys
 
     board = book.board
-    found = [book.get(moves) for moves in moves_of_keys(keys, book.info.root, board)]
+    looked = [book.get(moves) for moves in moves_of_keys(keys, book.info.root, board)]
+    found = [e for e in looked if e is not None]
+    if len(found) < len(looked):
+        raise CorruptBookError(f"the book {book.db!r} lacks a position that it stores")
     scores = np.array([e.score for e in found], dtype=np.int8)
     best = np.array(
         [sum(1 << (c - 1) for c in e.best_moves) for e in found], dtype=board.column_set_type
     )
-    if any(e.move_scores is None for e in found):
+    rows = [e.move_scores for e in found if e.move_scores is not None]
+    if len(rows) < len(found):
         return keys, scores, best, None
     move_scores = np.array(
-        [[FULL_COLUMN if s is None else s + SCORE_OFFSET for s in e.move_scores] for e in found],
+        [[FULL_COLUMN if s is None else s + SCORE_OFFSET for s in row] for row in rows],
         dtype=np.uint8,
     )
     return keys, scores, best, move_scores.reshape(-1, board.width)
@@ -193,6 +198,7 @@ def entries(book: Book, ply: int | Iterable[int] | None = None) -> Iterator[Book
             else [""] * part.size
         )
         scores = part.scores.tolist()
+        move_scores: Iterator[tuple[object, ...] | None]
         if part.move_scores is None:
             move_scores = repeat(None)
         else:  # the columns of scores zipped into rows: the tuples are made in C

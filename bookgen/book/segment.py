@@ -65,7 +65,8 @@ def pack(segment: Segment) -> bytes:
     gaps[:1] = keys[:1]
     np.subtract(keys[1:], keys[:-1], out=gaps[1:])
     planes = (int(gaps.max()).bit_length() + 7) // 8 if count else 0
-    best, flags, best_type = segment.best, 0, np.uint8
+    best, flags = segment.best, 0
+    best_type: np.dtype = np.dtype(np.uint8)
     if best is not None:
         # Two bytes a position only where a bit past the eighth column is set (width 9).
         wide = best.dtype.itemsize > 1 and len(best) and int(best.max()) > 255
@@ -84,11 +85,11 @@ def pack(segment: Segment) -> bytes:
     ).view(np.uint8)
     if flags:
         payload[key_bytes + count :] = np.ascontiguousarray(best, dtype=best_type).view(np.uint8)
-    header = HEADER.pack(MAGIC, VERSION, flags, planes, 0, count, zlib.crc32(payload))
-    return header + zstandard.ZstdCompressor(level=LEVEL).compress(payload)
+    header = HEADER.pack(MAGIC, VERSION, flags, planes, 0, count, zlib.crc32(payload.data))
+    return header + zstandard.ZstdCompressor(level=LEVEL).compress(payload.data)
 
 
-def unpack(blob: bytes, ply: int, board: Board = STANDARD) -> Segment:
+def unpack(blob: bytes | None, ply: int, board: Board = STANDARD) -> Segment:
     """The segment in ``blob``, of a book of ``board``; ``CorruptBookError`` naming ``ply``
     if it is damaged."""
 

@@ -198,8 +198,8 @@ def free_bytes(engine: Engine) -> int:
         return 0
     with engine.connect() as conn:
         return (
-            conn.exec_driver_sql("PRAGMA page_size").scalar()
-            * conn.exec_driver_sql("PRAGMA freelist_count").scalar()
+            conn.exec_driver_sql("PRAGMA page_size").scalar_one()
+            * conn.exec_driver_sql("PRAGMA freelist_count").scalar_one()
         )
 
 

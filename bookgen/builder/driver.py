@@ -278,7 +278,7 @@ def _derive_shallower(
             _, child_keys, child_scores = (
                 known if known and known[0] == p + 1 else (p + 1, *store.scores_at(p + 1))
             )
-            scores = []
+            chunks: list[np.ndarray] = []
             for start in range(0, len(parents), DERIVE_CHUNK):
                 stop.check()
                 entries = derive(
@@ -287,10 +287,10 @@ def _derive_shallower(
                     child_scores,
                     board=store.board,
                 )
-                scores.append(entries.scores)
+                chunks.append(entries.scores)
                 bar.update(len(entries.keys))
             del child_keys, child_scores
-            scores = np.concatenate(scores) if scores else np.empty(0, np.int8)
+            scores = np.concatenate(chunks) if chunks else np.empty(0, np.int8)
             store.seal(p, Segment(parents, scores, None))  # its children give its best moves
             known = (p, parents, scores)
             summary.derived += len(parents)

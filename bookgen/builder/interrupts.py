@@ -25,7 +25,7 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 class StopRequest(threading.Event):
     """Set by the first Ctrl-C or SIGTERM; ``signal`` says which (None until then)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.signal: int | None = None
 

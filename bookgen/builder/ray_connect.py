@@ -28,6 +28,7 @@ import socket
 import sys
 import tempfile
 from contextlib import contextmanager, suppress
+from typing import cast
 
 from solver.errors import C4Error
 
@@ -69,7 +70,7 @@ def start_local(workers: int | None, *, verbose: bool = False) -> None:
                 num_cpus=workers or os.cpu_count(),
                 include_dashboard=False,
                 log_to_driver=verbose,
-                logging_level="INFO" if verbose else "ERROR",
+                logging_level="INFO" if verbose else "ERROR",  # type: ignore[arg-type]  # Ray takes a level's name too
             )
         except Exception as error:  # noqa: BLE001 - whatever Ray raises, one RayStartError
             raise RayStartError(
@@ -104,10 +105,11 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
             ray.init(
                 address=target,
                 log_to_driver=verbose,
-                logging_level="INFO" if verbose else "ERROR",
+                logging_level="INFO" if verbose else "ERROR",  # type: ignore[arg-type]  # Ray takes a level's name too
                 runtime_env={
                     "py_modules": [
-                        os.path.dirname(package.__file__) for package in (solver, bookgen)
+                        os.path.dirname(cast(str, package.__file__))  # (an __init__.py)
+                        for package in (solver, bookgen)
                     ]
                 },
             )
@@ -145,7 +147,10 @@ def _token_available() -> bool:
 def _reload_ray_auth_config() -> None:
     """Ray caches its config and token in C++; make it see the environment now."""
     try:
-        from ray._raylet import AuthenticationTokenLoader, Config
+        from ray._raylet import (  # type: ignore[attr-defined]  # Ray's stubs omit them
+            AuthenticationTokenLoader,
+            Config,
+        )
 
         Config.initialize("")
         AuthenticationTokenLoader.instance().reset_cache()
@@ -268,7 +273,7 @@ def _check_gcs(address: str, target: str, verbose: bool) -> None:
             f"({CLUSTER_HELP})"
         )
     try:
-        from ray._raylet import GcsClient
+        from ray._raylet import GcsClient  # type: ignore[attr-defined]  # Ray's stubs omit it
     except ImportError:
         return
     with _ray_output(verbose) as log:

@@ -55,7 +55,7 @@ def warm_up_workers(plan: WorkerPlan, table_log2: int, board: Board = STANDARD) 
 
     task = warm_up.options(num_cpus=plan.threads)
     hold = 0.5 if plan.processes > 1 else 0.0
-    ray.get([task.remote(table_log2, plan.threads, hold, board) for _ in range(plan.processes)])
+    ray.get([task.remote(table_log2, plan.threads, hold, board) for _ in range(plan.processes)])  # type: ignore[call-arg]  # Ray's stubs: options() forgets the arity
 
 
 def solve_missing(

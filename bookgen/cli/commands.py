@@ -90,6 +90,7 @@ def run_move(
             kept = {1: "win", 0: "draw", -1: "loss"}[decision.keeps]
             proof = f", not proven best: time ran out; it keeps the {kept}"
         else:
+            assert decision.depth is not None  # an unproven move says its depth
             proof = f", not proven: time ran out, best found looking {lookahead(decision.depth)}"
         score = "" if decision.score is None else f", score {_signed(decision.score)}"
         out.write(

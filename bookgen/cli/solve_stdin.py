@@ -45,7 +45,7 @@ def solve_lines(
                     scores = [None if s is None else (s > 0) - (s < 0) for s in scores]
                 answer = format_scores(scores)
             else:
-                answer = solver.solve(position, weak=weak)
+                answer = str(solver.solve(position, weak=weak))
         except C4Error as error:
             err.write(f"line {number}: {error}\n")
             status = 1

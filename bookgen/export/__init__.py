@@ -80,10 +80,12 @@ def _writer(format: str):
             ) from None
         return Writer
     if format == "csv":
-        from .csvfile import Writer
-    else:
-        from .uci import Writer
-    return Writer
+        from .csvfile import Writer as CsvWriter
+
+        return CsvWriter
+    from .uci import Writer as UciWriter
+
+    return UciWriter
 
 
 def export(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO
+from typing import IO, Protocol
 
 from solver import STANDARD, Board, GameOverError, Position
 
@@ -11,6 +11,13 @@ from ..book.reader import Book
 from .analysis import ordinal
 from .levels import lookahead
 from .player import Decision, Player
+
+
+class Lines(Protocol):
+    """What a game reads the human's moves from: a text stream's ``readline``."""
+
+    def readline(self) -> str: ...
+
 
 # ANSI colours: x red, o yellow; the last stone played also bold and underlined.
 COLOURS = {"x": "\x1b[31m", "o": "\x1b[33m"}
@@ -55,12 +62,14 @@ def board_text(position: Position, colour: bool = False) -> str:
 def describe_decision(decision: Decision) -> str:
     """How the AI found its move, in a few words."""
     if decision.source == "level":
+        assert decision.depth is not None  # a level's choice and an unproven move say their depth
         return f"looked {lookahead(decision.depth)}"
     if decision.proven:
         return decision.source
     if decision.keeps is not None:
         kept = {1: "its win", 0: "the draw", -1: "a lost game"}[decision.keeps]
         return f"keeps {kept}, not proven best in time"
+    assert decision.depth is not None
     return f"not proven: best found in time, looking {lookahead(decision.depth)}"
 
 
@@ -87,7 +96,7 @@ def write_hints(player: Player, position: Position, out: IO[str]) -> None:
 def play_game(
     player: Player,
     human_first: bool,
-    stdin: IO[str],
+    stdin: Lines,
     out: IO[str],
     hints: bool = False,
     start: str = "",
@@ -132,7 +141,7 @@ def play_game(
     return 0
 
 
-def _ask_column(position: Position, stdin: IO[str], out: IO[str]) -> int | None:
+def _ask_column(position: Position, stdin: Lines, out: IO[str]) -> int | None:
     width = position.board.width
     while True:
         out.write(f"your move (1-{width}): ")
@@ -163,7 +172,7 @@ DEFAULT_TIME = 10.0  # seconds per AI move outside the book
 def run_play(
     db: str | None,
     first: str,
-    stdin: IO[str],
+    stdin: Lines,
     out: IO[str],
     time_budget: float | None = DEFAULT_TIME,
     level: str = "perfect",

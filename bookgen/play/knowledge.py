@@ -51,7 +51,7 @@ def book_bound(book, position: Position) -> ParentBound | None:
         board,
     )
     low, exact = parents.bounds(np.array([position.key], dtype=np.uint64)).known(0)
-    return ParentBound(low, exact)
+    return None if low is None else ParentBound(low, exact)
 
 
 def book_leaves(book, position: Position) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +75,7 @@ def book_leaves(book, position: Position) -> tuple[np.ndarray, np.ndarray]:
 class Floors:
     """Lower bounds on positions' scores, learnt from the player's own proven moves."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._floors: dict[int, int] = {}
 
     def get(self, position: Position) -> int | None:

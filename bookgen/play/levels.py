@@ -66,7 +66,7 @@ LEVELS = {
 DEFAULT_LEVEL = "perfect"
 
 
-def get_level(name: str) -> Level:
+def get_level(name: object) -> Level:
     """The level called ``name``; a ``ValueError`` naming the levels otherwise."""
     level = LEVELS.get(name) if isinstance(name, str) else None
     if level is None:

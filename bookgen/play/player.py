@@ -14,16 +14,27 @@ import os
 import random
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from solver import Board, Position
 from solver.bitboard import DEFAULT_TABLE_LOG2
-from solver.errors import ArgumentError, ArgumentTypeError, BoardSizeError, GameOverError
+from solver.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    BoardSizeError,
+    GameOverError,
+    is_whole,
+)
 
 from ..book.reader import Book, as_position
 from ..limits import MAX_NODE_BUDGET, MAX_TIME_BUDGET
 from .analysis import Analysis, analyze
 from .knowledge import Floors, book_bound, book_leaves
 from .levels import DEFAULT_LEVEL, get_level, level_move
+
+if TYPE_CHECKING:
+    from solver import Solver
+    from solver.anytime import AnytimeSearch
 
 _BOOKISH = ("get", "get_many", "info", "board")  # what a player reads of its book
 
@@ -93,7 +104,7 @@ class Player:
 
     def __init__(
         self,
-        book: Book | None = None,
+        book: Book | str | os.PathLike[str] | None = None,
         time_budget: float | None = None,
         table_log2: int | None = None,
         node_budget: int | None = None,
@@ -105,9 +116,7 @@ class Player:
         if time_budget is not None:
             time_budget = check_time_budget(time_budget)
         if node_budget is not None and (
-            isinstance(node_budget, bool)
-            or not isinstance(node_budget, int)
-            or not 1 <= node_budget <= MAX_NODE_BUDGET
+            not is_whole(node_budget) or not 1 <= node_budget <= MAX_NODE_BUDGET
         ):
             raise ArgumentError(
                 f"node_budget must be a positive whole number of nodes, at "
@@ -115,8 +124,11 @@ class Player:
             )
         if seed is not None and not isinstance(seed, (int, str, bytes)):
             raise ArgumentTypeError(f"seed must be a whole number, a string or None, got {seed!r}")
-        path = isinstance(book, (str, os.PathLike))
-        if not path and book is not None and not all(hasattr(book, name) for name in _BOOKISH):
+        if (
+            not isinstance(book, (str, os.PathLike))
+            and book is not None
+            and not all(hasattr(book, name) for name in _BOOKISH)
+        ):
             raise ArgumentTypeError(f"book must be a Book, a book's path or None, got {book!r}")
         if threads is not None:
             from solver.engine import (
@@ -127,7 +139,7 @@ class Player:
         self.level = get_level(level)
         self.threads = threads
         asked = None if board is None else Board.parse(board)
-        if path:  # the player's own book, open while it plays
+        if isinstance(book, (str, os.PathLike)):  # the player's own book, open while it plays
             book = Book.open(book, board=asked)
         elif book is not None and asked is not None and asked is not book.board:
             raise BoardSizeError(f"board {asked} is not the book's: {book.db!r} is of {book.board}")
@@ -143,8 +155,8 @@ class Player:
         self.seed = seed
         self._budgeted = time_budget is not None or self.node_budget is not None
         self._rng = random.Random(seed)
-        self._solver = None
-        self._anytime = None
+        self._solver: Solver | None = None
+        self._anytime: AnytimeSearch | None = None
         self._floors = Floors()  # what earlier proofs say about positions to come
         self.last: Decision | None = None
 
@@ -194,12 +206,12 @@ class Player:
         if self.level.depth is not None:
             column, _ = level_move(self._get_anytime(), position, self.level, self._rng)
             return column, None, "level", False, self.level.depth, None
-        entry = self.book.get(position) if self.book is not None else None
-        if entry is not None and entry.best_moves:
+        book = self.book
+        if book is not None and (entry := book.get(position)) is not None and entry.best_moves:
             column = min(entry.best_moves, key=self._centre_first.index)
             # The book ends: remember its proof for the budgeted searches past it
             # (only they read it: a player without a budget skips the grandchildren).
-            if position.ply + 2 > self.book.info.max_ply and self._budgeted:
+            if position.ply + 2 > book.info.max_ply and self._budgeted:
                 self._floors.after_move(position, column, entry.score)
             return column, entry.score, "book", True, None, None
         for col in self._centre_first:
@@ -247,14 +259,14 @@ class Player:
             answer.result if answer.keeps_result else None,
         )
 
-    def _get_anytime(self):
+    def _get_anytime(self) -> AnytimeSearch:
         if self._anytime is None:
             from solver.anytime import AnytimeSearch
 
             self._anytime = AnytimeSearch(self._get_solver())
         return self._anytime
 
-    def _get_solver(self):
+    def _get_solver(self) -> Solver:
         if self._solver is None:
             from solver import Solver
 

@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from solver import STANDARD, Board, Position
-from solver.errors import ArgumentError, IllegalMoveError
+from solver.errors import ArgumentError, IllegalMoveError, is_whole
 
 from ..limits import MAX_SERVE_WORKERS
 from ..play.game import describe_decision
@@ -138,11 +138,7 @@ def create_app(
     from a browser (default: none).
     """
     check_time_budget(cap, "cap")
-    if (
-        isinstance(workers, bool)
-        or not isinstance(workers, int)
-        or not 1 <= workers <= MAX_SERVE_WORKERS
-    ):
+    if not is_whole(workers) or not 1 <= workers <= MAX_SERVE_WORKERS:
         raise ArgumentError(
             f"workers must be a whole number from 1 to {MAX_SERVE_WORKERS}, got {workers!r}"
         )
@@ -226,7 +222,7 @@ def create_app(
         position = _unfinished(request, "pos")
         result = await explored(position)
         scores = pons_scores(result.columns, FULL_COLUMN)
-        answer = {"pos": position.moves, "score": scores}
+        answer: dict[str, object] = {"pos": position.moves, "score": scores}
         if any(score is None for score in scores):  # the cap ran out: said, not hidden
             answer["proven"] = False
         return JSON(answer)
@@ -258,9 +254,9 @@ def create_app(
         middleware=middleware,
         lifespan=lifespan,
         exception_handlers={
-            BadInputError: _bad_input,
-            PoolFullError: _full,
-            HTTPException: _http_error,
+            BadInputError: _bad_input,  # type: ignore[dict-item]  # Starlette types a handler's error as any Exception
+            PoolFullError: _full,  # type: ignore[dict-item]  # Starlette types a handler's error as any Exception
+            HTTPException: _http_error,  # type: ignore[dict-item]  # Starlette types a handler's error as any Exception
             Exception: _internal,
         },
     )

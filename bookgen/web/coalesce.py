@@ -14,6 +14,7 @@ kept first; everything else goes to the real transport.
 from __future__ import annotations
 
 import asyncio
+from typing import cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -70,10 +71,11 @@ class GatheringHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol over a ``GatheringTransport``."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(GatheringTransport(transport, self.loop))
+        # A transport by duck typing: what it does not define goes to the real one.
+        super().connection_made(cast(asyncio.Transport, GatheringTransport(transport, self.loop)))
 
     def on_response_complete(self) -> None:
         # The answer is whole: out now, before the loop handles what came after it (a
         # client's end of stream closes the transport, and what is kept would be lost).
-        self.transport.flush()
+        cast(GatheringTransport, self.transport).flush()
         super().on_response_complete()

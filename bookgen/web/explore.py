@@ -348,6 +348,7 @@ class Explorer:
         searched = any(c.source == "solver" for c in columns)
         source = ("book+solver" if searched else "book") if used_book else "solver"
         best_found, proven = None, True
+        score: int | None
         if all(c.source is not None for c in columns if not c.full):
             score = max(c.score for c in columns if c.score is not None)
             best_moves = tuple(c.column for c in columns if c.score == score)

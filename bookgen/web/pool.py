@@ -84,7 +84,8 @@ class SolvePool:
         return await future
 
     def _work(self) -> None:
-        state = failed = None
+        state = None
+        failed: BaseException | None = None
         try:
             state = self._make_state()
         except Exception as caught:  # noqa: BLE001 - every job on this thread then answers with it
