@@ -22,12 +22,12 @@ import time
 from typing import IO
 
 import numpy as np
-from tqdm import tqdm
 
 from solver import Board, Position
 from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
+from ..progress import progress_bar
 from ..book.location import book_location
 from ..book.segment import Segment
 from ..book.store import BookStore, reclaim_space, remove_book_files
@@ -93,8 +93,7 @@ def build(
     db = book_location(db)
     board = book_board(db, board)
     root_position = check_request(root, ply, board)
-    if address is not None:
-        cluster.check_address(address)
+    address = cluster.build_address(address)  # --address, else RAY_ADDRESS (a Ray job)
     if workers is not None and workers < 1:
         raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
     if threads is not None and threads < 1:
@@ -263,7 +262,9 @@ def _derive_shallower(
     """
     plies = [p for p in sorted(levels, reverse=True) if p < ply and not store.is_sealed(p)]
     total = sum(len(levels[p]) for p in plies)
-    bar = tqdm(total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0)
+    bar = progress_bar(
+        total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0
+    )
     try:
         for p in plies:
             parents = levels[p]

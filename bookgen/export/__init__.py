@@ -21,10 +21,10 @@ import time
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from tqdm import tqdm
 
 from solver.errors import C4Error
 
+from ..progress import progress_bar
 from ..book.reader import Book
 from ..book.scan import mirrored, plies_of, slices, stored_plies
 from . import table
@@ -143,7 +143,7 @@ def _write(writer, book: Book, plies: list[int], mirrors: bool, progress: bool) 
     """Every slice of ``plies`` (and its mirror images) through ``writer``: the rows written."""
     held = stored_plies(book)
     rows = 0
-    with tqdm(
+    with progress_bar(
         total=sum(held[p] for p in plies),
         desc="export",
         unit="pos",
