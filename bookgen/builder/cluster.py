@@ -66,10 +66,10 @@ def cluster_cpus() -> int:
 
 
 def node_cpus() -> list[int]:
-    """CPUs of each live node."""
-    return [int(node["Resources"].get("CPU", 0)) for node in ray.nodes() if node.get("Alive")] or [
-        1
-    ]
+    """CPUs of each live node that has any: a head started with ``--num-cpus 0`` (it runs
+    the driver, no solvers) must not make the default one thread a process."""
+    cpus = [int(node["Resources"].get("CPU", 0)) for node in ray.nodes() if node.get("Alive")]
+    return [n for n in cpus if n > 0] or [1]
 
 
 class WorkerPlan(NamedTuple):
