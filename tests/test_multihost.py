@@ -289,9 +289,18 @@ def job(hosts: RayHosts, *args: str, timeout: float = 600) -> str:
     return result.stdout + result.stderr  # Ray's CLI says some of it on stderr
 
 
+def dashboard_missing() -> str | None:
+    """Why ``ray start --head`` here opens no dashboard (the Jobs API), or None."""
+    from ray._private.utils import get_dashboard_dependency_error
+
+    error = get_dashboard_dependency_error()
+    return error and f"needs ray[default] for the Jobs API ({error}): pip install -e '.[cluster]'"
+
+
 PROGRESS = re.compile(rf"ply {PLY} frontier: +\d+%\|[^|]*\| (\d+)/(\d+) ")
 
 
+@pytest.mark.skipif(dashboard_missing() is not None, reason=str(dashboard_missing()))
 def test_ray_job_submit_builds_and_ray_job_stop_keeps_every_batch(hosts, reference):
     """``ray job submit -- c4book build``: the job's driver finds its cluster in
     RAY_ADDRESS.  ``ray job stop`` mid-build (SIGTERM) ends with the summary, every
