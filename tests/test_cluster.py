@@ -2,7 +2,14 @@
 
 import pytest
 
-from bookgen.builder.cluster import AddressError, WorkerPlan, check_address, node_cpus, plan_workers
+from bookgen.builder.cluster import (
+    AddressError,
+    WorkerPlan,
+    build_address,
+    check_address,
+    node_cpus,
+    plan_workers,
+)
 
 
 def test_addresses():
@@ -11,6 +18,24 @@ def test_addresses():
     for bad in ("no-port", "host:0", "host:70000", "http://host:1"):
         with pytest.raises(AddressError, match="malformed --address"):
             check_address(bad)
+
+
+def test_ray_address_names_the_cluster_without_address(monkeypatch):
+    """As Ray's own drivers do: a job started by ``ray job submit`` finds its cluster in
+    RAY_ADDRESS; ``--address`` (``local`` too) wins over it."""
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    assert build_address(None) is None
+    monkeypatch.setenv("RAY_ADDRESS", "10.77.0.1:6379")
+    assert build_address(None) == "10.77.0.1:6379"
+    assert build_address("local") == "local"
+    assert build_address("ray://head:10001") == "ray://head:10001"
+    monkeypatch.setenv("RAY_ADDRESS", "http://10.77.0.1:8265")  # the Jobs API's, not a cluster
+    with pytest.raises(AddressError, match=r"RAY_ADDRESS=http://10\.77\.0\.1:8265 is a dashboard"):
+        build_address(None)
+    assert build_address("local") == "local"
+    monkeypatch.setenv("RAY_ADDRESS", "no-port")
+    with pytest.raises(AddressError, match=r"malformed RAY_ADDRESS 'no-port'.*--address local"):
+        build_address(None)
 
 
 def test_plan_on_one_two_cpu_node(ray_session):

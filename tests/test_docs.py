@@ -56,7 +56,8 @@ OTHER_PROGRAMS = {
     "python -m venv": "makes a virtual environment (.ci/run does)",
     ".": "activates the virtual environment",
     "export": "sets the shell's environment",
-    "ray": "starts or stops a Ray cluster (tests/test_cluster.py starts its own)",
+    "ray": "starts a Ray cluster or submits a job to one (tests/test_multihost.py starts "
+    "hosts with ray start and submits, follows and stops jobs)",
     "pytest": "the test suite itself",
     "kill": "stops the build a block started in the background",
     "wait": "waits for the build a block started in the background",

@@ -408,6 +408,8 @@ def test_cli_reports_bad_input_in_one_line(tmp_path):
     assert text_file.read_text() == "not a book\n"
 
 
+# tests/test_multihost.py kills whole hosts mid-build by default: this one-host twin is slow.
+@pytest.mark.slow
 def test_node_removed_mid_build_completes_on_the_rest(clean_book, tmp_path, ray_session):
     import ray
     from ray.cluster_utils import Cluster

@@ -22,7 +22,6 @@ import time
 from typing import IO
 
 import numpy as np
-from tqdm import tqdm
 
 from solver import Board, Position
 from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
@@ -32,6 +31,7 @@ from ..book.location import book_location
 from ..book.lock import BuildLock
 from ..book.segment import Segment
 from ..book.store import BookStore, reclaim_space, remove_book_files
+from ..progress import progress_bar
 from . import WORKER_TABLE_LOG2
 from .derive import derive
 from .interrupts import StopRequest, graceful_interrupts
@@ -93,8 +93,7 @@ def build(
     db = book_location(db)
     board = book_board(db, board)
     root_position = check_request(root, ply, board)
-    if address is not None:
-        cluster.check_address(address)
+    address = cluster.build_address(address)  # --address, else RAY_ADDRESS (a Ray job)
     if workers is not None and workers < 1:
         raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
     if threads is not None and threads < 1:
@@ -271,7 +270,9 @@ def _derive_shallower(
     """
     plies = [p for p in sorted(levels, reverse=True) if p < ply and not store.is_sealed(p)]
     total = sum(len(levels[p]) for p in plies)
-    bar = tqdm(total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0)
+    bar = progress_bar(
+        total=total, desc="shallower plies", unit="pos", disable=not progress or total == 0
+    )
     try:
         for p in plies:
             parents = levels[p]

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import IO
 
 import numpy as np
-from tqdm import tqdm
 
 from solver.bitboard import DEFAULT_TABLE_LOG2, Board
 from solver.packed import moves_of_keys
 
 from ..book.location import book_location
 from ..book.store import BookStore
+from ..progress import progress_bar
 from . import DEFAULT_SAMPLE
 from .driver import book_board, check_request
 from .listing import keys_by_ply
@@ -165,7 +165,7 @@ def dry_run(
         solver = Solver(table_log2=table_log2, board=root_position.board)
         bounds = parents.bounds(chosen) if parents is not None else None
         for i, moves in enumerate(
-            tqdm(
+            progress_bar(
                 moves_of_keys(chosen, board=root_position.board),
                 desc="sample solves",
                 unit="pos",

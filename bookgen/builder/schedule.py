@@ -12,13 +12,13 @@ import time
 from typing import TYPE_CHECKING
 
 import numpy as np
-from tqdm import tqdm
 
 from solver.bitboard import STANDARD, Board
 from solver.parent_bounds import NO_BOUND, Parents
 
 from ..book.rows import Rows
 from ..book.store import BookStore
+from ..progress import progress_bar
 from .missing import MissingKeys
 from .report import BuildSummary, timed
 
@@ -91,7 +91,7 @@ def solve_missing(
     task = solve_batch.options(num_cpus=plan.threads)
     in_flight: dict = {}
     per_position = None  # running estimate of seconds per position
-    bar = tqdm(
+    bar = progress_bar(
         total=missing if missing is not None else frontier.total - frontier.stored,
         desc=f"ply {summary.ply} frontier",
         unit="pos",

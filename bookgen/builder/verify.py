@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import IO
 
 import numpy as np
-from tqdm import tqdm
 
 from solver import Board, Position
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
@@ -31,6 +30,7 @@ from ..book.location import book_location
 from ..book.schema import BEST_TEXT, CorruptBookError, board_of_meta, unpack_scores
 from ..book.segment import Segment
 from ..book.store import BookStore, check_sqlite_file, make_engine, read_meta, sqlite_path
+from ..progress import progress_bar
 from .derive import derive
 from .listing import contains_sorted, keys_by_ply
 from .solve_position import solve_position
@@ -72,7 +72,7 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
     try:
         plies = sorted(store.count_by_ply())
         above = None  # the ply below (deeper) this one: its children
-        for ply in tqdm(plies[::-1], desc="plies", unit="ply", disable=not progress):
+        for ply in progress_bar(plies[::-1], desc="plies", unit="ply", disable=not progress):
             try:
                 entries = store.entries_at(ply)
             except CorruptBookError as error:
@@ -181,7 +181,9 @@ def _check_frontier(
     chosen = order[random.Random(seed).sample(range(len(keys)), min(sample, len(keys)))]
     solver = Solver(board=board)
     moves = moves_of_keys(keys[chosen], root, board)
-    for i in tqdm(range(len(chosen)), desc="frontier re-solves", unit="pos", disable=not progress):
+    for i in progress_bar(
+        range(len(chosen)), desc="frontier re-solves", unit="pos", disable=not progress
+    ):
         fresh = solve_position(solver, moves[i])
         report.frontier_sampled += 1
         score, bits = int(scores[chosen[i]]), int(best[chosen[i]])

@@ -140,8 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--address",
         default=None,
         help="Ray cluster to join: 'auto', HOST:PORT, or ray://HOST:PORT (Ray "
-        "Client: needs pip install 'c4book[cluster]' here and on the head); "
-        "default: start a local Ray on this machine's cores",
+        "Client: needs pip install 'c4book[cluster]' here and on the head), or "
+        "'local'; default: RAY_ADDRESS if set (as in a job started by ray job "
+        "submit), else 'local': a Ray of its own on this machine's cores",
     )
     p.add_argument(
         "--workers",

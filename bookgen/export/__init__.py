@@ -21,12 +21,11 @@ import time
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from tqdm import tqdm
-
 from solver.errors import C4Error
 
 from ..book.reader import Book
 from ..book.scan import mirrored, plies_of, slices, stored_plies
+from ..progress import progress_bar
 from . import table
 
 FORMATS = ("parquet", "csv", "uci")
@@ -145,7 +144,7 @@ def _write(writer, book: Book, plies: list[int], mirrors: bool, progress: bool) 
     """Every slice of ``plies`` (and its mirror images) through ``writer``: the rows written."""
     held = stored_plies(book)
     rows = 0
-    with tqdm(
+    with progress_bar(
         total=sum(held[p] for p in plies),
         desc="export",
         unit="pos",
