@@ -1,4 +1,5 @@
-"""What every script's command line shares: ``--check-args``.
+"""What every script's command line shares: ``--check-args``, argument types and the
+exit status that lists what went wrong.
 
 ``--check-args`` parses the arguments as the script would, prints them and
 exits before anything runs: the docs check (``tests/test_docs.py``) tries
@@ -9,6 +10,7 @@ benchmark itself would take minutes or hours.
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def parse_args(
@@ -33,3 +35,13 @@ def at_least_one(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not at least 1")
     return value
+
+
+def exit_status(problems: list[str], headline: str) -> int:
+    """0, or 1 after ``headline`` and each problem on stderr, marked ``***`` to stand out."""
+    if not problems:
+        return 0
+    print(f"\n*** {headline}:", file=sys.stderr)
+    for problem in problems:
+        print(f"***   {problem}", file=sys.stderr)
+    return 1

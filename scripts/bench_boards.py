@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from _args import at_least_one, parse_args
+from _args import at_least_one, exit_status, parse_args
 from solve_boards import board_arg, check, signed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,12 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         problems += row["problems"]
-    if problems:
-        print(f"\n*** {len(problems)} DISAGREEMENT(S) OR FAILURE(S):", file=sys.stderr)
-        for problem in problems:
-            print(f"***   {problem}", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status(problems, f"{len(problems)} DISAGREEMENT(S) OR FAILURE(S)")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from _args import parse_args
+from _args import exit_status, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -227,16 +227,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         if problem:
             disagreements.append(problem)
-    if disagreements:
-        print(
-            f"\n*** {len(disagreements)} size(s) DISAGREE with the published table "
-            f"(Steininger, Tromp):",
-            file=sys.stderr,
-        )
-        for problem in disagreements:
-            print(f"***   {problem}", file=sys.stderr)
-        return 1
-    return 0
+    return exit_status(
+        disagreements,
+        f"{len(disagreements)} size(s) DISAGREE with the published table (Steininger, Tromp)",
+    )
 
 
 if __name__ == "__main__":

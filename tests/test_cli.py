@@ -169,15 +169,16 @@ def test_query_json(db, solver):
     assert score == -16
 
 
-def test_query_json_of_the_root(db):
-    data = json.loads(c4book("query", SMALL_ROOT, "--db", db, "--json").stdout)
+@pytest.mark.parametrize("options, source", [((), "book"), (("--no-book",), "search")])
+def test_query_json_of_the_root(db, options, source):
+    data = json.loads(c4book("query", SMALL_ROOT, "--db", db, *options, "--json").stdout)
     assert data == {
         "moves": SMALL_ROOT,
         "score": 16,
         "wdl": 1,
         "best_moves": [2, 5],
         "move_scores": ROOT_SCORES,
-        "source": "book",
+        "source": source,
     }
 
 
@@ -224,18 +225,6 @@ def test_query_frontier_is_partly_searched(db, solver):
         scores,
         "book+search",
     )
-
-
-def test_query_without_the_book(db):
-    data = json.loads(c4book("query", SMALL_ROOT, "--db", db, "--no-book", "--json").stdout)
-    assert data == {
-        "moves": SMALL_ROOT,
-        "score": 16,
-        "wdl": 1,
-        "best_moves": [2, 5],
-        "move_scores": ROOT_SCORES,
-        "source": "search",
-    }
 
 
 def test_query_draw_words(solver):

@@ -323,17 +323,8 @@ SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
 def test_play_command_with_a_level_and_hints():
     # The shipped book knows every move's score up to ply 7, so the hints are instant.
-    result = c4book(
-        "play",
-        "--db",
-        str(SHIPPED),
-        "--level",
-        "beginner",
-        "--seed",
-        "7",
-        "--hints",
-        stdin="4\n4\nq\n",
-    )
+    command = ("play", "--db", str(SHIPPED), "--level", "beginner", "--seed", "7", "--hints")
+    result = c4book(*command, stdin="4\n4\nq\n")
     assert result.returncode == 0 and result.stderr == "", result.stderr
     out = result.stdout
     assert out.startswith("Level: beginner. You are x. ")
@@ -347,17 +338,7 @@ def test_play_command_with_a_level_and_hints():
     assert out.count("hints:\n") == 3  # before each of the human's moves
     ai = ai_lines(out)
     assert [how for col, how in ai] == ["looked 2 plies ahead"] * 2
-    again = c4book(
-        "play",
-        "--db",
-        str(SHIPPED),
-        "--level",
-        "beginner",
-        "--seed",
-        "7",
-        "--hints",
-        stdin="4\n4\nq\n",
-    )
+    again = c4book(*command, stdin="4\n4\nq\n")
     assert ai_lines(again.stdout) == ai  # the same seed, the same game
 
 

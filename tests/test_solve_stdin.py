@@ -128,13 +128,7 @@ def test_command_empty_input():
 
 
 def test_command_bad_option_is_usage_error():
-    result = subprocess.run(
-        [*c4book_command(), "solve", "--no-such-option"],
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_solve("", "--no-such-option")
     assert result.returncode == 2
     assert "unrecognized arguments: --no-such-option" in result.stderr
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import IO
 
+from sqlalchemy import Engine
+
 from solver import Position
 
 from .location import book_location
@@ -49,15 +51,20 @@ from .store import (
 CHECK_CHUNK = 100_000
 
 
-def upgrade(db: str) -> int | None:
-    """Bring ``db`` to this schema version and pack its rows; the version it had,
-    or ``None`` if it was current with nothing to pack."""
+def _probe(db: str) -> tuple[str, Engine]:
+    """The book's location and an engine on it, read-only on an SQLite file (which must exist)."""
     db = book_location(db)
     path = sqlite_path(db)
     if path is not None:
         check_sqlite_file(path, must_exist=True)
+    return db, make_engine(db, readonly=path is not None)
+
+
+def upgrade(db: str) -> int | None:
+    """Bring ``db`` to this schema version and pack its rows; the version it had,
+    or ``None`` if it was current with nothing to pack."""
     # Everything is checked read-only first: a refused file is left byte for byte.
-    probe = make_engine(db, readonly=path is not None)
+    db, probe = _probe(db)
     try:
         meta = read_meta(probe, db, any_version=True)
         version = meta.get("schema_version")
@@ -136,11 +143,7 @@ def _check_moves(engine, db: str) -> None:
 
 
 def run_pack(db: str, out: IO[str]) -> int:
-    db = book_location(db)
-    path = sqlite_path(db)
-    if path is not None:
-        check_sqlite_file(path, must_exist=True)
-    probe = make_engine(db, readonly=path is not None)
+    db, probe = _probe(db)
     try:
         meta = read_meta(probe, db)
         rows = _has_rows(probe)
