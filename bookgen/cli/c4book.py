@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = commands.add_parser(
+    p: argparse.ArgumentParser = commands.add_parser(
         "solve",
         help="solve move strings read from stdin (Pons-compatible)",
         description="Read one move string per line on stdin (anything after the first "
@@ -177,46 +177,38 @@ def build_parser() -> argparse.ArgumentParser:
         "stored, the frontier's size, and its search cost in core-hours, "
         "estimated from a random sample of the missing frontier",
     )
-    (
-        p.add_argument(
-            "--sample",
-            type=dry_run_sample,
-            default=None,
-            help="with --dry-run: missing frontier positions to solve for the estimate, "
-            f"1 to {MAX_SAMPLE} (default: {DEFAULT_SAMPLE})",
-        ),
+    p.add_argument(
+        "--sample",
+        type=dry_run_sample,
+        default=None,
+        help="with --dry-run: missing frontier positions to solve for the estimate, "
+        f"1 to {MAX_SAMPLE} (default: {DEFAULT_SAMPLE})",
     )
     p.set_defaults(run=_run_build)
 
-    p = commands.add_parser(
+    p = _add_position_command(
+        commands,
         "query",
         help="score, best moves and every move's score of a position",
         description="Look a position up in the book (searching what the book lacks) and show "
         "the board, its score in words, the best move(s) and each move's score. "
         'MOVES may be empty ("") for the best opening move.',
     )
-    p.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
-    _add_book_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object instead")
     p.set_defaults(
         run=lambda a: _commands().run_query(a.moves, _db(a), a.json, sys.stdout, a.board)
     )
 
-    p = commands.add_parser(
+    p = _add_position_command(
+        commands,
         "move",
         help="the AI's move for a position",
         description="Print the column (1-7) the AI plays, and how it "
         "found it: book or search, score and time.",
     )
-    p.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
-    _add_book_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object instead")
-    p.add_argument(
-        "--time",
-        type=seconds,
-        default=None,
-        metavar="SECONDS",
-        help="answer within about this long, unproven if need be; at most "
+    _add_time(
+        p,
+        None,
+        "answer within about this long, unproven if need be; at most "
         f"{MAX_TIME_BUDGET:g} (a day) (default: no limit)",
     )
     p.set_defaults(
@@ -264,12 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="before each of your moves, show what every move leads to with best "
         "play (win, draw or loss, and with which stone)",
     )
-    p.add_argument(
-        "--time",
-        type=seconds,
-        default=10.0,
-        metavar="SECONDS",
-        help="longest the AI thinks outside the book; past it, it plays the best "
+    _add_time(
+        p,
+        10.0,
+        "longest the AI thinks outside the book; past it, it plays the best "
         f"move it found, marked not proven; at most {MAX_TIME_BUDGET:g} "
         "(default: %(default)s)",
     )
@@ -337,8 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(run=_run_verify)
 
-    p = commands.add_parser(
+    _add_in_place_command(
+        commands,
         "upgrade",
+        _run_upgrade,
         help="convert a book of an older schema version, in place",
         description="Bring a book written by an older c4book to this schema version without "
         "re-solving anything: version 1 stored a move string per row (checked "
@@ -346,11 +338,11 @@ def build_parser() -> argparse.ArgumentParser:
         "into segments, a ply at a time). Running it again finishes an "
         "interrupted upgrade.",
     )
-    _add_db(p, writes=True)
-    p.set_defaults(run=_run_upgrade)
 
-    p = commands.add_parser(
+    _add_in_place_command(
+        commands,
         "pack",
+        _run_pack,
         help="pack a book's rows into compact segments, in place",
         description="A ply still being built is kept as rows (27 bytes a position); a "
         "complete ply is sealed into one segment (about one byte a position) by "
@@ -361,8 +353,6 @@ def build_parser() -> argparse.ArgumentParser:
         "SQLite file also gives back the pages of rows already dropped (VACUUM). "
         "It refuses while a build is writing the book: stop the build first.",
     )
-    _add_db(p, writes=True)
-    p.set_defaults(run=_run_pack)
 
     p = commands.add_parser(
         "serve",
@@ -386,12 +376,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=8000,
         help="port (default: %(default)s; 0: any free port, printed)",
     )
-    p.add_argument(
-        "--time",
-        type=seconds,
-        default=1.0,
-        metavar="SECONDS",
-        help="longest search for a position or a move past the book; past it the "
+    _add_time(
+        p,
+        1.0,
+        "longest search for a position or a move past the book; past it the "
         f"answer says it is not proven; at most {MAX_TIME_BUDGET:g} "
         "(default: %(default)s)",
     )
@@ -412,6 +400,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=_run_serve)
     return parser
+
+
+def _add_position_command(commands, name: str, **about: str) -> argparse.ArgumentParser:
+    """A command about one position (``query``, ``move``): MOVES, the book options, --json."""
+    parser = commands.add_parser(name, **about)
+    parser.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
+    _add_book_options(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    return parser
+
+
+def _add_in_place_command(commands, name: str, run, **about: str) -> None:
+    """A command that changes the book --db in place and asks nothing else (``upgrade``,
+    ``pack``)."""
+    parser = commands.add_parser(name, **about)
+    _add_db(parser, writes=True)
+    parser.set_defaults(run=run)
+
+
+def _add_time(parser: argparse.ArgumentParser, default: float | None, help: str) -> None:
+    """--time: the longest a search may take past the book."""
+    parser.add_argument("--time", type=seconds, default=default, metavar="SECONDS", help=help)
 
 
 def _add_book_options(parser: argparse.ArgumentParser) -> None:
