@@ -29,6 +29,11 @@ def parse_args(
     return args
 
 
+def add_table_log2(parser: argparse.ArgumentParser, default: int, help: str) -> None:
+    """``--table-log2``: a transposition table's size as a power of two of 8-byte slots."""
+    parser.add_argument("--table-log2", type=int, default=default, help=help)
+
+
 def at_least_one(text: str) -> int:
     """A count argument: a whole number of at least 1."""
     value = int(text)

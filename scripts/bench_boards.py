@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from _args import at_least_one, exit_status, parse_args
+from _args import add_table_log2, at_least_one, exit_status, parse_args
 from solve_boards import board_arg, check, signed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,11 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         default=3,
         help="solves of each size by each solver (default: %(default)s)",
     )
-    parser.add_argument(
-        "--table-log2",
-        type=int,
-        default=27,
-        help="our table as a power of two, 8-byte slots (default: %(default)s, "
+    add_table_log2(
+        parser,
+        27,
+        "our table as a power of two, 8-byte slots (default: %(default)s, "
         "1 GiB, as his default 1 GB)",
     )
     parser.add_argument(

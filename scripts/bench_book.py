@@ -24,9 +24,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from _args import at_least_one, parse_args
 
@@ -94,8 +95,20 @@ ROWS = [
 ]
 
 
+T = TypeVar("T")
+
+
 class BenchError(Exception):
     """A side that cannot read its book: one line, not a traceback."""
+
+
+def in_temp_folder(parser: argparse.ArgumentParser, measure: Callable[[Path], T]) -> T:
+    """``measure`` of a temporary folder, removed after; a BenchError ends the script in one line."""
+    try:
+        with tempfile.TemporaryDirectory() as temp:
+            return measure(Path(temp))
+    except BenchError as error:
+        parser.exit(1, f"{parser.prog}: {error}\n")
 
 
 # Runs with PYTHONPATH set to a revision's tree: the plies its own reader finds complete.
@@ -223,11 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parse_args(parser, argv)
 
-    try:
-        with tempfile.TemporaryDirectory() as temp:
-            results = measure(args, Path(temp))
-    except BenchError as error:
-        parser.exit(1, f"bench_book.py: {error}\n")
+    results = in_temp_folder(parser, lambda temp: measure(args, temp))
     print(
         f"{args.lookups:,} lookups sampled from {args.db}; "
         + (f"baseline {args.baseline}; " if args.baseline else "")

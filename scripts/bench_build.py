@@ -27,7 +27,7 @@ import tempfile
 import time
 from contextlib import closing
 
-from _args import parse_args
+from _args import add_table_log2, parse_args
 
 from bookgen.builder.driver import build
 from bookgen.builder.listing import keys_by_ply
@@ -130,12 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         default=[(1, 1), (2, 1), (1, 2)],
         help="PROCESSESxTHREADS layouts to compare (default: 1x1 2x1 1x2)",
     )
-    parser.add_argument(
-        "--table-log2",
-        type=int,
-        default=22,
-        help="transposition table per process, log2 of slots (default: 22)",
-    )
+    add_table_log2(parser, 22, "transposition table per process, log2 of slots (default: 22)")
     parser.add_argument(
         "--no-scratch", action="store_true", help="skip the from-scratch comparison"
     )

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from _args import at_least_one, parse_args
-from bench_book import ROOT, BenchError, baseline_tree, in_tree
+from bench_book import ROOT, BenchError, baseline_tree, in_temp_folder, in_tree
 
 # Runs in a fresh process with PYTHONPATH set to a revision's tree: argv mode, book, positions.
 WORKER = r"""
@@ -215,11 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parse_args(parser, argv)
     cold = not args.no_cold and can_drop()
-    try:
-        with tempfile.TemporaryDirectory() as temp:
-            results = measure(args, Path(temp), cold)
-    except BenchError as error:
-        parser.exit(1, f"bench_first_touch.py: {error}\n")
+    results = in_temp_folder(parser, lambda temp: measure(args, temp, cold))
     print(
         f"{args.per_ply} positions a ply, {args.many:,} for get_many, from {args.db}; "
         + (f"baseline {args.baseline}; " if args.baseline else "")

@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from _args import at_least_one, parse_args
+from _args import add_table_log2, at_least_one, parse_args
 from bench_solver import ROOT, baseline_tree, find_set, format_time, load_lines
 
 sys.path.insert(0, str(ROOT))
@@ -101,12 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         default=2,
         help="passes over each set, each with fresh tables (default: %(default)s)",
     )
-    parser.add_argument(
-        "--table-log2",
-        type=int,
-        default=27,
-        help="table size as a power of two, 8-byte slots (default: %(default)s)",
-    )
+    add_table_log2(parser, 27, "table size as a power of two, 8-byte slots (default: %(default)s)")
     args = parse_args(parser, argv)
 
     tree = baseline_tree(args.baseline)

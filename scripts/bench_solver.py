@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _args import at_least_one, parse_args
+from _args import add_table_log2, at_least_one, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -167,11 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         help="first N lines of each set (default: %(default)s)",
     )
     parser.add_argument("--weak", action="store_true", help="weak solve: compare signs only")
-    parser.add_argument(
-        "--table-log2",
-        type=int,
-        default=27,
-        help="table size as a power of two, 8-byte slots (default: %(default)s, 1 GiB)",
+    add_table_log2(
+        parser, 27, "table size as a power of two, 8-byte slots (default: %(default)s, 1 GiB)"
     )
     parser.add_argument(
         "--threads",

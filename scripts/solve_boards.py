@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from _args import exit_status, parse_args
+from _args import add_table_log2, exit_status, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -191,11 +191,10 @@ def main(argv: list[str] | None = None) -> int:
         metavar="CELLS",
         help="also every size c4book plays with at most CELLS cells (42: every board up to 7x6)",
     )
-    parser.add_argument(
-        "--table-log2",
-        type=int,
-        default=24,
-        help="table size as a power of two, 8-byte slots (default: %(default)s; "
+    add_table_log2(
+        parser,
+        24,
+        "table size as a power of two, 8-byte slots (default: %(default)s; "
         "raised to a board's smallest if below it)",
     )
     args = parse_args(parser, argv)

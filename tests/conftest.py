@@ -1,5 +1,6 @@
 """Shared fixtures: one real local Ray for the session, and real book files built by it."""
 
+import logging
 import os
 import random
 import shutil
@@ -7,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
 from contextlib import closing, contextmanager
 from pathlib import Path
 
@@ -364,18 +366,46 @@ def book(small_book_path):
         yield opened
 
 
+def wait_until(condition, what: str, timeout: float = 120, every: float = 0.05):
+    """``condition()``'s first true value, asked every ``every`` seconds; an AssertionError
+    naming ``what`` if none comes within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(every)
+    raise AssertionError(f"{what}: not after {timeout} s")
+
+
+def start_local_ray() -> None:
+    """The tests' Ray: this machine's, two CPUs, quiet."""
+    import ray
+
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level=logging.WARNING,
+        log_to_driver=False,
+    )
+
+
+def back_to_local_ray(cluster) -> None:
+    """End a test's own Ray ``cluster`` and bring back the session's Ray for the next tests."""
+    import ray
+
+    ray.shutdown()
+    cluster.shutdown()
+    start_local_ray()
+
+
 @pytest.fixture(scope="session")
 def ray_session():
     import ray
 
     if not ray.is_initialized():
-        ray.init(
-            address="local",
-            num_cpus=2,
-            include_dashboard=False,
-            logging_level="WARNING",
-            log_to_driver=False,
-        )
+        start_local_ray()
     return ray
 
 

@@ -2,7 +2,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SMALL_PLY, SMALL_ROOT, book_keys, entries, free_pages, open_store, segment_rows
+from conftest import (
+    SMALL_PLY,
+    SMALL_ROOT,
+    back_to_local_ray,
+    book_keys,
+    entries,
+    free_pages,
+    open_store,
+    segment_rows,
+)
 
 from bookgen.book.store import BookStore
 from bookgen.builder.cluster import AddressError
@@ -256,15 +265,7 @@ def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_
         assert summary.searched == 574 and rows(path) == rows(small_book_path)
         assert "solvers: 2 processes x 2 threads; table 2 MiB per process" in summary.report()
     finally:
-        ray.shutdown()
-        cluster.shutdown()
-        ray.init(
-            address="local",
-            num_cpus=2,
-            include_dashboard=False,
-            logging_level="WARNING",
-            log_to_driver=False,
-        )
+        back_to_local_ray(cluster)
 
 
 def test_solved_batches_join_in_key_order_whatever_order_they_came_back_in():

@@ -18,13 +18,12 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from contextlib import closing
 from pathlib import Path
 
 import netns
 import pytest
-from conftest import SMALL_ROOT, entries
+from conftest import SMALL_ROOT, entries, wait_until
 
 WHY_NOT = netns.unavailable()
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))
@@ -138,16 +137,6 @@ def host_environment(home: Path, **settings: str) -> dict:
         **settings,
     )
     return env
-
-
-def wait_until(condition, what: str, timeout: float):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not after {timeout} s")
 
 
 def frontier_solved(db: Path) -> int:

@@ -11,7 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_ROOT
+from conftest import SMALL_ROOT, back_to_local_ray, wait_until
 from conftest import entries as stored_entries
 
 from bookgen import Book, BookError
@@ -68,16 +68,6 @@ def build_command(path: str) -> list[str]:
         "20",
         "--no-progress",
     ]
-
-
-def wait_until(condition, what: str, timeout: float = 120):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not after {timeout} s")
 
 
 def wait_for_rows(
@@ -430,12 +420,4 @@ def test_node_removed_mid_build_completes_on_the_rest(clean_book, tmp_path, ray_
         build_during(remove_node, path, clean_book, join_timeout=60)
         assert removed.is_set()
     finally:
-        ray.shutdown()
-        cluster.shutdown()
-        ray.init(
-            address="local",
-            num_cpus=2,
-            include_dashboard=False,
-            logging_level="WARNING",
-            log_to_driver=False,
-        )
+        back_to_local_ray(cluster)

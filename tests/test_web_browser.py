@@ -5,6 +5,7 @@ installs it) and the ``playwright`` Python package, which drives that browser: n
 browser download.
 """
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,18 +15,12 @@ from bookgen import Book
 from solver import Position
 from solver.svg import FIRST, SECOND
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+from bench_web import ARGS  # the browser's flags, as the benchmark launches it
+
 CHROMIUM = Path("/usr/bin/chromium")
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WAIT_MS = 20_000  # for one answer on a loaded machine; a book answer takes milliseconds
 
 pytestmark = [
