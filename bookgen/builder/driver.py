@@ -210,9 +210,9 @@ def _build(
         summary.already_stored, summary.frontier = frontier.stored, frontier.total
         stop.check()  # before sealing the frontier
         store.mark_complete(ply)
-        # The frontier, sealed whole with its best moves.  What this run solved is the
-        # whole ply unless some of it was stored before: then it is sealed from memory,
-        # not read back (reading rows costs the driver several times their arrays).
+        # The frontier, sealed whole with its best moves.  When none of it was stored
+        # before, what this run solved is the whole ply: sealed from memory, not read
+        # back (reading rows costs the driver several times their arrays).
         entries = _sorted_entries(solved) if solved and not frontier.stored else None
         del solved
         if entries is None:
