@@ -5,6 +5,7 @@ Every failure is provoked for real: a port nobody listens on, a port held by a
 plain socket, a temp dir Ray cannot use, a real token-protected cluster.
 """
 
+import glob
 import os
 import socket
 import sqlite3
@@ -13,6 +14,7 @@ import sys
 import textwrap
 import time
 from contextlib import closing, contextmanager
+from pathlib import Path
 
 import pytest
 from conftest import SMALL_ROOT, c4book_command, serving
@@ -178,6 +180,9 @@ def ray_head(**head_args):
     with ``head_args`` too: its GCS address and token."""
     token = "c4book-test-" + os.urandom(8).hex()
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token}
+    # A Ray Client server gives a client's own server 30 s to answer by default: on a
+    # loaded 2-core CI machine its start (a new Python importing Ray) can take longer.
+    env.setdefault("RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S", "180")
     with serving(
         f"""
             import sys
@@ -343,8 +348,14 @@ def test_with_the_cluster_extra_a_ray_client_build_runs(tmp_path):
             env={"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token},
             timeout=300,
         )
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, result.stderr + client_server_logs()
     assert "searched 6 frontier positions" in result.stderr
+
+
+def client_server_logs() -> str:
+    """The tails of the newest Ray session's client server logs, to tell why a join failed."""
+    logs = sorted(glob.glob("/tmp/ray/session_latest/logs/ray_client_server*.err"))
+    return "".join(f"\n--- {log}:\n" + Path(log).read_text()[-2000:] for log in logs)
 
 
 def test_a_failed_join_leaves_no_log_it_does_not_name(token_cluster, tmp_path):
@@ -361,3 +372,20 @@ def test_a_failed_join_leaves_no_log_it_does_not_name(token_cluster, tmp_path):
     )
     assert "refused this machine's token" in one_line_error(result)
     assert list(logs.glob("c4book-ray-*")) == []
+
+
+def test_a_failure_sent_as_a_traceback_is_told_by_its_last_line():
+    """Ray Client's refusal is a header line and the server's traceback: the one-line
+    error keeps the header and the traceback's last line, which names the cause."""
+    from bookgen.builder.ray_connect import _first_line
+
+    error = ConnectionAbortedError(
+        "Initialization failure from server:\nTraceback (most recent call last):\n"
+        '  File "proxier.py", line 770, in Datapath\n'
+        "RuntimeError: Proxy failed to Connect to backend!\n"
+    )
+    assert _first_line(error) == (
+        "Initialization failure from server: RuntimeError: Proxy failed to Connect to backend!"
+    )
+    assert _first_line(ValueError("one line\nand more")) == "one line"
+    assert _first_line(TimeoutError()) == "TimeoutError"

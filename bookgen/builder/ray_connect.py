@@ -392,8 +392,15 @@ def _log_hint(log: str | None, verbose: bool) -> str:
 
 
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0][:300]
+    """The error's first line; when that line only introduces a traceback sent by the
+    cluster (Ray Client's "Initialization failure from server:"), the traceback's
+    last line too, which names the cause."""
+    lines = [line.strip() for line in (str(error).strip() or type(error).__name__).splitlines()]
+    first = lines[0]
+    cause = next((line for line in reversed(lines[1:]) if line), None)
+    if first.endswith(":") and cause is not None:
+        first = f"{first} {cause}"
+    return first[:300]
 
 
 def _shutdown_quietly() -> None:
