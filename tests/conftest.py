@@ -291,6 +291,12 @@ def c4book_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "bookgen.cli"]
 
 
+def small_build_args(db: str | Path, ply: int, *extra: str) -> list[str]:
+    """``build`` of SMALL_ROOT to ``ply`` into ``db`` with a small table, for a command line."""
+    options = ["--ply", str(ply), "--db", str(db), "--table-log2", "20"]
+    return ["build", "--root", SMALL_ROOT, *options, *extra]
+
+
 class Serving:
     """A ``serving`` process, what it printed first, and its stderr once it ended."""
 
@@ -476,6 +482,22 @@ def win_now(ply, cells=42):
     """Score of a player who wins with the stone they are about to play (written out, not
     taken from ``Board.win_score``)."""
     return (cells + 1 - ply) // 2
+
+
+def scores_by_children(p, score_of) -> list[int | None]:
+    """Each column's score for the player to move, by one ply of negamax written out:
+    None where the column is full, a win where the stone wins, 0 where it fills the
+    board, else minus ``score_of(child)``."""
+    scores: list[int | None] = []
+    for col in range(1, p.board.width + 1):
+        if not p.can_play(col):
+            scores.append(None)
+        elif p.is_winning_move(col):
+            scores.append(win_now(p.ply, p.board.cells))
+        else:
+            child = p.play(col)
+            scores.append(0 if child.is_full else -score_of(child))
+    return scores
 
 
 _MINIMAX: dict[tuple[str, int], int] = {}

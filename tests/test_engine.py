@@ -7,7 +7,7 @@ minute); ``-m slow`` runs all 6000 lines strong and weak plus the empty board.
 from pathlib import Path
 
 import pytest
-from conftest import minimax, random_endgames, win_now
+from conftest import minimax, random_endgames, scores_by_children, win_now
 
 from solver import Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position, Solver
 from solver.bitboard import MAX_THREADS
@@ -157,16 +157,7 @@ def test_empty_board(big_solver):
 
 
 def minimax_analyze(p):
-    scores = []
-    for col in range(1, 8):
-        if not p.can_play(col):
-            scores.append(None)
-        elif p.is_winning_move(col):
-            scores.append(win_now(p.ply))
-        else:
-            child = p.play(col)
-            scores.append(0 if child.is_full else -minimax(child))
-    return scores
+    return scores_by_children(p, minimax)
 
 
 @pytest.fixture(scope="module")
@@ -207,15 +198,7 @@ def test_analyze_matches_minimax(solver, endgames):
 def test_analyze_is_children_scores(solver, sample):
     for moves, score in sample:
         p = Position.from_moves(moves)
-        expected = []
-        for col in range(1, 8):
-            if not p.can_play(col):
-                expected.append(None)
-            elif p.is_winning_move(col):
-                expected.append(win_now(p.ply))
-            else:
-                child = p.play(col)
-                expected.append(0 if child.is_full else -solver.solve(child))
+        expected = scores_by_children(p, solver.solve)
         scores = solver.analyze(p)
         assert scores == expected, moves
         # score(P) = max over moves of -score(child)

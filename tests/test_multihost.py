@@ -23,7 +23,7 @@ from pathlib import Path
 
 import netns
 import pytest
-from conftest import SMALL_ROOT, entries, wait_until
+from conftest import SMALL_ROOT, entries, small_build_args, wait_until
 
 WHY_NOT = netns.unavailable()
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))
@@ -165,19 +165,7 @@ def solving(host: netns.Host) -> list[int]:
 
 
 def build_args(db: Path, *extra: str) -> list[str]:
-    return [
-        "c4book",
-        "build",
-        "--root",
-        SMALL_ROOT,
-        "--ply",
-        str(PLY),
-        "--db",
-        str(db),
-        "--table-log2",
-        "20",
-        *extra,
-    ]
+    return ["c4book", *small_build_args(db, PLY, *extra)]
 
 
 @pytest.fixture(scope="module")

@@ -208,15 +208,7 @@ def test_find_many_with_nothing_asked(plies):
 
 @pytest.mark.parametrize(
     "moves",
-    [
-        "44444433",
-        "444444331",
-        "444444551",
-        "4444443311",
-        "4444445531",
-        "44444433111",
-        "44444433123",
-    ],
+    ["444444" + tail for tail in ("33", "331", "551", "3311", "5531", "33111", "33123")],
 )
 def test_derived_move_scores_equal_a_direct_solve(plies, solver, moves):
     position = Position.from_moves(moves)

@@ -11,7 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_ROOT, back_to_local_ray, wait_until
+from conftest import SMALL_ROOT, back_to_local_ray, small_build_args, wait_until
 from conftest import entries as stored_entries
 
 from bookgen import Book, BookError
@@ -53,21 +53,7 @@ def frontier_solved(path: str) -> int:
 
 def build_command(path: str) -> list[str]:
     """``c4book build`` of the small book into ``path``, as a process of its own."""
-    return [
-        C4BOOK,
-        "build",
-        "--root",
-        SMALL_ROOT,
-        "--ply",
-        str(PLY),
-        "--db",
-        path,
-        "--workers",
-        "2",
-        "--table-log2",
-        "20",
-        "--no-progress",
-    ]
+    return [C4BOOK, *small_build_args(path, PLY, "--workers", "2", "--no-progress")]
 
 
 def wait_for_rows(

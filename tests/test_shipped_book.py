@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SHIPPED, free_pages, open_store
+from conftest import SHIPPED, free_pages, open_store, scores_by_children
 
 from bookgen import Player
 from bookgen.book import reader
@@ -128,14 +128,7 @@ def test_derived_entries_are_one_ply_of_negamax_over_their_children(book, stored
     for key in random.Random(2026).sample(derived, min(200, len(derived))):
         moves = moves_of_key(key)
         position = Position.from_moves(moves)
-        expected = []
-        for col in range(1, 8):
-            if not position.can_play(col):
-                expected.append(None)
-            elif position.is_winning_move(col):
-                expected.append((43 - position.ply) // 2)
-            else:
-                expected.append(-score_of(position.play(col).canonical_key))
+        expected = scores_by_children(position, lambda child: score_of(child.canonical_key))
         entry = book.get(moves)
         assert entry.move_scores == tuple(expected), moves
         best = max(s for s in expected if s is not None)

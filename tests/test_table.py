@@ -5,22 +5,10 @@ from pathlib import Path
 import numpy as np
 
 from solver import STANDARD as B
-from solver._table import (
-    EXACT,
-    LOWER,
-    UPPER,
-    bucket,
-    entry_move,
-    entry_score,
-    entry_type,
-    no_move,
-    probe,
-    store,
-    work_of,
-)
+from solver import _table as tt  # the transposition table
 
 SHIFT = np.uint64(64 - 10)
-NO_MOVE = no_move(B)
+NO_MOVE = tt.no_move(B)
 
 
 def fresh():
@@ -31,7 +19,7 @@ def keys_in_one_bucket(count):
     """``count`` different 49-bit keys that hash to the same bucket."""
     wanted, found = None, []
     for key in range(1, 100_000):
-        slot = bucket(np.uint64(key), SHIFT)
+        slot = tt.bucket(np.uint64(key), SHIFT)
         wanted = slot if wanted is None else wanted
         if slot == wanted:
             found.append(np.uint64(key))
@@ -43,37 +31,40 @@ def keys_in_one_bucket(count):
 def test_entry_round_trip():
     table = fresh()
     key = np.uint64((1 << 49) - 1)  # the largest key still fits beside the payload
-    slot = bucket(key, SHIFT)
-    for kind, score, move in ((UPPER, -21, 0), (LOWER, 21, 6), (EXACT, 0, NO_MOVE)):
+    slot = tt.bucket(key, SHIFT)
+    for kind, score, move in ((tt.UPPER, -21, 0), (tt.LOWER, 21, 6), (tt.EXACT, 0, NO_MOVE)):
         table[:] = 0
-        store(B, table, slot, key, kind, score, move, 9)
-        entry = probe(B, table, slot, key)
-        assert (entry_type(entry), entry_score(B, entry), entry_move(B, entry)) == (
+        tt.store(B, table, slot, key, kind, score, move, 9)
+        entry = tt.probe(B, table, slot, key)
+        assert (tt.entry_type(entry), tt.entry_score(B, entry), tt.entry_move(B, entry)) == (
             kind,
             score,
             move,
         )
-        assert probe(B, table, slot, key - np.uint64(1)) == 0
+        assert tt.probe(B, table, slot, key - np.uint64(1)) == 0
 
 
 def test_key_zero_is_not_an_empty_slot():
     # The empty board's key is 0, the same as the key bits of an unused slot.
     table = fresh()
-    slot = bucket(np.uint64(0), SHIFT)
-    assert probe(B, table, slot, np.uint64(0)) == 0
-    store(B, table, slot, np.uint64(0), UPPER, -3, NO_MOVE, 0)
-    assert entry_score(B, probe(B, table, slot, np.uint64(0))) == -3
+    slot = tt.bucket(np.uint64(0), SHIFT)
+    assert tt.probe(B, table, slot, np.uint64(0)) == 0
+    tt.store(B, table, slot, np.uint64(0), tt.UPPER, -3, NO_MOVE, 0)
+    assert tt.entry_score(B, tt.probe(B, table, slot, np.uint64(0))) == -3
 
 
 def test_bounds_that_meet_become_exact():
     table = fresh()
     slot, (key,) = keys_in_one_bucket(1)
-    store(B, table, slot, key, LOWER, 3, 2, 1)
-    store(B, table, slot, key, UPPER, 3, 2, 1)
-    assert entry_type(probe(B, table, slot, key)) == EXACT
-    store(B, table, slot, key, UPPER, 1, 2, 1)  # nothing overwrites an exact score
-    assert (entry_type(probe(B, table, slot, key)), entry_score(B, probe(B, table, slot, key))) == (
-        EXACT,
+    tt.store(B, table, slot, key, tt.LOWER, 3, 2, 1)
+    tt.store(B, table, slot, key, tt.UPPER, 3, 2, 1)
+    assert tt.entry_type(tt.probe(B, table, slot, key)) == tt.EXACT
+    tt.store(B, table, slot, key, tt.UPPER, 1, 2, 1)  # nothing overwrites an exact score
+    assert (
+        tt.entry_type(tt.probe(B, table, slot, key)),
+        tt.entry_score(B, tt.probe(B, table, slot, key)),
+    ) == (
+        tt.EXACT,
         3,
     )
 
@@ -81,20 +72,28 @@ def test_bounds_that_meet_become_exact():
 def test_bucket_keeps_the_costlier_entry():
     table = fresh()
     slot, (deep, shallow, newer) = keys_in_one_bucket(3)
-    store(B, table, slot, deep, LOWER, 5, 3, 12)
-    store(B, table, slot, shallow, UPPER, -2, 1, 1)
-    assert probe(B, table, slot, deep) and probe(B, table, slot, shallow)  # both slots in use
-    store(B, table, slot, newer, UPPER, 0, 1, 3)
-    assert probe(B, table, slot, deep) and probe(B, table, slot, newer)
-    assert probe(B, table, slot, shallow) == 0  # the cheaper one made room
-    store(B, table, slot, newer, LOWER, 1, 4, 2)  # the same key is updated in place
-    assert entry_type(probe(B, table, slot, newer)) == LOWER
-    assert probe(B, table, slot, deep)
+    tt.store(B, table, slot, deep, tt.LOWER, 5, 3, 12)
+    tt.store(B, table, slot, shallow, tt.UPPER, -2, 1, 1)
+    assert tt.probe(B, table, slot, deep) and tt.probe(B, table, slot, shallow)  # both slots in use
+    tt.store(B, table, slot, newer, tt.UPPER, 0, 1, 3)
+    assert tt.probe(B, table, slot, deep) and tt.probe(B, table, slot, newer)
+    assert tt.probe(B, table, slot, shallow) == 0  # the cheaper one made room
+    tt.store(B, table, slot, newer, tt.LOWER, 1, 4, 2)  # the same key is updated in place
+    assert tt.entry_type(tt.probe(B, table, slot, newer)) == tt.LOWER
+    assert tt.probe(B, table, slot, deep)
 
 
 def test_work_is_about_log4_of_nodes():
-    assert [work_of(np.uint64(n)) for n in (0, 1, 3, 4, 15, 16, 1 << 20)] == [0, 0, 0, 1, 1, 2, 10]
-    assert work_of(np.uint64(1 << 62)) == 15  # capped to four bits
+    assert [tt.work_of(np.uint64(n)) for n in (0, 1, 3, 4, 15, 16, 1 << 20)] == [
+        0,
+        0,
+        0,
+        1,
+        1,
+        2,
+        10,
+    ]
+    assert tt.work_of(np.uint64(1 << 62)) == 15  # capped to four bits
 
 
 def test_solver_table_bounds_hold():
