@@ -278,7 +278,7 @@ def test_needs_a_budget_and_a_game_to_play():
 # -- other boards ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", ["6x5", "8x5"])
+@pytest.mark.parametrize("size", ["6x5", pytest.param("8x5", marks=pytest.mark.slow)])
 def test_anytime_search_on_other_boards_keeps_the_result(size):
     """On any board the anytime move never throws away a proven result, and a search
     with a budget past the end of the game gives an exactly optimal move."""

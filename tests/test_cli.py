@@ -689,12 +689,12 @@ def test_build_of_another_board_refuses_a_contradiction_and_dry_runs(six_by_five
         "--ply",
         "4",
         "--db",
-        str(tmp_path / "nine.db"),
+        str(tmp_path / "fresh.db"),
         "--board",
-        "9x4",
+        "5x4",
         "--dry-run",
         "--sample",
         "3",
         "--no-progress",
     )
-    assert fresh.returncode == 0 and not (tmp_path / "nine.db").exists()
+    assert fresh.returncode == 0 and not (tmp_path / "fresh.db").exists()

@@ -7,7 +7,7 @@ minute); ``-m slow`` runs all 6000 lines strong and weak plus the empty board.
 from pathlib import Path
 
 import pytest
-from conftest import minimax, random_endgames, scores_by_children, win_now
+from conftest import minimax, random_endgames, scores_by_children
 
 from solver import Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position, Solver
 from solver.bitboard import MAX_THREADS
@@ -637,11 +637,15 @@ def test_every_4x4_position_is_exact(four_by_four):
     assert {sign(s) for s in expected.values()} == {-1, 0, 1}
 
 
-# One board of each kind (each compiles its kernels once, about 7 s cold): small; narrow
-# and tall; width 8 (a fourth move bit in the table); keys hashed in the table (7x7); keys
-# of 63 and 64 bits (9x6, 8x7, 4x15).  The smaller boards are solved whole above and in
-# tests/test_solve_boards.py.
-@pytest.mark.parametrize("size", ["5x4", "4x9", "8x5", "7x7", "9x6", "8x7", "4x15"])
+# One board of each kind (each compiles its kernels once, about 7-15 s cold): small; keys
+# hashed in the table (7x7); width 8 and keys of 64 bits (8x7).  The slow run adds narrow
+# and tall (4x9), width 8 with whole keys (8x5), and keys of 63 bits (9x6, 4x15).  Empty
+# boards are solved whole, against the published table, in tests/test_solve_boards.py.
+@pytest.mark.parametrize(
+    "size",
+    ["5x4", "7x7", "8x7"]
+    + [pytest.param(size, marks=pytest.mark.slow) for size in ("4x9", "8x5", "9x6", "4x15")],
+)
 def test_other_boards_match_minimax_past_the_middle(size):
     """Random positions of every kind of board (keys stored whole, and too wide for the table's
     word: 7x7 and wider), at depths where plain minimax still finishes."""
@@ -652,35 +656,7 @@ def test_other_boards_match_minimax_past_the_middle(size):
     assert [solver.solve(p) for p in positions] == expected
     assert [solver.solve(p, weak=True) for p in positions] == [sign(s) for s in expected]
     for p in positions[:8]:
-        assert solver.analyze(p) == [
-            None
-            if not p.can_play(c)
-            else win_now(p.ply, board.cells)
-            if p.is_winning_move(c)
-            else 0
-            if p.play(c).is_full
-            else -minimax(p.play(c))
-            for c in range(1, board.width + 1)
-        ], p.moves
-
-
-@pytest.mark.parametrize(
-    "size, score",
-    [
-        ("4x4", 0),
-        ("5x4", 0),
-        ("4x5", 0),
-        ("6x4", -1),
-        ("5x5", 0),
-        ("4x6", 0),
-        ("7x4", 0),
-        ("6x5", 0),
-    ],
-)
-def test_empty_boards_score_as_published(size, score):
-    """The published outcomes (Steininger's and Tromp's tables): see scripts/solve_boards.py."""
-    solver = Solver(board=size, table_log2=20)
-    assert solver.solve(Position(size)) == score
+        assert solver.analyze(p) == scores_by_children(p, minimax), p.moves
 
 
 def test_threads_and_a_fresh_solver_agree_on_another_board():
