@@ -183,7 +183,7 @@ def _build(
                     plan = cluster.plan_workers(workers, threads)
                     summary.layout = describe(plan, table_log2)
                     summary.solvers = plan.solvers
-                    warm_up_workers(plan, table_log2, store.board)
+                    warming = warm_up_workers(plan, table_log2, store.board)
                 stop.check()
                 with timed(timings, "frontier"):
                     parents = store.entries_above(ply) if ply > root_position.ply else None
@@ -199,6 +199,7 @@ def _build(
                         solved,
                         parents,
                         total - stored,
+                        warming,
                     )
                     del parents
             finally:

@@ -33,6 +33,9 @@ from typing import cast
 from solver.errors import C4Error
 
 PROBE_SECONDS = 5.0
+# A Ray Client head forks a server for each client, and that child sometimes dies at
+# once (a gRPC race in Ray's proxier: ray-project/ray#63202): a new attempt gets a new one.
+CLIENT_ATTEMPTS = 4
 CLUSTER_HELP = "see 'On a multi-node Ray cluster' in the README"
 CLUSTER_EXTRA = "pip install 'c4book[cluster]'"  # Ray Client and the Jobs API
 # An HTTP/2 client's opening bytes and an empty SETTINGS frame: a gRPC server
@@ -98,23 +101,28 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
         raise _no_cluster(address, why)
     else:
         _check_gcs(address, target, verbose)
-    with _starting(verbose) as log:
-        try:
-            # Ship our own code to the cluster: workers read nothing from local files.
-            # As folders: Ray Client pickles the runtime env, and a module will not pickle.
-            ray.init(
-                address=target,
-                log_to_driver=verbose,
-                logging_level="INFO" if verbose else "ERROR",  # type: ignore[arg-type]  # Ray takes a level's name too
-                runtime_env={
-                    "py_modules": [
-                        os.path.dirname(cast(str, package.__file__))  # (an __init__.py)
-                        for package in (solver, bookgen)
-                    ]
-                },
-            )
-        except Exception as error:  # noqa: BLE001 - whatever Ray raises, one RayStartError
-            raise _join_error(address, error, log, verbose) from None
+    for attempt in range(1, CLIENT_ATTEMPTS + 1):
+        with _starting(verbose) as log:
+            try:
+                # Ship our own code to the cluster: workers read nothing from local files.
+                # As folders: Ray Client pickles the runtime env, and a module will not pickle.
+                ray.init(
+                    address=target,
+                    log_to_driver=verbose,
+                    logging_level="INFO" if verbose else "ERROR",  # type: ignore[arg-type]  # Ray takes a level's name too
+                    runtime_env={
+                        "py_modules": [
+                            os.path.dirname(cast(str, package.__file__))  # (an __init__.py)
+                            for package in (solver, bookgen)
+                        ]
+                    },
+                )
+            except Exception as error:  # noqa: BLE001 - whatever Ray raises, one RayStartError
+                if attempt < CLIENT_ATTEMPTS and _client_server_crashed(target, error):
+                    continue
+                raise _join_error(address, error, log, verbose) from None
+            else:
+                return
 
 
 # -- the embedded Ray ----------------------------------------------------------
@@ -389,6 +397,11 @@ def _log_hint(log: str | None, verbose: bool) -> str:
     if log is not None and os.path.exists(log) and os.path.getsize(log):
         return f" (Ray's messages: {log}; or rerun with --verbose)"
     return " (rerun with --verbose for Ray's messages)"
+
+
+def _client_server_crashed(target: str, error: BaseException) -> bool:
+    """Whether a Ray Client head said that the server it started for us died."""
+    return target.startswith("ray://") and "Starting Ray client server failed" in str(error)
 
 
 def _first_line(error: BaseException) -> str:

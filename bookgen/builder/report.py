@@ -29,7 +29,8 @@ class BuildSummary:
     interrupted: bool = False
     stopped_by: int | None = None  # the signal that stopped it early: SIGINT or SIGTERM
     # wall seconds per phase: listing, starting Ray, solving the frontier
-    # (of which writing batches), deriving shallower plies
+    # (of which writing batches; and when its first batch came back, workers
+    # started and kernels loaded), deriving shallower plies
     timings: dict[str, float] = field(default_factory=dict)
     board: str = "7x6"
 
@@ -68,8 +69,12 @@ class BuildSummary:
             phases = [
                 f"{name} {t[name]:.1f} s" for name in ("list", "start", "frontier") if name in t
             ]
-            if "writes" in t:
-                phases[-1] += f" (writing {t['writes']:.1f} s)"
+            notes = (
+                [f"first batch back after {t['first batch']:.1f} s"] if "first batch" in t else []
+            )
+            notes += [f"writing {t['writes']:.1f} s"] if "writes" in t else []
+            if notes:
+                phases[-1] += f" ({'; '.join(notes)})"
             if "derive" in t:
                 phases.append(f"derive {t['derive']:.1f} s")
             lines.append("wall by phase: " + ", ".join(phases))

@@ -47,15 +47,18 @@ def describe(plan: WorkerPlan, table_log2: int) -> str:
     )
 
 
-def warm_up_workers(plan: WorkerPlan, table_log2: int, board: Board = STANDARD) -> None:
-    """Start every worker and load its kernels, so the frontier phase is all solving."""
-    import ray
+def warm_up_workers(plan: WorkerPlan, table_log2: int, board: Board = STANDARD) -> list:
+    """Start every worker process loading its kernels; returns at once (the tasks' refs).
 
+    Not waited for: the first batches queue behind the warm-ups, and the driver
+    gets on meanwhile (the parents' bounds, the first batches out), so that the
+    build's start costs Ray's start and no more.
+    """
     from .worker import warm_up
 
     task = warm_up.options(num_cpus=plan.threads)
-    hold = 0.5 if plan.processes > 1 else 0.0
-    ray.get([task.remote(table_log2, plan.threads, hold, board) for _ in range(plan.processes)])  # type: ignore[call-arg]  # Ray's stubs: options() forgets the arity
+    hold = 0.5 if plan.processes > 1 else 0.0  # the next warm-up lands on another process
+    return [task.remote(table_log2, plan.threads, hold, board) for _ in range(plan.processes)]  # type: ignore[call-arg]  # Ray's stubs: options() forgets the arity
 
 
 def solve_missing(
@@ -70,13 +73,15 @@ def solve_missing(
     solved: list,
     parents: Parents | None = None,
     missing: int | None = None,
+    warming: list | None = None,
 ) -> None:
     """Send batches of missing keys while the frontier is still being listed; write results.
 
     Each batch's ``(keys, scores, best)`` is appended to ``solved``.  With
     ``parents``, each batch goes out with the bounds they prove (``solver.parent_bounds``).
     ``missing`` is the whole frontier's count of positions to solve, when known: the
-    progress bar's total (else it grows as the frontier is listed).
+    progress bar's total (else it grows as the frontier is listed).  ``warming`` holds
+    the workers' warm-ups (``warm_up_workers``), whose failure, if any, is raised.
 
     The frontier comes in key order, so a batch holds neighbours that share
     most of their subtrees.
@@ -91,6 +96,7 @@ def solve_missing(
     task = solve_batch.options(num_cpus=plan.threads)
     in_flight: dict = {}
     per_position = None  # running estimate of seconds per position
+    began = time.perf_counter()
     bar = progress_bar(
         total=missing if missing is not None else frontier.total - frontier.stored,
         desc=f"ply {summary.ply} frontier",
@@ -160,6 +166,8 @@ def solve_missing(
                 if bounds is not None:
                     summary.bounded += int((bounds.low != NO_BOUND).sum())
                     summary.exact += int(bounds.exact.sum())
+                if not summary.batches:  # workers started, kernels loaded, one batch solved
+                    summary.timings["first batch"] = time.perf_counter() - began
                 summary.batches += 1
                 summary.nodes += int(result.nodes.sum())
                 summary.core_seconds += result.seconds
@@ -168,8 +176,9 @@ def solve_missing(
                 bar.update(len(keys))
             if stop.is_set():
                 raise KeyboardInterrupt  # noqa: TRY301 - a stop takes Ctrl-C's path, below
+        ray.get(warming or [])  # long done: a warm-up that failed says why
     except KeyboardInterrupt:
-        for ref in in_flight:
+        for ref in [*in_flight, *(warming or [])]:
             ray.cancel(ref, force=True)
         raise
     finally:
