@@ -245,6 +245,10 @@ def test_two_single_thread_workers_give_the_same_book(small_book_path, tmp_path,
     assert summary.searched == 574
     assert rows(path) == rows(small_book_path)
     assert "solvers: 2 processes x 1 thread; table 2 MiB per process" in summary.report()
+    # The workers start and load their kernels with the first batches, not in "start".
+    timings = summary.timings
+    assert 0 < timings["first batch"] <= timings["frontier"]
+    assert f"first batch back after {timings['first batch']:.1f} s" in summary.report()
 
 
 def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_session):

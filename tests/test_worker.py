@@ -6,7 +6,7 @@ from conftest import SMALL_ROOT
 
 from bookgen.builder.listing import keys_by_ply
 from bookgen.builder.solve_position import solve_position
-from bookgen.builder.worker import solve_batch, warm_up, worker_solvers
+from bookgen.builder.worker import solve_batch, worker_solvers
 from solver import Position, Solver
 from solver.packed import moves_of_keys
 
@@ -41,12 +41,3 @@ def test_batch_rows_are_exact_and_in_order(ray_session, frontier, expected, thre
     assert list(zip(result.scores.tolist(), result.best.tolist(), strict=True)) == expected
     assert result.scores.dtype == np.int8 and result.best.dtype == np.uint8
     assert (result.nodes >= 0).all() and result.seconds > 0 and result.pid > 0
-
-
-def test_warm_up_starts_a_worker_process(ray_session):
-    import os
-
-    import ray
-
-    pid = ray.get(warm_up.options(num_cpus=2).remote(16, 2))
-    assert pid != os.getpid()

@@ -38,7 +38,7 @@ from .interrupts import StopRequest, graceful_interrupts
 from .listing import keys_by_ply
 from .missing import MissingKeys
 from .report import BuildSummary, timed
-from .schedule import FIRST_BATCH, describe, solve_missing, warm_up_workers
+from .schedule import FIRST_BATCH, describe, solve_missing
 
 DERIVE_CHUNK = 500_000  # parents derived and written per transaction
 
@@ -183,7 +183,6 @@ def _build(
                     plan = cluster.plan_workers(workers, threads)
                     summary.layout = describe(plan, table_log2)
                     summary.solvers = plan.solvers
-                    warming = warm_up_workers(plan, table_log2, store.board)
                 stop.check()
                 with timed(timings, "frontier"):
                     parents = store.entries_above(ply) if ply > root_position.ply else None
@@ -199,7 +198,6 @@ def _build(
                         solved,
                         parents,
                         total - stored,
-                        warming,
                     )
                     del parents
             finally:

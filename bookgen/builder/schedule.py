@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver.bitboard import STANDARD, Board
 from solver.parent_bounds import NO_BOUND, Parents
 
 from ..book.rows import Rows
@@ -47,20 +46,6 @@ def describe(plan: WorkerPlan, table_log2: int) -> str:
     )
 
 
-def warm_up_workers(plan: WorkerPlan, table_log2: int, board: Board = STANDARD) -> list:
-    """Start every worker process loading its kernels; returns at once (the tasks' refs).
-
-    Not waited for: the first batches queue behind the warm-ups, and the driver
-    gets on meanwhile (the parents' bounds, the first batches out), so that the
-    build's start costs Ray's start and no more.
-    """
-    from .worker import warm_up
-
-    task = warm_up.options(num_cpus=plan.threads)
-    hold = 0.5 if plan.processes > 1 else 0.0  # the next warm-up lands on another process
-    return [task.remote(table_log2, plan.threads, hold, board) for _ in range(plan.processes)]  # type: ignore[call-arg]  # Ray's stubs: options() forgets the arity
-
-
 def solve_missing(
     store: BookStore,
     frontier: MissingKeys,
@@ -73,15 +58,13 @@ def solve_missing(
     solved: list,
     parents: Parents | None = None,
     missing: int | None = None,
-    warming: list | None = None,
 ) -> None:
     """Send batches of missing keys while the frontier is still being listed; write results.
 
     Each batch's ``(keys, scores, best)`` is appended to ``solved``.  With
     ``parents``, each batch goes out with the bounds they prove (``solver.parent_bounds``).
     ``missing`` is the whole frontier's count of positions to solve, when known: the
-    progress bar's total (else it grows as the frontier is listed).  ``warming`` holds
-    the workers' warm-ups (``warm_up_workers``), whose failure, if any, is raised.
+    progress bar's total (else it grows as the frontier is listed).
 
     The frontier comes in key order, so a batch holds neighbours that share
     most of their subtrees.
@@ -166,7 +149,7 @@ def solve_missing(
                 if bounds is not None:
                     summary.bounded += int((bounds.low != NO_BOUND).sum())
                     summary.exact += int(bounds.exact.sum())
-                if not summary.batches:  # workers started, kernels loaded, one batch solved
+                if not summary.batches:  # a worker started, its kernels loaded, a batch solved
                     summary.timings["first batch"] = time.perf_counter() - began
                 summary.batches += 1
                 summary.nodes += int(result.nodes.sum())
@@ -176,9 +159,8 @@ def solve_missing(
                 bar.update(len(keys))
             if stop.is_set():
                 raise KeyboardInterrupt  # noqa: TRY301 - a stop takes Ctrl-C's path, below
-        ray.get(warming or [])  # long done: a warm-up that failed says why
     except KeyboardInterrupt:
-        for ref in [*in_flight, *(warming or [])]:
+        for ref in in_flight:
             ray.cancel(ref, force=True)
         raise
     finally:

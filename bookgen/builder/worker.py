@@ -35,29 +35,16 @@ _solvers: list[Solver] = []
 
 def worker_solvers(table_log2: int, threads: int, board: Board = STANDARD) -> list[Solver]:
     """This process's solvers, one per thread, all sharing one table; only the board's
-    kernels are loaded."""
+    kernels are loaded, before the first batch's clock starts (its time is solving only:
+    it sizes the next batches)."""
     global _solvers  # noqa: PLW0603 - this worker process's solvers, kept between its tasks
     if not _solvers or _solvers[0].table_log2 != table_log2 or _solvers[0].board is not board:
         _solvers = [Solver(table_log2=table_log2, board=board)]
+        middle = str(board.column_order[0] + 1)
+        _solvers[0].solve(middle * board.height + str(board.column_order[1] + 1))
     while len(_solvers) < threads:
         _solvers.append(_solvers[0].fork())
     return _solvers[:threads]
-
-
-@ray.remote(num_cpus=1, max_retries=TASK_RETRIES)
-def warm_up(table_log2: int, threads: int, hold: float = 0.0, board: Board = STANDARD) -> int:
-    """Start a worker process and load the board's compiled kernels, before any real batch.
-
-    Submit it with ``.options(num_cpus=threads)``, as ``solve_batch``.  With
-    several processes, ``hold`` the cores that long after, so that the next
-    warm-up task lands on another process.
-    """
-    middle = str(board.column_order[0] + 1)
-    worker_solvers(table_log2, threads, board)[0].solve(
-        middle * board.height + str(board.column_order[1] + 1)
-    )
-    time.sleep(hold)
-    return os.getpid()
 
 
 class BatchResult(NamedTuple):
