@@ -6,6 +6,7 @@
     python scripts/bench_driver.py store --ply 11             # writes, reads, derivation
     python scripts/bench_driver.py dry-run --ply 12           # c4book build --dry-run, timed
     python scripts/bench_driver.py build --root 4444 --ply 14 # a real build (about an hour)
+    python scripts/bench_driver.py ceiling                    # the driver's CPU a position
 
 ``list`` checks the counts per ply against the published table (plies up
 to 10) and the total to ply 12, and reports the peak memory of this process
@@ -259,6 +260,42 @@ def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
         )
 
 
+def bench_ceiling(ply: int, root: str, db: str | None, workers: int | None) -> None:
+    """A real build of cheap positions: what the driver's main loop spends a position."""
+    from bookgen.builder.driver import build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = db or os.path.join(tmp, "ceiling.db")
+        summary = build(path, ply, root, table_log2=20, workers=workers, progress=False)
+    wall, cpu = summary.timings, summary.driver_cpu
+    frontier, derived = summary.searched, summary.derived
+    print(
+        f"frontier {frontier:,} positions searched in {summary.batches:,} batches, "
+        f"{summary.core_seconds / max(frontier, 1) * 1e6:,.0f} core-us a position; "
+        f"derived {derived:,}"
+    )
+    print(f"{'phase':<34}{'wall s':>9}{'driver CPU s':>14}{'driver us a position':>22}")
+    for name, what in (
+        ("frontier", "frontier (the whole loop)"),
+        ("listing", "  of which listing"),
+        ("writes", "  of which writes"),
+        ("seal", "seal"),
+        ("derive", "derive (a position derived)"),
+    ):
+        if name in cpu:
+            count = derived if name == "derive" else frontier
+            print(
+                f"{what:<34}{wall[name]:>9.2f}{cpu[name]:>14.2f}"
+                f"{cpu[name] / max(count, 1) * 1e6:>22.1f}"
+            )
+    per_position = (cpu["frontier"] + cpu.get("seal", 0.0)) / max(frontier, 1)
+    print(
+        f"ceiling of one driver: {1 / per_position:,.0f} frontier positions a second "
+        f"(the main loop's CPU, sealing included; "
+        f"searched here at {frontier / wall['frontier']:,.0f} a second)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     modes = parser.add_subparsers(dest="mode", required=True)
@@ -283,6 +320,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--root", default="4444")
     p.add_argument("--db", default=None, help="keep the book here (default: a temporary file)")
     p.add_argument("--table-log2", type=int, default=27)
+    p = modes.add_parser(
+        "ceiling",
+        help="a build of cheap late-game positions: the driver's CPU a frontier position",
+    )
+    p.add_argument("--ply", type=int, default=27)
+    p.add_argument("--root", default="172542733534117444")
+    p.add_argument("--db", default=None, help="a SQLite path or a PostgreSQL URL (default: temp)")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: all)")
     args = parse_args(parser, argv)
     print(
         f"{os.cpu_count()} CPUs on this machine; python {sys.version.split()[0]}; "
@@ -295,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         bench_store(args.ply)
     elif args.mode == "dry-run":
         bench_dry_run(args.ply, args.root, args.sample)
+    elif args.mode == "ceiling":
+        bench_ceiling(args.ply, args.root, args.db, args.workers)
     else:
         bench_build(args.ply, args.root, args.db, args.table_log2)
     return 0

@@ -155,25 +155,25 @@ def _build(
 ) -> None:
     from . import cluster, ray_connect
 
-    timings = summary.timings
+    timings, cpu = summary.timings, summary.driver_cpu
     try:
-        with timed(timings, "list"):
+        with timed(timings, "list", cpu):
             levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
             frontier = MissingKeys(store, root_position, levels, ply)
             first = frontier.take(FIRST_BATCH)
         solved: list[tuple[np.ndarray, ...]] = []  # (keys, scores, best) of each batch
         if len(first) or not frontier.done:
-            with timed(timings, "list"):
+            with timed(timings, "list", cpu):
                 total, stored = frontier.count()  # the progress bar's total, from the start
             # Known now, so that a build stopped early reports them too.
             summary.already_stored, summary.frontier = stored, total
             stop.check()  # stopped while listing: no Ray to start
-            with timed(timings, "start"):
+            with timed(timings, "start", cpu):
                 owned = ray_connect.connect(address, workers, verbose=verbose)
                 stop.arm()  # in case this Ray's handlers got past ray_connect
             try:
                 stop.check()  # stopped while Ray started: shut down below
-                with timed(timings, "start"):
+                with timed(timings, "start", cpu):
                     largest = max(cluster.node_cpus())
                     if threads is not None and threads > largest:
                         # Ray would wait forever for such a node.
@@ -184,7 +184,7 @@ def _build(
                     summary.layout = describe(plan, table_log2)
                     summary.solvers = plan.solvers
                 stop.check()
-                with timed(timings, "frontier"):
+                with timed(timings, "frontier", cpu):
                     parents = store.entries_above(ply) if ply > root_position.ply else None
                     solve_missing(
                         store,
@@ -214,11 +214,12 @@ def _build(
         # back (reading rows costs the driver several times their arrays).
         entries = _sorted_entries(solved) if solved and not frontier.stored else None
         del solved
-        if entries is None:
-            store.pack_rows(ply)
-        else:
-            store.seal(ply, entries)
-        with timed(timings, "derive"):
+        with timed(timings, "seal", cpu):
+            if entries is None:
+                store.pack_rows(ply)
+            else:
+                store.seal(ply, entries)
+        with timed(timings, "derive", cpu):
             # Nor are its scores read back to derive the ply above.
             known = None if entries is None else (ply, entries.keys, entries.scores)
             del entries  # its best moves

@@ -32,6 +32,7 @@ class BuildSummary:
     # (of which writing batches; and when its first batch came back, workers
     # started and kernels loaded), deriving shallower plies
     timings: dict[str, float] = field(default_factory=dict)
+    driver_cpu: dict[str, float] = field(default_factory=dict)  # the same phases' thread CPU
     board: str = "7x6"
 
     @property
@@ -75,8 +76,7 @@ class BuildSummary:
             notes += [f"writing {t['writes']:.1f} s"] if "writes" in t else []
             if notes:
                 phases[-1] += f" ({'; '.join(notes)})"
-            if "derive" in t:
-                phases.append(f"derive {t['derive']:.1f} s")
+            phases += [f"{name} {t[name]:.1f} s" for name in ("seal", "derive") if name in t]
             lines.append("wall by phase: " + ", ".join(phases))
         if self.interrupted:
             by = f" by {signal.Signals(self.stopped_by).name}" if self.stopped_by else ""
@@ -88,9 +88,14 @@ class BuildSummary:
 
 
 @contextmanager
-def timed(timings: dict[str, float], name: str):
-    start = time.perf_counter()
+def timed(timings: dict[str, float], name: str, cpu: dict[str, float] | None = None):
+    """Add the block's wall seconds to ``timings[name]``, and the CPU seconds of the thread
+    running it (the driver's main loop: what bounds the positions a second it can feed) to
+    ``cpu[name]``."""
+    start, thread_start = time.perf_counter(), time.thread_time()
     try:
         yield
     finally:
         timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
+        if cpu is not None:
+            cpu[name] = cpu.get(name, 0.0) + time.thread_time() - thread_start

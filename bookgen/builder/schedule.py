@@ -111,7 +111,7 @@ def solve_missing(
                 if len(first):
                     batch, first = first, first[:0]
                 else:
-                    with timed(summary.timings, "listing"):
+                    with timed(summary.timings, "listing", summary.driver_cpu):
                         batch = frontier.take(size)
                 if not len(batch):
                     break
@@ -137,7 +137,7 @@ def solve_missing(
                     if stop.is_set():
                         raise KeyboardInterrupt from None
                     raise
-                with timed(summary.timings, "writes"):
+                with timed(summary.timings, "writes", summary.driver_cpu):
                     store.insert_new(
                         Rows(summary.ply, keys, result.scores, result.best, nodes=result.nodes),
                         search_seconds=result.seconds,
