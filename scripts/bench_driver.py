@@ -312,22 +312,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ply", type=int, default=12)
     p.add_argument("--root", default="")
     p.add_argument("--sample", type=int, default=100)
-    p = modes.add_parser(
-        "build",
-        help="a real build on a fresh book (long: about an hour on 2 cores for the default)",
-    )
-    p.add_argument("--ply", type=int, default=14)
-    p.add_argument("--root", default="4444")
-    p.add_argument("--db", default=None, help="keep the book here (default: a temporary file)")
-    p.add_argument("--table-log2", type=int, default=27)
-    p = modes.add_parser(
-        "ceiling",
-        help="a build of cheap late-game positions: the driver's CPU a frontier position",
-    )
-    p.add_argument("--ply", type=int, default=27)
-    p.add_argument("--root", default="172542733534117444")
-    p.add_argument("--db", default=None, help="a SQLite path or a PostgreSQL URL (default: temp)")
+    for mode, ply, root, what in (
+        ("build", 14, "4444", "a real build on a fresh book (about an hour on 2 cores)"),
+        ("ceiling", 27, "172542733534117444", "cheap late-game positions: the driver's CPU"),
+    ):
+        p = modes.add_parser(mode, help=what)
+        p.add_argument("--ply", type=int, default=ply)
+        p.add_argument("--root", default=root)
+        p.add_argument("--db", help="a SQLite path or a PostgreSQL URL (default: temporary)")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: all)")
+    modes.choices["build"].add_argument("--table-log2", type=int, default=27)
     args = parse_args(parser, argv)
     print(
         f"{os.cpu_count()} CPUs on this machine; python {sys.version.split()[0]}; "
