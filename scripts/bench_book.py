@@ -120,6 +120,12 @@ PLIES = (
 
 def in_tree(tree: Path, code: str, *args: str) -> str:
     """The output of ``code`` run by a fresh Python on ``tree``'s packages."""
+    return run_in_tree(tree, code, *args).stdout
+
+
+def run_in_tree(tree: Path, code: str, *args: str) -> subprocess.CompletedProcess:
+    """``code`` run by a fresh Python on ``tree``'s packages, its output captured; a
+    failure is a ``BenchError`` with its last line."""
     done = subprocess.run(
         [sys.executable, "-c", code, *args],
         env=dict(os.environ, PYTHONPATH=str(tree)),
@@ -130,7 +136,7 @@ def in_tree(tree: Path, code: str, *args: str) -> str:
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise BenchError(f"{tree.name if tree != ROOT else 'this revision'}: {last}")
-    return done.stdout
+    return done
 
 
 def sample(db: str, count: int, seed: int, plies_also: list[int] | None = None) -> list[str]:

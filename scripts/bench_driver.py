@@ -214,22 +214,28 @@ def compressor_bytes(db: str) -> int:
     return level.estimated_compression_context_size()
 
 
+def small_build(tmp: str, root: str) -> None:
+    """A build of ``root`` and two plies, into ``tmp``: what a build pays once in a process
+    (Ray's client and the modules it imports at the first task sent, the kernels) is then
+    paid, and what a build after it adds is what grows with its frontier."""
+    from bookgen.builder.driver import build
+
+    build(
+        os.path.join(tmp, "small.db"),
+        len(root) + 2,
+        root,
+        table_log2=20,
+        progress=False,
+        out=io.StringIO(),
+    )
+
+
 def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
     from bookgen.builder.driver import build
 
     before_ray = warm_up()
     with tempfile.TemporaryDirectory() as tmp:
-        # A small build first: the driver's fixed cost (Ray's client, imported and
-        # started once) then lies under the baseline, and what the big build adds
-        # over it is what grows with the frontier.
-        build(
-            os.path.join(tmp, "small.db"),
-            len(root) + 2,
-            root,
-            table_log2=20,
-            progress=False,
-            out=io.StringIO(),
-        )
+        small_build(tmp, root)  # the driver's fixed cost then lies under the baseline
         base = rss_gb()
         path = db or os.path.join(tmp, "bench.db")
         started = time.perf_counter()
@@ -260,15 +266,15 @@ def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
         )
 
 
+PHASES = ("list", "start", "frontier", "seal", "derive")  # a build's, one after another
+
+
 def bench_ceiling(ply: int, root: str, db: str | None, workers: int | None) -> None:
     """A real build of cheap positions: what the driver's main loop spends a position."""
     from bookgen.builder.driver import build
 
     with tempfile.TemporaryDirectory() as tmp:
-        # A small build first, in this process: what is paid once (Ray's modules, imported
-        # at the first task sent; the kernels) is then not counted a position.
-        small = os.path.join(tmp, "small.db")
-        build(small, len(root) + 2, root, table_log2=20, progress=False, out=io.StringIO())
+        small_build(tmp, root)  # what is paid once is then not counted a position
         path = db or os.path.join(tmp, "ceiling.db")
         process_cpu = time.process_time()
         summary = build(path, ply, root, table_log2=20, workers=workers, progress=False)
@@ -305,7 +311,7 @@ def bench_ceiling(ply: int, root: str, db: str | None, workers: int | None) -> N
     )
     print(
         f"the driver process's CPU in all (Ray's threads in it too): {process_cpu:.2f} s, "
-        f"of which its main thread {sum(cpu[k] for k in wall if k in cpu and k not in ('listing', 'writes')):.2f} s"
+        f"of which its main thread {sum(cpu[k] for k in PHASES if k in cpu):.2f} s"
     )
 
 

@@ -17,14 +17,12 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from _args import at_least_one, parse_args
-from bench_book import ROOT, BenchError, baseline_tree, in_temp_folder
+from bench_book import ROOT, baseline_tree, in_temp_folder, run_in_tree
 
 BARE_INIT = """
 import os, time
@@ -42,20 +40,10 @@ COLUMNS = ("bare ray.init", "list", "start", "first batch", "frontier", "whole p
 
 
 def run(tree: Path, code: str, *args: str) -> tuple[str, float]:
-    """stderr and stdout of ``code`` in a fresh Python on ``tree``'s packages, and its wall."""
+    """stdout and stderr of ``code`` in a fresh Python on ``tree``'s packages, and its wall."""
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        env=dict(os.environ, PYTHONPATH=str(tree)),
-        capture_output=True,
-        text=True,
-        cwd=tempfile.gettempdir(),
-    )
-    wall = time.perf_counter() - started
-    if done.returncode:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise BenchError(f"{tree.name if tree != ROOT else 'this revision'}: {last}")
-    return done.stdout + done.stderr, wall
+    done = run_in_tree(tree, code, *args)
+    return done.stdout + done.stderr, time.perf_counter() - started
 
 
 def build_phases(tree: Path, db: Path, root: str, ply: int) -> dict[str, float]:
