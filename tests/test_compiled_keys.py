@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_keys import random_strings
 
-from bookgen.book.compiled_keys import floors_many, keys_of_many, locate, locate_parent
+from bookgen.book.compiled_keys import keys_of_many, locate, locate_parent, lower_bounds
 from bookgen.book.keys import ABSENT, NOT_A_GAME, key_of
 from solver import STANDARD as B
 from solver.bitboard import mirror_bits, mirror_moves
@@ -28,17 +28,16 @@ def test_keys_of_many_equal_key_of():
     assert keys_of_many(B, b"", np.zeros(2, np.int64))[0].tolist() == [0, 0]  # two empty boards
 
 
-@pytest.mark.parametrize("size", [1, 2, 7, 1000])
-def test_floors_many_gives_the_last_key_at_most_each_query(size):
+@pytest.mark.parametrize("size", [0, 1, 2, 7, 1000])
+def test_lower_bounds_are_searchsorted_s_for_sorted_queries(size):
     rng = np.random.default_rng(size)
     keys = np.unique(rng.integers(10, 2**62, size, dtype=np.uint64))
-    # Each key, a key's neighbours, and queries below the first and past the last
-    # key; more than a lane's worth, so that the last group is a partial one.
-    queries = np.sort(np.concatenate([keys, keys - 1, keys + 1, [0, 2**63]]).astype(np.uint64))
-    found = floors_many(keys, queries)
-    expected = np.maximum(np.searchsorted(keys, queries, side="right") - 1, 0)
-    assert found.tolist() == expected.tolist()
-    assert floors_many(keys, np.empty(0, np.uint64)).tolist() == []
+    # Each key, a key's neighbours, repeats, and queries below the first and past the
+    # last key; then a sparse sample, whose searches gallop far.
+    near = np.concatenate([keys, keys, keys - 1, keys + 1, [0, 2**63]]).astype(np.uint64)
+    for queries in (np.sort(near), np.sort(near)[::97]):
+        assert lower_bounds(keys, queries).tolist() == keys.searchsorted(queries).tolist()
+    assert lower_bounds(keys, np.empty(0, np.uint64)).tolist() == []
 
 
 def test_locate_finds_each_key_and_says_which_orientation_is_stored():

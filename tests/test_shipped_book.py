@@ -136,12 +136,13 @@ def test_derived_entries_are_one_ply_of_negamax_over_their_children(book, stored
         assert entry.best_moves == tuple(c for c, s in enumerate(expected, 1) if s == best)
 
 
-# A process as a user starts it: the reader's Python lookups, with no numba loaded.
+# A process as a user starts it, the book opened without its compiled lookups: the
+# reader's Python lookups, with no numba loaded.
 FRESH = """
 import json, sys
 from bookgen import Book, Player
 asked = json.load(sys.stdin)
-with Book.open(sys.argv[1]) as book:
+with Book.open(sys.argv[1], compiled=False) as book:
     many = book.get_many(asked)  # its first call: nothing derived before
     one = [book.get(m) for m in asked]
     player = Player(book)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import sys
 from bisect import bisect_left
+from collections.abc import Callable
 
 import numpy as np
 from sqlalchemy import select
@@ -168,13 +169,19 @@ class Plies:
             at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at], self._width
         )
 
-    def find_many(self, keys: np.ndarray, plies: np.ndarray, floors=None):
+    def find_many(self, keys: np.ndarray, plies: np.ndarray, compiled: bool = False):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,
         flipped, moves)``; ``index`` is the position's place in its ply, ``best`` the
         canonical orientation's best-move bits (stored, or derived at a parent ply), and
         ``moves`` its packed move scores (``(n, width)`` bytes, as ``moves_of``; zeros
-        but at a parent ply).  ``floors``, if given, is ``compiled_keys.floors_many``:
-        faster than ``searchsorted``."""
+        but at a parent ply).  ``compiled``: search and derive with the compiled kernels
+        (``compiled_keys``, ``compiled_family``), which the caller has loaded."""
+        search: Callable[[np.ndarray, np.ndarray], np.ndarray] = np.searchsorted
+        if compiled:
+            from .compiled_keys import lower_bounds
+
+            search = lower_bounds
+
         canonical = np.minimum(keys, self.board.mirror_bits(keys))
         # Searched in key order, each search starts where the last ended: a quarter of the
         # time of random order, sorting included.
@@ -191,28 +198,26 @@ class Plies:
                 continue
             view = at_ply.view
             wanted = canonical[at]
-            where = (
-                floors(view.keys, wanted)
-                if floors is not None
-                else np.minimum(view.keys.searchsorted(wanted), len(at_ply) - 1)
-            )
+            where = np.minimum(search(view.keys, wanted), len(at_ply) - 1)
             hit = view.keys[where] == wanted
             at, where = at[hit], where[hit]
             found[at], index[at], scores[at] = True, where, view.scores[where]
             if ply in self.parents:
-                moves[at], best[at] = self.families_of(ply, where)
+                moves[at], best[at] = self.families_of(ply, where, compiled)
             elif view.best is not None:
                 best[at] = view.best[where]
         return found, index, scores, best, canonical != keys, moves
 
-    def families_of(self, ply: int, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def families_of(
+        self, ply: int, where: np.ndarray, compiled: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The packed move scores (``(n, width)`` bytes) and best-move bits of the
         ``where``-th positions of the parent ``ply`` (``where`` ascending, as ``find_many``
         has it): derived for them alone, or for the whole ply (kept) when they are a large
-        share of it."""
+        share of it; ``compiled`` as ``find_many``."""
         at_ply = self._plies[ply]
         if at_ply.moves is None and len(where) * WHOLE_SHARE >= len(at_ply):
-            self._derive(ply)
+            self._derive(ply, compiled)
         if at_ply.moves is not None:
             return (
                 np.frombuffer(at_ply.moves, np.uint8).reshape(-1, self._width)[where],
@@ -222,7 +227,7 @@ class Plies:
         first = np.empty(len(where), dtype=bool)
         first[:1] = True
         np.not_equal(where[1:], where[:-1], out=first[1:])
-        moves, best = self._derive_many(ply, where[first])
+        moves, best = self._derive_many(ply, where[first], compiled)
         back = np.cumsum(first) - 1
         return moves[back], best[back]
 
@@ -259,24 +264,30 @@ class Plies:
             self._derive(ply)
         return self._plies[ply].best_derived
 
-    def _derive(self, ply: int) -> bytes:
+    def _derive(self, ply: int, compiled: bool = False) -> bytes:
         """Every position's move scores and best moves at ``ply``, from the scores of the
         ply below, a chunk at a time; kept."""
         at_ply = self._plies[ply]
         step = 1 << CHUNK_BITS
         chunks = [
-            self._derive_many(ply, slice(start, start + step))
+            self._derive_many(ply, slice(start, start + step), compiled)
             for start in range(0, len(at_ply), step)
         ]
         at_ply.best_derived = b"".join(best.tobytes() for _, best in chunks)
         at_ply.moves = b"".join(moves.tobytes() for moves, _ in chunks)
         return at_ply.moves
 
-    def _derive_many(self, ply: int, where) -> tuple[np.ndarray, np.ndarray]:
+    def _derive_many(
+        self, ply: int, where, compiled: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``family.derive_many`` of the ``where``-th positions of ``ply`` (an index array
-        or a slice)."""
+        or a slice), or its compiled twin's."""
         view, below = self._plies[ply].view, self._plies[ply + 1].view
-        return derive_many(
+        if compiled:
+            from .compiled_family import derive_many as derive
+        else:
+            derive = derive_many
+        return derive(
             self.board,
             view.keys[where],
             view.scores[where],

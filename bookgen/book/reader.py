@@ -15,9 +15,12 @@ scores when the book holds the ply below it complete; at the book's last
 ply its best moves are stored.  Every kind of score and best moves is decoded
 once, at import, in either orientation: a lookup indexes that table.
 
-Importing or opening a book never loads numba or Ray, and opening never
-writes.  Once the process has numba loaded (a player, a server), lookups
-walk the moves with compiled kernels (``compiled_keys``), in half the time.
+Opening never writes, and never loads Ray.  It loads numba's compiled
+lookups (``compiled_keys``) in a thread while it decodes the plies, so that
+every lookup runs compiled from the first, a parent's in a fifth of the
+Python walk's time; ``compiled=False`` keeps numba out (a one-off command:
+loading it costs more than the one lookup saves), and its lookups walk in
+Python until something else loads numba.  Importing bookgen loads neither.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import json
 import struct
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -163,11 +167,11 @@ codes(STANDARD)  # made at import, as before: a first lookup never waits for the
 
 
 _compiled: ModuleType | bool | None = None  # bookgen.book.compiled_keys, once loaded
+_loaded: set[Board] = set()  # the boards whose compiled lookups this process has loaded
 
 
 def _kernels():
-    """The compiled lookups once this process has numba loaded, else ``None``: a book
-    never loads numba itself (0.6 s, more than a one-off query's whole lookup)."""
+    """The compiled lookups once this process has numba loaded, else ``None``."""
     global _compiled  # noqa: PLW0603 - one module loaded once a process, on first use
     if _compiled is None and "numba" in sys.modules:
         try:
@@ -175,6 +179,34 @@ def _kernels():
         except ImportError:  # numba there but unusable: the Python walk, from now on
             _compiled = False
     return _compiled or None
+
+
+def _load_kernels(board: Board) -> None:
+    """Load the compiled lookups of ``board``'s books (a thread beside ``Book.open``'s
+    decoding, which runs in zstd and numpy with the GIL released)."""
+    global _compiled  # noqa: PLW0603 - one module loaded once a process
+    try:
+        from . import compiled_family, compiled_keys
+
+        compiled_keys.load(board)
+        compiled_family.load(board)
+    except Exception:  # noqa: BLE001 - numba unusable here: the Python walk answers the same
+        _compiled = False
+        return
+    _compiled = compiled_keys
+    _loaded.add(board)
+
+
+def _start_loading(board: Board) -> threading.Thread | None:
+    """The thread loading ``board``'s compiled lookups, started; ``None`` if loaded."""
+    if board in _loaded or _compiled is False:
+        return None
+    # A daemon: a failed open raises at once, without waiting for a compile.
+    loading = threading.Thread(
+        target=_load_kernels, args=(board,), name="c4book-lookups", daemon=True
+    )
+    loading.start()
+    return loading
 
 
 class BookClosedError(BookError, ValueError):
@@ -199,6 +231,7 @@ class Book:
         db: str | PathLike[str] | None = None,
         in_memory: bool = False,
         board: Board | str | None = None,
+        compiled: bool = True,
     ):
         db = find_book(db)
         path = sqlite_path(db)
@@ -209,6 +242,7 @@ class Book:
         try:
             meta = read_meta(engine, db, board=None if board is None else Board.parse(board))
             self.board = board_of_meta(meta, db)
+            loading = _start_loading(self.board) if compiled else None
             complete = tuple(json.loads(meta.get("complete_plies", "[]")))
             with engine.connect() as conn:
                 self._plies: Plies | _Closed = Plies.read(
@@ -216,6 +250,8 @@ class Book:
                 )
         finally:
             engine.dispose()  # everything is in memory: the file is not held open
+        if loading is not None:
+            loading.join()
         self._walk = walker(self.board)
         self._codes = codes(self.board)
         self._heads = self._codes.heads
@@ -228,8 +264,12 @@ class Book:
             max_ply=int(meta.get("ply", 0)),
             search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)),
         )
-        # A ply's compiled lookup, bound to its arrays.
+        # A ply's compiled lookup, bound to its arrays: all of them now if the lookups are
+        # loaded, so that no first lookup binds one.
         self._compiled: dict[int, Callable[..., Any]] = {}
+        if compiled and (kernels := _kernels()) is not None:
+            for ply, keys in self._plies.keys.items():
+                self._compile(kernels, ply, keys, self._plies.families.get(ply))
 
     @classmethod
     def open(
@@ -237,15 +277,19 @@ class Book:
         db: str | PathLike[str] | None = None,
         in_memory: bool = False,
         board: Board | str | None = None,
+        compiled: bool = True,
     ) -> Book:
         """Open and check a book; raises a ``BookError`` naming what is wrong.
 
         With no ``db``: ``./book.db`` if there is one, else the book installed
         with c4book.  The book says its board (``book.board``); a ``board`` given
         here must be that one.  ``in_memory`` is accepted and changes nothing:
-        every sealed ply is read into memory at open.
+        every sealed ply is read into memory at open.  ``compiled`` loads numba's
+        lookups beside the decoding (about 0.3 s of another core and 100 MB; the
+        first time after an install compiles them, about 5 s); ``False`` keeps
+        numba out, for a process that asks a few positions.
         """
-        return cls(db, in_memory, board)
+        return cls(db, in_memory, board, compiled)
 
     @property
     def in_memory(self) -> bool:
@@ -369,7 +413,7 @@ class Book:
             current, mask, usable = self._walk.boards_of_many(texts)
             keys = current + mask
         found, _, scores, best, flips, packed = self._plies.find_many(
-            keys, plies, None if kernels is None else kernels.floors_many
+            keys, plies, compiled=kernels is not None
         )
         hits = np.flatnonzero(found & usable)
         plies, flips, packed = plies[hits], flips[hits], packed[hits]

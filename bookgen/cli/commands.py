@@ -16,8 +16,9 @@ from ..play.player import Player
 
 
 def open_book(db: str | None, board: Board | None = None) -> Book | None:
-    """``None`` for no book (``--no-book``), else the checked book (of ``board``, if given)."""
-    return None if db is None else Book.open(db, board=board)
+    """``None`` for no book (``--no-book``), else the checked book (of ``board``, if given),
+    read in Python: loading the compiled lookups costs more than one position saves."""
+    return None if db is None else Book.open(db, board=board, compiled=False)
 
 
 def _signed(score: int | None) -> str:
@@ -101,7 +102,7 @@ def run_move(
 
 
 def book_stats(db: str) -> dict:
-    with Book.open(db) as book:
+    with Book.open(db, compiled=False) as book:  # no lookups
         counts = book.count_by_ply()
         outcomes = book.score_counts()
         info = book.info
