@@ -134,8 +134,9 @@ def test_a_damaged_family_is_refused_one_at_a_time_and_many_at_once():
         (off, whole, "a ply-30 position's score is no move's score"),
     ]:
         args = (board, parent_segment.keys, parent_segment.scores, below.keys, below.scores, 30)
-        with pytest.raises(CorruptBookError, match=why):
-            derive_many(*args, "some.db")
+        for compiled in (False, True):  # numpy, and the compiled twin (compiled_family)
+            with pytest.raises(CorruptBookError, match=why):
+                derive_many(*args, "some.db", compiled)
         family = Family(board, 30, below.keys, below.scores, "some.db")
         pairs = zip(parent_segment.keys.tolist(), parent_segment.scores.tolist(), strict=True)
         with pytest.raises(CorruptBookError, match=why):

@@ -437,33 +437,19 @@ def test_url_form_opens_too(small_book_path):
 # -- light import --------------------------------------------------------------
 
 
-def test_importing_and_reading_a_book_loads_neither_numba_nor_ray(small_book_path):
-    code = (
-        "import sys, bookgen.book.reader\n"
-        "assert 'numba' not in sys.modules\n"
-        "with bookgen.book.reader.Book.open(sys.argv[1], compiled=False) as book:\n"
-        "    assert book.get('444444337').score == -2\n"
-        "with bookgen.book.reader.Book.open(sys.argv[1], True, compiled=False) as book:\n"
-        "    assert book.get('444444337').score == -2\n"
-        "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"
-        " if m in sys.modules))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code, small_book_path], capture_output=True, text=True, timeout=120
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "[]"
-
-
-def test_opening_loads_the_compiled_lookups_before_it_returns(small_book_path):
-    # A fresh process: Book.open loads them beside the decoding, binds every ply's, and
-    # its first lookups run compiled; still no Ray, and no solver.
+@pytest.mark.parametrize("compiled, loaded", [(False, "[]"), (True, "['numba']")])
+def test_importing_and_reading_a_book_loads_numba_only_for_compiled_lookups(
+    small_book_path, compiled, loaded
+):
+    # A fresh process.  Opened with compiled lookups, the book loads them before open
+    # returns and binds every ply's; without, numba stays out.  Never Ray, nor the solver.
     code = (
         "import sys\n"
         "from bookgen.book import reader\n"
-        "with reader.Book.open(sys.argv[1]) as book:\n"
-        "    assert reader._kernels() is not None\n"
-        "    assert sorted(book._compiled) == sorted(book.count_by_ply())\n"
+        "assert 'numba' not in sys.modules\n"
+        f"with reader.Book.open(sys.argv[1], compiled={compiled}) as book:\n"
+        f"    assert (reader._kernels() is not None) is {compiled}\n"
+        f"    assert bool(book._compiled) is {compiled}\n"
         "    assert book.get('444444337').score == -2\n"
         "    assert book.get_many(['444444337'] * 100)[99].score == -2\n"
         "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"
@@ -473,7 +459,7 @@ def test_opening_loads_the_compiled_lookups_before_it_returns(small_book_path):
         [sys.executable, "-c", code, small_book_path], capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "['numba']"
+    assert result.stdout.strip() == loaded
 
 
 def test_get_many_equals_get_one_by_one(book, small_book_path):

@@ -1,4 +1,4 @@
-"""The compiled twin of ``family.derive_many``: many parents' move scores from their children.
+"""The compiled twin of ``family.derive_many`` (``compiled=True``): many parents' move scores.
 
 numpy's ``derive_many`` makes a dozen passes over ``(n, width)`` arrays of
 keys, boards and children.  Here one kernel lists the children to read and
@@ -19,7 +19,7 @@ from solver.bitboard import Board
 from solver.packed import canonical, child_key, decode, is_full_column
 
 from .compiled_keys import lower_bound_from
-from .family import FULL_COLUMN, SCORE_OFFSET, missing_child, no_best_move
+from .family import FULL_COLUMN, SCORE_OFFSET, derive_many
 
 _NOTHING_TO_READ = np.uint64(0)  # no child's key is 0, the empty board's
 MISSING_CHILD = 1  # read_children's status: a child the ply below must hold is not there
@@ -78,31 +78,8 @@ def read_children(queries, order, below_keys, below_scores, packed, own, best):
     return 0
 
 
-def derive_many(
-    board: Board,
-    keys: np.ndarray,
-    own: np.ndarray,
-    below_keys: np.ndarray,
-    below_scores: np.ndarray,
-    ply: int,
-    db: str = "",
-) -> tuple[np.ndarray, np.ndarray]:
-    """``family.derive_many``, compiled: the packed move scores and best-move bits of the
-    canonical ``keys`` of ``ply``, whose own scores are ``own``."""
-    queries, packed = child_queries(board, keys, ply)
-    best = np.zeros(len(keys), dtype=board.column_set_type)
-    status = read_children(
-        queries, np.argsort(queries), below_keys, below_scores, packed, own, best
-    )
-    if status == MISSING_CHILD:
-        raise missing_child(db, ply)
-    if status == NO_BEST_MOVE:
-        raise no_best_move(db, ply)
-    return packed, best
-
-
 def load(board: Board) -> None:
     """Load the kernels above for ``board``'s books, with arrays of a ply's types."""
     keys = np.zeros(0, dtype=np.uint64)
     scores = np.zeros(0, dtype=np.int8)
-    derive_many(board, keys, scores, keys, scores, 0)
+    derive_many(board, keys, scores, keys, scores, 0, compiled=True)

@@ -3,7 +3,8 @@
 A ply whose children the book holds whole stores no best moves: each move
 scores minus its child's score; a move whose child the ply below lacks must
 end the game (a four, or the last cell: a draw), else the book is damaged.
-``derive_many`` does this with numpy for many positions at once; ``Family``
+``derive_many`` does this with numpy for many positions at once (or its
+compiled twin, ``compiled_family``); ``Family``
 for one position in plain Python: one numpy search places its seven
 children among every 64th key of the ply below, then a bisect of 64 keys
 finds each (a few microseconds, where deriving the chunk of 32,768
@@ -51,10 +52,24 @@ def derive_many(
     below_scores: np.ndarray,
     ply: int,
     db: str = "",
+    compiled: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The packed move scores (``(n, width)`` bytes) and best-move bits
     (``Board.column_set_type``) of the canonical ``keys`` of ``ply``, whose own scores are
-    ``own``, from the sorted keys and scores of the ply below."""
+    ``own``, from the sorted keys and scores of the ply below; ``compiled``: by the
+    compiled twin (``compiled_family``), whose kernels the caller has loaded."""
+    if compiled:
+        from . import compiled_family as kernels
+
+        queries, packed = kernels.child_queries(board, keys, ply)
+        best = np.zeros(len(keys), dtype=board.column_set_type)
+        order = np.argsort(queries)  # numpy's: five times numba's
+        status = kernels.read_children(queries, order, below_keys, below_scores, packed, own, best)
+        if status == kernels.MISSING_CHILD:
+            raise missing_child(db, ply)
+        if status == kernels.NO_BEST_MOVE:
+            raise no_best_move(db, ply)
+        return packed, best
     walk = walker(board)
     current, mask = walk.boards_of_keys(keys)
     children, stones = walk.child_keys_many(current, mask)

@@ -283,11 +283,7 @@ class Plies:
         """``family.derive_many`` of the ``where``-th positions of ``ply`` (an index array
         or a slice), or its compiled twin's."""
         view, below = self._plies[ply].view, self._plies[ply + 1].view
-        if compiled:
-            from .compiled_family import derive_many as derive
-        else:
-            derive = derive_many
-        return derive(
+        return derive_many(
             self.board,
             view.keys[where],
             view.scores[where],
@@ -295,6 +291,7 @@ class Plies:
             below.scores,
             ply,
             self._db,
+            compiled,
         )
 
     def count_by_ply(self) -> dict[int, int]:
