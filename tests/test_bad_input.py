@@ -43,6 +43,9 @@ USAGE = (
         (["solve", "--threads", "1000000"], "1 to 256"),
         (["solve", "--table-log2", "٢٠"], "--table-log2"),
         (["play", "--seed", "1e5"], "--seed"),
+        (["build", "--ply", "3", "--part", "3/2"], "'3/2' is not a part: I/K"),
+        (["build", "--ply", "3", "--part", "٢/٣"], "is not a part"),
+        (["merge", "--db", "{tmp}/x.db"], "PART"),
     ]
     + [(["build", "--ply", "3", "--db", db], "in memory") for db in MEMORY_DBS]
     + [(["pack", "--db", ":memory:"], "in memory"), (["upgrade", "--db", "sqlite://"], "in memory")]
@@ -51,6 +54,8 @@ USAGE = (
 NEEDS_DRIVER = importlib.util.find_spec("MySQLdb") is None
 RUNTIME = [
     (["build", "--ply", "3", "--sample", "5", "--db", "{tmp}/new.db"], "--dry-run"),
+    (["build", "--ply", "3", "--part", "1/2", "--dry-run", "--db", "{tmp}/new.db"], "--part 1/2"),
+    (["merge", "--db", "{tmp}/new.db", "{tmp}/none.db"], "none.db' is no book"),
     (["query", "4453", "--db", "nosuch://x"], "'nosuch://x' is not a database URL"),
     (["build", "--ply", "3", "--db", "nosuch://x"], "'nosuch://x'"),
     (["verify", "--db", "postgresql://x:y:z"], "'postgresql://x:y:z' is not a database URL"),

@@ -37,6 +37,7 @@ from .derive import derive
 from .interrupts import StopRequest, graceful_interrupts
 from .listing import keys_by_ply
 from .missing import MissingKeys
+from .part import Part
 from .report import BuildSummary, timed
 from .schedule import FIRST_BATCH, describe, solve_missing
 
@@ -81,11 +82,14 @@ def build(
     out: IO[str] | None = None,
     verbose: bool = False,
     board: Board | str | None = None,
+    part: Part | str | None = None,
 ) -> BuildSummary:
     """Build (or extend, or resume) the book in ``db``; see the module docstring.
 
     ``board`` is the board of a new book (7x6 by default); an existing book
-    keeps its own, and a ``board`` that is not it is refused.
+    keeps its own, and a ``board`` that is not it is refused.  ``part``
+    (``Part`` or ``"I/K"``): search and store only that part of the frontier,
+    and leave the ply unsealed, for ``c4book merge`` (``part``).
     """
     from . import cluster
 
@@ -102,8 +106,12 @@ def build(
         raise BuildArgumentError(
             f"--table-log2 must be between {TABLE_LOG2_MIN} and {TABLE_LOG2_MAX}, got {table_log2}"
         )
+    if isinstance(part, str):
+        part = Part.parse(part)
     started = time.perf_counter()
-    summary = BuildSummary(root=root, ply=ply, db=db, board=str(root_position.board))
+    summary = BuildSummary(
+        root=root, ply=ply, db=db, board=str(root_position.board), part=part and str(part)
+    )
     # From the book's first write to the report: a signal in any step is a clean stop.
     with graceful_interrupts() as stop:
         store = BookStore(db, root, root_position.canonical_key, board=root_position.board)
@@ -123,6 +131,7 @@ def build(
                     progress,
                     stop,
                     verbose,
+                    part,
                 )
         except Exception:
             # A book this run made and wrote nothing into goes again (a full disk, no Ray):
@@ -152,6 +161,7 @@ def _build(
     progress: bool,
     stop: StopRequest,
     verbose: bool = False,
+    part: Part | None = None,
 ) -> None:
     from . import cluster, ray_connect
 
@@ -159,7 +169,7 @@ def _build(
     try:
         with timed(timings, "list", cpu):
             levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
-            frontier = MissingKeys(store, root_position, levels, ply)
+            frontier = MissingKeys(store, root_position, levels, ply, part=part)
             first = frontier.take(FIRST_BATCH)
         solved: list[tuple[np.ndarray, ...]] = []  # (keys, scores, best) of each batch
         if len(first) or not frontier.done:
@@ -208,6 +218,8 @@ def _build(
                     stop.arm()  # its C++ core can leave SIGTERM at the default: death
         summary.already_stored, summary.frontier = frontier.stored, frontier.total
         stop.check()  # before sealing the frontier
+        if part is not None:
+            return  # a part: the ply is sealed, and the plies above derived, after the merge
         store.mark_complete(ply)
         # The frontier, sealed whole with its best moves.  When none of it was stored
         # before, what this run solved is the whole ply: sealed from memory, not read

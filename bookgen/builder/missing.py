@@ -18,15 +18,17 @@ from solver import Position
 
 from ..book.store import BookStore
 from .listing import contains_sorted, frontier_chunks, root_keys
+from .part import Part
 
 CHUNK = 4_000_000  # frontier keys listed per slice: 32 MB, plus a pass over the parents
 
 
 class MissingKeys:
-    """Missing keys of ``ply`` below ``root``; ``levels`` must hold ply - 1.
+    """Missing keys of ``ply`` below ``root``; ``levels`` must hold ply - 1.  With a
+    ``part``, only that part of the frontier (listed whole once, to count it).
 
-    ``total`` and ``stored`` count the frontier listed so far; once
-    ``done``, they are the whole frontier's.
+    ``total`` and ``stored`` count the frontier (or part) listed so far; once
+    ``done``, they are the whole frontier's (or part's).
     """
 
     def __init__(
@@ -36,20 +38,30 @@ class MissingKeys:
         levels: dict[int, np.ndarray],
         ply: int,
         chunk: int = CHUNK,
+        part: Part | None = None,
     ):
         self.total = 0
         self.stored = 0
         self.done = False
         self._store, self._ply = store, ply
         self._listing = (root, levels, chunk)
+        self._part = part
+        self._whole = 0 if part is None else sum(map(len, self._listed()))
         self._missing = self._check(self._parts())
         self._buffer = np.empty(0, dtype=np.uint64)
 
-    def _parts(self) -> Iterator[np.ndarray]:
+    def _listed(self) -> Iterator[np.ndarray]:
+        """The whole frontier, a slice of key space at a time, in key order."""
         root, levels, chunk = self._listing
         if self._ply == root.ply:
             return iter([root_keys(root)])
         return frontier_chunks(levels[self._ply - 1], chunk, root.board)
+
+    def _parts(self) -> Iterator[np.ndarray]:
+        """What this build lists: the frontier, or its part."""
+        if self._part is None:
+            return self._listed()
+        return self._part.within(self._listed(), self._whole)
 
     def _missing_of(self, keys: np.ndarray) -> np.ndarray:
         if self._store is None:

@@ -34,6 +34,7 @@ class BuildSummary:
     timings: dict[str, float] = field(default_factory=dict)
     driver_cpu: dict[str, float] = field(default_factory=dict)  # the same phases' thread CPU
     board: str = "7x6"
+    part: str | None = None  # "I/K": the part of the frontier this build searched
 
     @property
     def exit_status(self) -> int:
@@ -46,6 +47,7 @@ class BuildSummary:
         board = "" if self.board == "7x6" else f"{self.board} board, "
         lines = [
             f"book {self.db}: {board}root {self.root or '(empty board)'}, up to ply {self.ply}"
+            + (f", part {self.part}" if self.part else "")
         ]
         lines.append("  ply  positions")
         for ply, count in self.positions_per_ply.items():
@@ -78,6 +80,13 @@ class BuildSummary:
                 phases[-1] += f" ({'; '.join(notes)})"
             phases += [f"{name} {t[name]:.1f} s" for name in ("seal", "derive") if name in t]
             lines.append("wall by phase: " + ", ".join(phases))
+        if self.part and not self.interrupted:
+            lines.append(
+                f"part {self.part} of ply {self.ply}: its {self.frontier:,} frontier positions "
+                "are stored; once every part is, gather them into one book (c4book merge "
+                f"--db BOOK PART.db ...) and run c4book build --ply {self.ply} --db BOOK: "
+                "it seals the ply and derives the plies above"
+            )
         if self.interrupted:
             by = f" by {signal.Signals(self.stopped_by).name}" if self.stopped_by else ""
             lines.append(

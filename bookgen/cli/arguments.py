@@ -119,3 +119,21 @@ def written_db(text: str) -> str:
         return check_lasting(text)
     except ArgumentError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def build_part(text: str):
+    """``--part I/K``: the I-th of K parts of a frontier (``builder.part``)."""
+    from ..builder.part import MAX_PARTS, Part, PartError
+
+    def parse(value: str) -> Part | None:
+        try:
+            return Part.parse(value)
+        except PartError:
+            return None
+
+    return _argument(
+        text,
+        parse,
+        lambda v: True,
+        f"a part: I/K, the I-th of K parts (1 <= I <= K <= {MAX_PARTS:,}), e.g. 2/8",
+    )

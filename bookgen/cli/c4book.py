@@ -15,6 +15,7 @@ from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
 from ..play.levels import LEVELS
 from .arguments import (
     board_size,
+    build_part,
     dry_run_sample,
     port,
     positive,
@@ -176,6 +177,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="write nothing and start no Ray: print positions per ply, how many are "
         "stored, the frontier's size, and its search cost in core-hours, "
         "estimated from a random sample of the missing frontier",
+    )
+    p.add_argument(
+        "--part",
+        type=build_part,
+        default=None,
+        metavar="I/K",
+        help="search and store only the I-th of K equal parts of the frontier (in key "
+        "order), for K drivers at once, each into a book of its own (a copy of the "
+        "book they grow); the ply is sealed, and the plies above derived, once "
+        "c4book merge has gathered the parts and a build of the whole ply runs on it",
     )
     p.add_argument(
         "--sample",
@@ -355,6 +366,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = commands.add_parser(
+        "merge",
+        help="gather books built in parts (build --part) into one",
+        description="Copy into the book --db (made if absent) the entries of every ply "
+        "that each PART book holds still being built: the parts of a frontier that "
+        "build --part I/K stored. Plies a part holds whole must be whole in --db "
+        "too (merge into the book the parts were grown from, or a copy of it). Each "
+        "slice of keys is one transaction and a stored key is left as it is, so an "
+        "interrupted merge is run again. Then c4book build --ply N --db BOOK seals the "
+        "ply (searching whatever no part stored) and derives the plies above.",
+    )
+    _add_db(p, writes=True)
+    p.add_argument("parts", metavar="PART", nargs="+", help="a book built with --part")
+    p.set_defaults(run=_run_merge)
+
+    p = commands.add_parser(
         "serve",
         help="explore the book in a browser; a JSON API and Pons' /solve",
         description="Serve a page to walk the book move by move (every move's score, the "
@@ -527,9 +553,21 @@ def _run_serve(args: argparse.Namespace) -> int:
     )
 
 
+def _run_merge(args: argparse.Namespace) -> int:
+    from ..book.merge import merge
+
+    merge(args.db, args.parts, out=sys.stdout)
+    return 0
+
+
 def _run_build(args: argparse.Namespace) -> int:
     from ..builder.driver import BuildArgumentError, build
 
+    if args.dry_run and args.part is not None:
+        raise BuildArgumentError(
+            f"--part {args.part} builds a part; a --dry-run sizes the whole ply "
+            "(a part costs about its share of it): leave out one of them"
+        )
     if args.dry_run:
         from ..builder.dryrun import dry_run
 
@@ -561,6 +599,7 @@ def _run_build(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         verbose=args.verbose,
         board=args.board,
+        part=args.part,
     )
     return summary.exit_status
 
