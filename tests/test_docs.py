@@ -41,6 +41,7 @@ NOT_RUN = {
     "verify": "re-solves a sample of the frontier: 10-20 s for 300 (tests/test_verify.py)",
     "pack": "rewrites the book it is given (tests/test_upgrade.py packs copies)",
     "upgrade": "rewrites the book it is given (tests/test_upgrade.py upgrades copies)",
+    "merge": "writes the parts it is given into a book (tests/test_merge.py merges parts it builds)",
     "export": "writes a data set: 14 s and 94 MB for the shipped book as Parquet "
     "(tests/test_export.py exports small books)",
 }
@@ -62,6 +63,7 @@ OTHER_PROGRAMS = {
     "kill": "stops the build a block started in the background",
     "wait": "waits for the build a block started in the background",
     "git": "commits to the repository",
+    "cp": "copies a book, for a part to grow (tests/test_merge.py builds its parts)",
     "apt-get": "installs system packages (.ci/run installs Chromium)",
     "createdb": "makes a PostgreSQL database (tests/test_store_postgres.py starts a server)",
     "psql": "PostgreSQL's own shell",
@@ -80,8 +82,9 @@ PLACEHOLDERS = {
     "MOVES": "4453",
     "WxH": "6x5",
     "CELLS": "42",
+    "I/K": "2/8",
 }
-PLACEHOLDER = re.compile(r"^(?:--[\w-]+=)?(?:[A-Z][A-Z0-9_]*|WxH)$")
+PLACEHOLDER = re.compile(r"^(?:--[\w-]+=)?(?:[A-Z][A-Z0-9_]*|WxH|I/K)$")
 RUN_SECONDS = 60  # a command run here that takes longer is not quick: fix the docs or NOT_RUN
 
 
