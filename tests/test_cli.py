@@ -20,7 +20,18 @@ from solver import Board, Position, Solver
 
 DATA = Path(__file__).parent / "data"
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
-SUBCOMMANDS = ["solve", "build", "query", "move", "play", "stats", "verify", "upgrade", "pack"]
+SUBCOMMANDS = [
+    "solve",
+    "build",
+    "query",
+    "move",
+    "play",
+    "stats",
+    "verify",
+    "upgrade",
+    "pack",
+    "merge",
+]
 
 ROOT_BOARD = """\
 . . . o . . .
@@ -698,3 +709,24 @@ def test_build_of_another_board_refuses_a_contradiction_and_dry_runs(six_by_five
         "--no-progress",
     )
     assert fresh.returncode == 0 and not (tmp_path / "fresh.db").exists()
+
+
+def test_a_ctrl_c_inside_numba_s_c_code_is_an_interrupt(monkeypatch, capsys):
+    # numba's dispatcher, loading a kernel, turns the KeyboardInterrupt into a SystemError
+    # it causes: the command still says "interrupted" and exits 130, with no traceback.
+    from bookgen.cli import c4book
+
+    def interrupted(_args):
+        error = SystemError("<function> returned a result with an exception set")
+        error.__cause__ = KeyboardInterrupt()
+        raise error
+
+    def failed(_args):
+        raise SystemError("a real one")
+
+    monkeypatch.setattr(c4book, "_run_merge", interrupted)
+    assert c4book.main(["merge", "--db", "x.db", "part.db"]) == 130
+    assert capsys.readouterr().err == "c4book merge: interrupted\n"
+    monkeypatch.setattr(c4book, "_run_merge", failed)
+    with pytest.raises(SystemError, match="a real one"):
+        c4book.main(["merge", "--db", "x.db", "part.db"])

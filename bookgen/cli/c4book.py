@@ -672,6 +672,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"c4book {args.command}: interrupted", file=sys.stderr)
         return 130
+    except SystemError as error:
+        # A Ctrl-C while numba loads a kernel comes out of its C code as a SystemError
+        # caused by the KeyboardInterrupt: an interrupt all the same.
+        if not _caused_by_interrupt(error):
+            raise
+        print(f"c4book {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader went away (``c4book solve < big | head``): stop quietly.
         _discard_output(stdout)
@@ -680,6 +687,16 @@ def main(argv: list[str] | None = None) -> int:
         return status
     finally:
         sys.stdout = stdout
+
+
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is among the causes of ``error``."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _discard_output(stdout) -> None:
