@@ -11,8 +11,8 @@
 ``list`` checks the counts per ply against the published table (plies up
 to 10) and the total to ply 12, and reports the peak memory of this process
 (``ru_maxrss``) and its growth over the baseline after the kernels are loaded.
-``store`` writes a whole ply into a fresh SQLite file as the build writes
-frontier batches, reads it back as arrays, seals it into one segment, reads
+``store`` writes a whole ply into a fresh SQLite file (or ``--db``) as the
+build writes frontier batches, reads it back as arrays, seals it into one segment, reads
 that back, derives the ply above and seals that.  ``build`` runs the real driver on a fresh book (585,676 frontier
 positions under 4444 at ply 14) and reports its peak memory, the share of
 wall time outside solving and the rows written per second.  Each mode runs
@@ -131,7 +131,7 @@ def bench_list(ply: int, stream: bool) -> None:
     )
 
 
-def bench_store(ply: int) -> None:
+def bench_store(ply: int, db: str | None) -> None:
     warm_up()
     levels = keys_by_ply(Position(), ply)
     children = levels[ply]
@@ -140,7 +140,7 @@ def bench_store(ply: int) -> None:
     best = rng.integers(1, 128, len(children)).astype(np.uint8)
     nodes = rng.integers(0, 10**6, len(children))
     with tempfile.TemporaryDirectory() as tmp:
-        store = BookStore(os.path.join(tmp, "bench.db"), "", 0)
+        store = BookStore(db or os.path.join(tmp, "bench.db"), "", Position().canonical_key)
 
         def write_frontier():
             for start in range(0, len(children), BATCH):
@@ -343,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p = modes.add_parser("store", help="writes, array reads and derivation of one ply")
     p.add_argument("--ply", type=int, default=11)
+    p.add_argument("--db", help="an empty PostgreSQL database's URL (default: a SQLite file)")
     p = modes.add_parser("dry-run", help="time c4book build --dry-run")
     p.add_argument("--ply", type=int, default=12)
     p.add_argument("--root", default="")
@@ -366,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "list":
         bench_list(args.ply, args.stream)
     elif args.mode == "store":
-        bench_store(args.ply)
+        bench_store(args.ply, args.db)
     elif args.mode == "dry-run":
         bench_dry_run(args.ply, args.root, args.sample)
     elif args.mode == "ceiling":

@@ -662,7 +662,8 @@ class BookStore:
         # none of them; bound a slice at a time, so memory stays small.
         # Through SQLAlchemy, not the driver's cursor: its cost is per call (a
         # few a write), and it turns the driver's errors into the ones that
-        # ``_retry_locked`` and the callers know (a locked or full disk).
+        # ``_retry_locked`` and the callers know (a locked or full disk); only
+        # COPY needs psycopg's cursor, and ``_copy`` names its errors itself.
         with self.engine.begin() as conn:
             if self.copies:
                 self._copy(conn, rows, replace)
