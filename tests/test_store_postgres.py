@@ -1,4 +1,5 @@
-"""The same build, reader and verifier against a real PostgreSQL server.
+"""The same build, reader and verifier against a real PostgreSQL server, and its writes:
+``COPY`` and its fallback for stored keys, the writer's thread, a build stopped and resumed.
 
 The server is a throwaway one started with the machine's ``initdb`` and
 ``pg_ctl`` (as the ``postgres`` user when the tests run as root), listening
