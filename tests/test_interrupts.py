@@ -48,3 +48,11 @@ def test_the_report_names_the_signal_and_the_exit_status_follows_it():
     ) in summary.report()
     summary.stopped_by = None  # a KeyboardInterrupt that came through no handler
     assert summary.exit_status == 130 and "stopped early: every" in summary.report()
+
+
+def test_a_stop_during_the_writers_drain_says_what_it_left_unwritten():
+    summary = BuildSummary(root="", ply=3, db="x.db", interrupted=True, unwritten=20_000)
+    assert (
+        "stopped early: every finished batch is saved but the last 20,000 positions searched "
+        "(stopped again while writing); run the same command again to resume"
+    ) in summary.report()

@@ -1,4 +1,5 @@
-"""The same build, reader and verifier against a real PostgreSQL server.
+"""The same build, reader and verifier against a real PostgreSQL server, and its writes:
+``COPY`` and its fallback for stored keys, the writer's thread, a build stopped and resumed.
 
 The server is a throwaway one started with the machine's ``initdb`` and
 ``pg_ctl`` (as the ``postgres`` user when the tests run as root), listening
@@ -8,23 +9,32 @@ only on a Unix socket.  Skipped when PostgreSQL or psycopg is not installed.
 import io
 import os
 import pwd
+import re
 import shutil
+import signal
 import subprocess
 import tempfile
 
+import numpy as np
 import pytest
-from conftest import SMALL_ROOT, book_moves, c4book_command, entries
+from conftest import SMALL_ROOT, book_moves, c4book_command, entries, small_build_args, wait_until
 from sqlalchemy import create_engine, text
+from sqlalchemy.exc import DatabaseError
 
-from bookgen import Book
+from bookgen import Book, BookError
 from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
-from bookgen.book.schema import BookNotFoundError
-from bookgen.book.store import existing_meta
+from bookgen.book.rows import Rows
+from bookgen.book.schema import COLUMNS, BookNotFoundError
+from bookgen.book.store import BookStore, existing_meta
 from bookgen.book.upgrade import run_pack
+from bookgen.book.writer import BatchWriter
 from bookgen.builder.driver import build
 from bookgen.builder.verify import verify
+from solver import Position
+from solver.bitboard import STANDARD, Board
 
 PLY = 11
+STOP_PLY, STOP_FRONTIER = 13, 1762  # long enough to be stopped mid-search
 PORT = 55439
 
 
@@ -192,3 +202,176 @@ def test_a_missing_database_is_named_with_how_to_create_it(postgres_url):
     finally:
         server.dispose()
     assert existing_meta(url) is None  # created: an empty database, where a build makes one
+
+
+# -- writing rows: COPY, its fallback for stored keys, and the writer's thread ------------
+
+
+def new_database(postgres_url: str) -> str:
+    """The URL of a database of its own on the test server, made now."""
+    name = f"c4book_{os.urandom(6).hex()}"
+    server = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    try:
+        with server.connect() as conn:
+            conn.execute(text(f"CREATE DATABASE {name}"))
+    finally:
+        server.dispose()
+    return postgres_url.replace("/postgres?", f"/{name}?")
+
+
+def random_rows(board: Board, ply: int, count: int, seed: int, *, derived: bool = False) -> Rows:
+    """Rows of random keys over all of ``board``'s key bits (8x7's reach past 2**63): frontier
+    rows with nodes, or derived ones with move scores and no nodes."""
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, 1 << board.key_bits, count, dtype=np.uint64))
+    scores = rng.integers(-20, 21, len(keys)).astype(np.int8)
+    best = rng.integers(0, 1 << board.width, len(keys)).astype(np.uint8)
+    if derived:
+        moves = rng.integers(0, 128, (len(keys), board.width)).astype(np.uint8)
+        return Rows(ply, keys, scores, best, move_scores=moves)
+    return Rows(ply, keys, scores, best, nodes=rng.integers(0, 1 << 40, len(keys)))
+
+
+def raw_positions(db: str) -> list[tuple]:
+    """Every column of every row as stored, in key order."""
+    engine = create_engine(db)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text(f"SELECT {', '.join(COLUMNS)} FROM positions ORDER BY key"))
+            return [(*r[:5], None if r[5] is None else bytes(r[5]), *r[6:]) for r in rows]
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("board", [STANDARD, Board.parse("8x7")], ids=str)
+def test_copy_writes_what_insert_writes_and_keeps_stored_keys(postgres_url, tmp_path, board):
+    """Frontier rows, then rows of which some keys are stored (the copy fails whole, and
+    the staging table's ON CONFLICT keeps the first values), then derived rows replacing
+    some: PostgreSQL's COPY stores every column as SQLite's INSERT does."""
+    first = random_rows(board, 9, 3000, seed=1)
+    again = random_rows(board, 9, 1000, seed=2)
+    overlap = Rows(
+        9,
+        np.concatenate([first.keys[::3], again.keys]),
+        np.concatenate([first.scores[::3] + 1, again.scores]),
+        np.concatenate([first.best[::3], again.best]),
+        nodes=np.concatenate([first.nodes[::3], again.nodes]),
+    )
+    derived = random_rows(board, 9, 500, seed=3, derived=True)
+    derived = derived.with_keys(np.concatenate([derived.keys[:250], first.keys[1:500:2]]))
+    root = Position.from_moves("", board).canonical_key
+    stores = [
+        BookStore(db, "", root, board=board)
+        for db in (new_database(postgres_url), str(tmp_path / "same.db"))
+    ]
+    try:
+        for store in stores:
+            assert store.insert_new(first, search_seconds=1.5) == len(first)
+            assert store.insert_new(overlap) == len(overlap)
+            assert store.upsert(derived) == len(derived)
+        on_postgres, on_sqlite = stores
+        assert on_postgres.copies and not on_sqlite.copies
+        kept, same = on_postgres.entries_at(9), on_sqlite.entries_at(9)
+        assert all(map(np.array_equal, kept, same))
+        assert len(kept.keys) == len(np.union1d(overlap.keys, np.union1d(first.keys, derived.keys)))
+        assert (kept.keys >= np.uint64(1 << 63)).any() == (board.key_bits > 63)
+        assert on_postgres.meta()["search_core_seconds"] == "1.5"
+    finally:
+        for store in stores:
+            store.close()
+    assert raw_positions(stores[0].db) == raw_positions(f"sqlite:///{stores[1].db}")
+
+
+def test_the_writer_drains_every_batch_and_raises_a_failed_write(postgres_url):
+    db = new_database(postgres_url)
+    store = BookStore(db, "", Position().canonical_key)
+    try:
+        assert store.writes_behind
+        batches = [random_rows(STANDARD, 9, 2000, seed=s) for s in range(6)]  # past DEPTH
+        writer = BatchWriter(store)
+        for batch in batches:
+            writer.put(batch, 1.0)
+        written = writer.close()
+        assert written.rows == sum(map(len, batches)) and written.unwritten == 0
+        assert written.seconds > 0 and written.cpu_seconds > 0
+        assert len(store.entries_at(9).keys) == written.rows  # all of it, once closed
+        assert float(store.meta()["search_core_seconds"]) == 6.0
+
+        writer = BatchWriter(store)
+        with store.engine.begin() as conn:
+            conn.execute(text("ALTER TABLE positions RENAME TO gone"))
+        try:
+            writer.put(random_rows(STANDARD, 10, 100, seed=7), 1.0)
+            with pytest.raises(BookError, match="cannot write to"):
+                writer.close()
+        finally:
+            with store.engine.begin() as conn:
+                conn.execute(text("ALTER TABLE gone RENAME TO positions"))
+        assert writer.written().unwritten == 100
+    finally:
+        store.close()
+
+
+def test_a_second_stop_while_draining_ends_after_the_batch_being_written(postgres_url):
+    """Each batch is one transaction: the book keeps whole batches, and those left are
+    counted unwritten (a resume solves them again)."""
+    db = new_database(postgres_url)
+    store = BookStore(db, "", Position().canonical_key)
+    batches = [random_rows(STANDARD, 9, 150_000, seed=s) for s in range(4)]
+    previous = signal.signal(signal.SIGALRM, signal.default_int_handler)
+    try:
+        writer = BatchWriter(store)
+        for batch in batches:
+            writer.put(batch, 1.0)
+        signal.setitimer(signal.ITIMER_REAL, 0.05)  # a KeyboardInterrupt while it drains
+        with pytest.raises(KeyboardInterrupt):
+            writer.close()
+        written = writer.written()
+        assert written.unwritten > 0 and written.rows + written.unwritten == 4 * len(batches[0])
+        stored = store.entries_at(9).keys
+        whole = [b.keys for b in batches[: written.rows // len(batches[0])]]
+        assert np.array_equal(stored, np.unique(np.concatenate(whole)) if whole else stored[:0])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        store.close()
+
+
+def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
+    postgres_url, tmp_path, ray_session
+):
+    """Ctrl-C while batches are written behind the loop: the stopped run's count of searched
+    positions is what it stored (the writer drained), and the rerun completes the book."""
+    db = new_database(postgres_url)
+    args = [*c4book_command(), *small_build_args(db, STOP_PLY, "--workers", "2", "--no-progress")]
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    engine = create_engine(db)
+
+    def frontier_rows() -> int:
+        try:
+            with engine.connect() as conn:
+                return conn.execute(
+                    text(f"SELECT count(*) FROM positions WHERE ply = {STOP_PLY}")
+                ).scalar_one()
+        except DatabaseError:  # no tables yet
+            return 0
+
+    try:
+        wait_until(frontier_rows, "frontier rows in PostgreSQL", 120)
+        first.send_signal(signal.SIGINT)
+        _, err = first.communicate(timeout=120)
+        assert first.returncode == 130, err
+        assert "stopped early by SIGINT: every finished batch is saved" in err
+        searched = int(re.search(r"searched ([\d,]+) frontier", err)[1].replace(",", ""))
+        stored = frontier_rows()
+        assert 1 <= stored < STOP_FRONTIER and stored == searched
+    finally:
+        engine.dispose()
+        if first.poll() is None:
+            first.kill()
+    rerun = build(db, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
+    assert rerun.already_stored == stored and rerun.searched == STOP_FRONTIER - stored
+    reference = str(tmp_path / "reference.db")
+    build(reference, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
+    assert postgres_rows(db) == sqlite_rows(reference)
+    assert stored_tables(db) == stored_tables(f"sqlite:///{reference}")

@@ -26,13 +26,18 @@ class BuildSummary:
     exact: int = 0  # of which the score was exact, leaving only the best moves
     layout: str = ""  # how the frontier's solvers ran, once Ray is up
     solvers: int = 0  # solver threads in all, once Ray is up
+    unwritten: int = 0  # searched, but a second stop came before they were written
     interrupted: bool = False
     stopped_by: int | None = None  # the signal that stopped it early: SIGINT or SIGTERM
     # wall seconds per phase: listing, starting Ray, solving the frontier
-    # (of which writing batches; and when its first batch came back, workers
-    # started and kernels loaded), deriving shallower plies
+    # (of which writing batches, or handing them to the writer's thread, and
+    # waiting for it to drain; and when its first batch came back, workers
+    # started and kernels loaded), deriving shallower plies; "written": the
+    # writer's thread writing, behind the loop (``book.writer``)
     timings: dict[str, float] = field(default_factory=dict)
-    driver_cpu: dict[str, float] = field(default_factory=dict)  # the same phases' thread CPU
+    # the same phases' CPU seconds of the thread running them: the main loop's, but
+    # "written", the writer's thread's
+    driver_cpu: dict[str, float] = field(default_factory=dict)
     board: str = "7x6"
     part: str | None = None  # "I/K": the part of the frontier this build searched
 
@@ -75,7 +80,10 @@ class BuildSummary:
             notes = (
                 [f"first batch back after {t['first batch']:.1f} s"] if "first batch" in t else []
             )
-            notes += [f"writing {t['writes']:.1f} s"] if "writes" in t else []
+            if "written" in t:
+                notes.append(f"writing {t['written']:.1f} s behind the loop")
+            elif "writes" in t:
+                notes.append(f"writing {t['writes']:.1f} s")
             if notes:
                 phases[-1] += f" ({'; '.join(notes)})"
             phases += [f"{name} {t[name]:.1f} s" for name in ("seal", "derive") if name in t]
@@ -89,10 +97,13 @@ class BuildSummary:
             )
         if self.interrupted:
             by = f" by {signal.Signals(self.stopped_by).name}" if self.stopped_by else ""
-            lines.append(
-                f"stopped early{by}: every finished batch is saved; "
-                "run the same command again to resume"
+            saved = (
+                f"every finished batch is saved but the last {self.unwritten:,} positions "
+                "searched (stopped again while writing)"
+                if self.unwritten
+                else "every finished batch is saved"
             )
+            lines.append(f"stopped early{by}: {saved}; run the same command again to resume")
         return "\n".join(lines)
 
 

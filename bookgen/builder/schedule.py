@@ -17,6 +17,7 @@ from solver.parent_bounds import NO_BOUND, Parents
 
 from ..book.rows import Rows
 from ..book.store import BookStore
+from ..book.writer import BatchWriter
 from ..progress import progress_bar
 from .missing import MissingKeys
 from .report import BuildSummary, timed
@@ -87,6 +88,7 @@ def solve_missing(
         disable=not progress,
         smoothing=0.05,
     )
+    writer = BatchWriter(store)  # into a server, behind this loop: drained below
     try:
         while True:
             while len(in_flight) < limit:
@@ -138,9 +140,9 @@ def solve_missing(
                         raise KeyboardInterrupt from None
                     raise
                 with timed(summary.timings, "writes", summary.driver_cpu):
-                    store.insert_new(
+                    writer.put(
                         Rows(summary.ply, keys, result.scores, result.best, nodes=result.nodes),
-                        search_seconds=result.seconds,
+                        result.seconds,
                     )
                 # Copies: views would pin the batch's whole result (nodes and all) in Ray's
                 # object store, mapped into this process, until the build's end.
@@ -165,3 +167,13 @@ def solve_missing(
         raise
     finally:
         bar.close()
+        # Every batch back is written before the ply is sealed or the stop reported.
+        try:
+            with timed(summary.timings, "drain", summary.driver_cpu):
+                writer.close()
+        finally:
+            written = writer.written()
+            summary.unwritten = written.unwritten
+            if store.writes_behind:
+                summary.timings["written"] = written.seconds
+                summary.driver_cpu["written"] = written.cpu_seconds
