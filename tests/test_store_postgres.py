@@ -17,12 +17,21 @@ import tempfile
 
 import numpy as np
 import pytest
-from conftest import SMALL_ROOT, book_moves, c4book_command, entries, small_build_args, wait_until
+from conftest import (
+    SMALL_PLY,
+    SMALL_ROOT,
+    book_moves,
+    c4book_command,
+    entries,
+    small_build_args,
+    wait_until,
+)
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DatabaseError
 
 from bookgen import Book, BookError
 from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
+from bookgen.book.merge import merge
 from bookgen.book.rows import Rows
 from bookgen.book.schema import COLUMNS, BookNotFoundError
 from bookgen.book.store import BookStore, existing_meta
@@ -375,3 +384,17 @@ def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
     build(reference, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert postgres_rows(db) == sqlite_rows(reference)
     assert stored_tables(db) == stored_tables(f"sqlite:///{reference}")
+
+
+def test_parts_merged_into_postgres_are_the_sqlite_book(postgres_url, tmp_path, small_book_path):
+    """``c4book merge`` into a server: SQLite parts copied in (by COPY, and again through
+    the staging table when the keys are stored already), then sealed: the whole build."""
+    parts = [str(tmp_path / f"part{n}.db") for n in (1, 2)]
+    for n, part in enumerate(parts, start=1):
+        build(part, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=20, part=f"{n}/2")
+    db = new_database(postgres_url)
+    merge(db, parts)
+    merge(db, parts[:1])  # again: every key stored, nothing changes
+    sealed = build(db, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=20)
+    assert sealed.searched == 0
+    assert entries(db) == entries(small_book_path)
