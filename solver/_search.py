@@ -313,6 +313,22 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                 continue
             c_kind = entry_type(c_entry)
             c_score = entry_score(board, c_entry)
+            if board.width == 4:
+                # The entry bounds the child, from its side: narrow the bounds
+                # handed down with it (step 5), so that a child the table already
+                # refutes is never searched.  Sound: both are proven bounds on
+                # the same score, so their intersection holds it.
+                info = scratch[base + 3 * slots + i]
+                e_low = np.int64((info >> np.uint64(8)) & np.uint64(0xFF)) - BOUND_OFFSET
+                e_high = np.int64((info >> np.uint64(16)) & np.uint64(0xFF)) - BOUND_OFFSET
+                if c_kind != UPPER:
+                    e_low = max(e_low, c_score)
+                if c_kind != LOWER:
+                    e_high = min(e_high, c_score)
+                info &= np.uint64(0xFF)
+                info |= np.uint64(e_low + BOUND_OFFSET) << np.uint64(8)
+                info |= np.uint64(e_high + BOUND_OFFSET) << np.uint64(16)
+                scratch[base + 3 * slots + i] = info
             # A bound on a child that is a lower bound for us raises alpha,
             # and fails high at once when it reaches beta.
             if same:  # we are to move again there: its lower bound is ours

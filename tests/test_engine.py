@@ -676,6 +676,9 @@ def test_width_four_child_bounds_stay_exact(size):
             solver.clear()
             r = solver.negamax(p, alpha, beta)
             assert check_fail_soft(r, score, alpha, beta), (p.moves, alpha, beta, r)
+    # Two threads share the table, so a child's bounds may come from the other's entries.
+    two = Solver(board=board, table_log2=14, threads=2)
+    assert [two.solve(p) for p in positions[:10]] == [minimax(p) for p in positions[:10]]
 
 
 def test_threads_and_a_fresh_solver_agree_on_another_board():
