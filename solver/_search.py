@@ -102,6 +102,26 @@ def busy_slot(key):
     return (key * GOLDEN) >> BUSY_SHIFT
 
 
+# On width 4 a parent has already bounded its child statically (see negamax,
+# step 2); it says so with this bit of ``threats_against`` (column 0's
+# sentinel, never a cell) and packs the bounds beside the child's ply.
+BOUND_OFFSET = 64  # a score plus this fits a byte
+
+
+@njit(cache=True, inline="always")
+def _bounded(board):
+    """The flag bit a parent sets in its child's ``threats_against`` (width 4)."""
+    return ONE << board.h
+
+
+@njit(cache=True, inline="always")
+def _child_ply(board, info):
+    """The ply packed in a child's info word (bit 0: same player to move)."""
+    if board.width == 4:
+        return np.int64((info >> ONE) & np.uint64(0x7F))
+    return np.int64(info >> ONE)
+
+
 @njit(cache=True, inline="always")
 def _loss(board, ply):
     """Score of the player to move at ``ply`` who loses to the opponent's next move."""
@@ -125,6 +145,10 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
 
     # -- 1. Bounds from the board alone -------------------------------------------------
     opponent = position ^ mask
+    bounded = False
+    if board.width == 4:
+        bounded = threats_against & _bounded(board) != ZERO
+        threats_against &= ~_bounded(board)
     moves = safe_moves(board, mask, threats_against)
     if moves == ZERO:
         return _loss(board, ply)
@@ -133,9 +157,9 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
     # We cannot win now (the caller checked) and the opponent cannot win next.
     low = -((board.cells - 2 - ply) // 2)
     high = (board.cells - 1 - ply) // 2
-    if alpha < 0:
+    if alpha < 0 and not bounded:
         low = lower_bound(board, position, mask, moves, low)
-    if beta > -1:
+    if beta > -1 and not bounded:
         high = upper_bound(board, position, mask, high)
     if alpha < low:
         alpha = low
@@ -190,6 +214,28 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
             c_pos = mover ^ c_mask
             c_ply += 1
             sign = -sign
+        c_low, c_high = 0, 0
+        if board.width == 4 and not settled:
+            # Width 4 (compiled out elsewhere): the child's static bounds now,
+            # before any child is searched, as Steininger's static search does.
+            # Sound: they are the proofs the child's own step 1 would apply (its
+            # window is ours, negated when the opponent moves there), so a bound
+            # that cuts here would have cut there, and a child whose best is at
+            # most alpha for us can only be refuted, never chosen.  On 4x10 this
+            # halves the nodes: most deep children die to a dead-lines or
+            # claimeven bound, and are no longer counted, probed or sorted.
+            c_alpha, c_beta = (alpha, beta) if sign > 0 else (-beta, -alpha)
+            c_low = -((board.cells - 2 - c_ply) // 2)
+            c_high = (board.cells - 1 - c_ply) // 2
+            if c_alpha < 0:
+                c_low = lower_bound(board, c_pos, c_mask, c_moves, c_low)
+            if c_beta > -1:
+                c_high = upper_bound(board, c_pos, c_mask, c_high)
+            v_low, v_high = (c_low, c_high) if sign > 0 else (-c_high, -c_low)
+            if v_low >= beta:
+                return v_low
+            if v_high <= alpha:
+                settled, value = True, v_high
         if settled:
             if value > best:
                 best, best_move = value, rank
@@ -210,7 +256,11 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
         )
         scratch[base + slots + count] = c_pos
         scratch[base + 2 * slots + count] = c_mask
-        scratch[base + 3 * slots + count] = np.uint64((c_ply << 1) | (1 if sign > 0 else 0))
+        c_info = np.uint64((c_ply << 1) | (1 if sign > 0 else 0))
+        if board.width == 4:
+            c_info |= np.uint64(c_low + BOUND_OFFSET) << np.uint64(8)
+            c_info |= np.uint64(c_high + BOUND_OFFSET) << np.uint64(16)
+        scratch[base + 3 * slots + count] = c_info
         scratch[base + 4 * slots + count] = c_threats
         scratch[base + count] = (np.uint64(score) << np.uint64(16)) | np.uint64(
             (board.width - rank) << 8 | count
@@ -256,13 +306,29 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
         for i in range(count):
             same = scratch[base + 3 * slots + i] & ONE
             c_key, _ = table_key(board, scratch[base + slots + i], scratch[base + 2 * slots + i])
-            c_ply = np.int64(scratch[base + 3 * slots + i] >> ONE)
+            c_ply = _child_ply(board, scratch[base + 3 * slots + i])
             c_entries, c_slot = _bucket_of(board, c_key, c_ply, table, scratch, shift)
             c_entry = probe(board, c_entries, c_slot, c_key)
             if c_entry == ZERO:
                 continue
             c_kind = entry_type(c_entry)
             c_score = entry_score(board, c_entry)
+            if board.width == 4:
+                # The entry bounds the child, from its side: narrow the bounds
+                # handed down with it (step 5), so that a child the table already
+                # refutes is never searched.  Sound: both are proven bounds on
+                # the same score, so their intersection holds it.
+                info = scratch[base + 3 * slots + i]
+                e_low = np.int64((info >> np.uint64(8)) & np.uint64(0xFF)) - BOUND_OFFSET
+                e_high = np.int64((info >> np.uint64(16)) & np.uint64(0xFF)) - BOUND_OFFSET
+                if c_kind != UPPER:
+                    e_low = max(e_low, c_score)
+                if c_kind != LOWER:
+                    e_high = min(e_high, c_score)
+                info &= np.uint64(0xFF)
+                info |= np.uint64(e_low + BOUND_OFFSET) << np.uint64(8)
+                info |= np.uint64(e_high + BOUND_OFFSET) << np.uint64(16)
+                scratch[base + 3 * slots + i] = info
             # A bound on a child that is a lower bound for us raises alpha,
             # and fails high at once when it reaches beta.
             if same:  # we are to move again there: its lower bound is ours
@@ -333,11 +399,39 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
         idx = np.int64(item & np.uint64(0xFF))
         rank = board.width - np.int64((item >> np.uint64(8)) & np.uint64(0xFF))
         c_info = scratch[base + 3 * slots + idx]
-        c_ply = np.int64(c_info >> ONE)
+        c_ply = _child_ply(board, c_info)
         c_pos = scratch[base + slots + idx]
         c_mask = scratch[base + 2 * slots + idx]
         c_threats = scratch[base + 4 * slots + idx]
-        if c_info & ONE:
+        if board.width == 4:
+            # The child's window, narrowed to the static bounds found in step 2
+            # (true bounds on its score, so its fail-soft answer stays right
+            # for our window); the flag spares the child finding them again.
+            c_low = np.int64((c_info >> np.uint64(8)) & np.uint64(0xFF)) - BOUND_OFFSET
+            c_high = np.int64((c_info >> np.uint64(16)) & np.uint64(0xFF)) - BOUND_OFFSET
+            same = c_info & ONE != ZERO
+            c_alpha, c_beta = (alpha, beta) if same else (-beta, -alpha)
+            c_alpha, c_beta = max(c_alpha, c_low), min(c_beta, c_high)
+            if c_alpha >= c_beta:
+                # Closed by the bounds alone: the child fails low at c_high or
+                # high at c_low (or both meet: its exact score).
+                c_value = c_high if c_high <= c_alpha else c_low
+            else:
+                c_value = negamax(
+                    board,
+                    c_pos,
+                    c_mask,
+                    c_ply,
+                    c_alpha,
+                    c_beta,
+                    c_threats | _bounded(board),
+                    table,
+                    scratch,
+                    shift,
+                    busy,
+                )
+            value = c_value if same else -c_value
+        elif c_info & ONE:
             value = negamax(
                 board, c_pos, c_mask, c_ply, alpha, beta, c_threats, table, scratch, shift, busy
             )

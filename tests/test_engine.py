@@ -659,6 +659,28 @@ def test_other_boards_match_minimax_past_the_middle(size):
         assert solver.analyze(p) == scores_by_children(p, minimax), p.moves
 
 
+@pytest.mark.parametrize("size", ["4x8", "4x10"])
+def test_width_four_child_bounds_stay_exact(size):
+    """On width 4 a node bounds its children statically and narrows their windows
+    (``_search.negamax``, step 2): strong, weak and fail-soft answers in every
+    null window and a few wide ones must match plain minimax, with a fresh table
+    for each window so that nothing is answered from an earlier search."""
+    board = Board.parse(size)
+    positions = random_endgames(30, seed=board.cells + 1, min_empty=8, max_empty=13, board=board)
+    solver = Solver(board=board, table_log2=14)
+    for p in positions:
+        score = minimax(p)
+        assert solver.solve(p) == score, p.moves
+        assert solver.solve(p, weak=True) == sign(score), p.moves
+        for alpha, beta in [(a, a + 1) for a in range(-4, 4)] + [(-3, 3), (-40, 40), (1, 6)]:
+            solver.clear()
+            r = solver.negamax(p, alpha, beta)
+            assert check_fail_soft(r, score, alpha, beta), (p.moves, alpha, beta, r)
+    # Two threads share the table, so a child's bounds may come from the other's entries.
+    two = Solver(board=board, table_log2=14, threads=2)
+    assert [two.solve(p) for p in positions[:10]] == [minimax(p) for p in positions[:10]]
+
+
 def test_threads_and_a_fresh_solver_agree_on_another_board():
     board = Board(6, 5)
     one, two = Solver(board=board, table_log2=18), Solver(board=board, table_log2=18, threads=2)
