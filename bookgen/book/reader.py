@@ -182,8 +182,8 @@ def _kernels():
 
 
 def _load_kernels(board: Board) -> None:
-    """Load the compiled lookups of ``board``'s books (a thread beside ``Book.open``'s
-    decoding, which runs in zstd and numpy with the GIL released)."""
+    """Load the compiled lookups of ``board``'s books: a thread beside ``Book.open``'s
+    decoding (on two cores the two share the GIL: docs/benchmarks.md)."""
     global _compiled  # noqa: PLW0603 - one module loaded once a process
     try:
         from . import compiled_family, compiled_keys
