@@ -251,6 +251,7 @@ def test_two_single_thread_workers_give_the_same_book(small_book_path, tmp_path,
     assert f"first batch back after {timings['first batch']:.1f} s" in summary.report()
 
 
+@pytest.mark.slow  # 15-27 s; test_multihost runs real hosts by default
 def test_two_nodes_run_one_threaded_process_each(small_book_path, tmp_path, ray_session):
     import ray
     from ray.cluster_utils import Cluster

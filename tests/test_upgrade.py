@@ -353,6 +353,7 @@ def test_pack_gives_back_the_pages_of_rows_already_dropped(small_book_copy, smal
     assert again.stdout == f"{small_book_copy}: no rows to pack\n"
 
 
+@pytest.mark.slow  # 15-22 s; test_lock refuses a second writer by default
 def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
     # Once, a pack run beside a build dropped the rows the build wrote between the pack's
     # read and its delete.  Now the pack is refused while the build holds the book.
