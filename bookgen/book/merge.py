@@ -58,31 +58,50 @@ def _describe(meta: dict[str, str]) -> str:
 
 def merge(db: str, parts: Sequence[str], out: IO[str] | None = None) -> list[Copied]:
     """Copy into the book ``db`` (made, from the first part's root and board, if absent)
-    the entries of every ply each of ``parts`` holds unsealed; every part is checked
-    before anything is written."""
+    the entries of every ply each of ``parts`` holds unsealed; every part is opened once
+    and checked before anything is written."""
     if not parts:
         raise IncompatibleBookError("merge needs at least one part to read")
-    first, first_meta = _open_part(parts[0], existing_meta(db))
-    first.close()
-    board: Board = board_of_meta(first_meta, parts[0])
-    target = BookStore(db, first_meta["root"], int(first_meta["root_key"]), board=board)
+    opened: list[BookStore] = []
+    try:
+        # Each part against the target's meta, or, for a new target, the first part's.
+        against = existing_meta(db)
+        for part in parts:
+            store, meta = _open_part(part, against)
+            opened.append(store)
+            against = against or meta
+        assert against is not None  # (a part's meta, at least)
+        return _merge_into(db, against, parts, opened, out)
+    finally:
+        for store in opened:
+            store.close()
+
+
+def _merge_into(
+    db: str,
+    meta: dict[str, str],
+    parts: Sequence[str],
+    opened: list[BookStore],
+    out: IO[str] | None,
+) -> list[Copied]:
+    """``merge`` once the parts are open: the target made if absent, every part's plies
+    checked against it under its write lock, then copied."""
+    board: Board = board_of_meta(meta, db)
+    target = BookStore(db, meta["root"], int(meta["root_key"]), board=board)
     copied: list[Copied] = []
     discard = False
     try:
         with BuildLock(target.engine, target.db, "merge"):
-            target_meta = target.meta()
             sealed = set(target.complete_plies())
-            for part in parts:
-                store, _ = _open_part(part, target_meta)
-                try:
-                    _building(store, part, target.db, sealed)
-                finally:
-                    store.close()
-            for part in parts:
-                copied.append(_copy(target, part, target_meta, sealed))
+            building = [
+                _building(store, part, target.db, sealed)
+                for part, store in zip(parts, opened, strict=True)
+            ]
+            for part, store, plies in zip(parts, opened, building, strict=True):
+                copied.append(_copy(target, part, store, plies))
                 if out is not None:
-                    plies = ", ".join(f"ply {p} {n:,}" for p, n in copied[-1].plies.items())
-                    out.write(f"{part}: {plies or 'no ply being built: nothing'} copied\n")
+                    done = ", ".join(f"ply {p} {n:,}" for p, n in copied[-1].plies.items())
+                    out.write(f"{part}: {done or 'no ply being built: nothing'} copied\n")
         fold_wal(target.engine)
     except Exception:
         discard = target.created and not target.wrote  # a book this merge made, empty
@@ -112,18 +131,15 @@ def _building(store: BookStore, part: str, db: str, sealed: set[int]) -> list[in
     return building
 
 
-def _copy(target: BookStore, part: str, target_meta: dict[str, str], sealed: set[int]) -> Copied:
-    store, _ = _open_part(part, target_meta)
-    try:
-        plies = {}
-        for ply in _building(store, part, target.db, sealed):
-            keys, scores, best = store.entries_at(ply)
-            if best is None:  # a ply still being built keeps its best moves
-                raise IncompatibleBookError(f"{part!r}: ply {ply} has no best moves to copy")
-            for start in range(0, len(keys), SLICE):
-                part_of = slice(start, start + SLICE)
-                target.insert_new(Rows(ply, keys[part_of], scores[part_of], best[part_of]))
-            plies[ply] = len(keys)
-        return Copied(part, plies)
-    finally:
-        store.close()
+def _copy(target: BookStore, part: str, store: BookStore, building: list[int]) -> Copied:
+    """The entries of the plies ``building`` of the open ``part``, copied into ``target``."""
+    plies = {}
+    for ply in building:
+        keys, scores, best = store.entries_at(ply)
+        if best is None:  # a ply still being built keeps its best moves
+            raise IncompatibleBookError(f"{part!r}: ply {ply} has no best moves to copy")
+        for start in range(0, len(keys), SLICE):
+            part_of = slice(start, start + SLICE)
+            target.insert_new(Rows(ply, keys[part_of], scores[part_of], best[part_of]))
+        plies[ply] = len(keys)
+    return Copied(part, plies)
