@@ -21,6 +21,7 @@ import numpy as np
 from solver.errors import ArgumentError
 
 MAX_PARTS = 1_000_000
+WANTED = f"I/K, the I-th of K parts (1 <= I <= K <= {MAX_PARTS:,}), e.g. 2/8"  # what --part takes
 
 
 class PartError(ArgumentError):
@@ -41,10 +42,7 @@ class Part(NamedTuple):
             part = cls(int(number), int(total))
             if 1 <= part.number <= part.total <= MAX_PARTS:
                 return part
-        raise PartError(
-            f"--part {text!r} is not a part: give I/K, the I-th of K parts "
-            f"(1 <= I <= K <= {MAX_PARTS:,}), e.g. 2/8"
-        )
+        raise PartError(f"--part {text!r} is not a part: give {WANTED}")
 
     def __str__(self) -> str:
         return f"{self.number}/{self.total}"

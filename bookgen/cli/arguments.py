@@ -123,7 +123,7 @@ def written_db(text: str) -> str:
 
 def build_part(text: str):
     """``--part I/K``: the I-th of K parts of a frontier (``builder.part``)."""
-    from ..builder.part import MAX_PARTS, Part, PartError
+    from ..builder.part import WANTED, Part, PartError
 
     def parse(value: str) -> Part | None:
         try:
@@ -131,9 +131,4 @@ def build_part(text: str):
         except PartError:
             return None
 
-    return _argument(
-        text,
-        parse,
-        lambda v: True,
-        f"a part: I/K, the I-th of K parts (1 <= I <= K <= {MAX_PARTS:,}), e.g. 2/8",
-    )
+    return _argument(text, parse, lambda v: True, f"a part: {WANTED}")
