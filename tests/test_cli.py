@@ -649,15 +649,15 @@ def test_solve_reads_positions_of_the_board_given():
 
 
 def test_query_and_move_without_a_book_play_the_board_given(tmp_path):
-    board = Board(5, 4)
+    board = Board(4, 4)
     solver = Solver(board=board, table_log2=16)
-    result = c4book("query", "3", "--board", "5x4", "--json")  # the shipped book is 7x6
+    result = c4book("query", "3", "--board", "4x4", "--json")  # the shipped book is 7x6
     answer = json.loads(result.stdout)
     position = Position.from_moves("3", board)
     assert answer["source"] == "search" and answer["move_scores"] == solver.analyze(position)
-    text = c4book("query", "3", "--board", "5x4").stdout.splitlines()
-    assert text[:5] == str(position).splitlines()  # the 5x4 board, drawn
-    move = json.loads(c4book("move", "33", "--board", "5x4", "--json").stdout)
+    text = c4book("query", "3", "--board", "4x4").stdout.splitlines()
+    assert text[:5] == str(position).splitlines()  # the 4x4 board, drawn
+    move = json.loads(c4book("move", "33", "--board", "4x4", "--json").stdout)
     assert move["source"] == "search" and move["score"] == solver.solve("33")
 
 
@@ -702,7 +702,7 @@ def test_build_of_another_board_refuses_a_contradiction_and_dry_runs(six_by_five
         "--db",
         str(tmp_path / "fresh.db"),
         "--board",
-        "5x4",
+        "4x4",
         "--dry-run",
         "--sample",
         "3",

@@ -388,10 +388,10 @@ def test_a_game_on_another_board_draws_it_and_asks_for_its_columns():
     from solver import Board
 
     out = io.StringIO()
-    ai = Player(None, board="5x4", table_log2=16)
-    assert play_game(ai, True, io.StringIO("6\n3\nq\n"), out) == 0
+    ai = Player(None, board="4x4", table_log2=16)
+    assert play_game(ai, True, io.StringIO("5\n3\nq\n"), out) == 0
     text = out.getvalue()
-    assert "Type a column 1-5 and press Enter" in text and "your move (1-5): " in text
-    assert "there is no column 6: columns are 1 to 5" in text
-    assert board_text(Position.from_moves("3", Board(5, 4))) in text
-    assert "\n1 2 3 4 5\n" in text
+    assert "Type a column 1-4 and press Enter" in text and "your move (1-4): " in text
+    assert "there is no column 5: columns are 1 to 4" in text
+    assert board_text(Position.from_moves("3", Board(4, 4))) in text
+    assert "\n1 2 3 4\n" in text

@@ -45,6 +45,7 @@ def test_else_the_installed_book(tmp_path, monkeypatch):
         assert book.info.root == "" and book.get("").best_moves == (4,)
 
 
+@pytest.mark.slow  # 10 s: builds and installs a wheel
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
 def test_an_installed_wheel_answers_from_its_own_book_in_any_directory(tmp_path):
     wheels = tmp_path / "wheels"

@@ -291,6 +291,7 @@ def dashboard_missing() -> str | None:
 PROGRESS = re.compile(rf"ply {PLY} frontier: +\d+%\|[^|]*\| (\d+)/(\d+) ")
 
 
+@pytest.mark.slow  # 32 s: the hosts-lost test above keeps the cluster in the default run
 @pytest.mark.skipif(dashboard_missing() is not None, reason=str(dashboard_missing()))
 def test_ray_job_submit_builds_and_ray_job_stop_keeps_every_batch(hosts, reference):
     """``ray job submit -- c4book build``: the job's driver finds its cluster in

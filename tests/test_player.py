@@ -532,8 +532,8 @@ def test_a_player_plays_its_book_board_and_without_a_book_the_board_given(six_by
         assert player.choose("3456345").source == "search"
         with pytest.raises(BoardSizeError, match="not the book's"):
             Player(book, board="7x6")
-    alone = Player(board="5x4", table_log2=16)
-    assert alone.board is Board(5, 4) and "board='5x4'" in repr(alone)
+    alone = Player(board="4x4", table_log2=16)
+    assert alone.board is Board(4, 4) and "board='4x4'" in repr(alone)
     assert alone.choose("33").proven
     casual = Player(board="6x5", level="casual", seed=3, table_log2=16)
     assert Position.from_moves("3", board).can_play(casual.best_move("3"))

@@ -238,6 +238,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(clean_book, tmp_path):
     assert entries(path) == entries(clean_book)
 
 
+@pytest.mark.slow  # 27 s: SIGTERM's exit and summary stay in the default run (below)
 def test_sigterm_after_a_resume_fails_the_run_and_counts_what_was_stored(clean_book, tmp_path):
     """A job runner's stop (SIGTERM) is not a finished build: exit 143, the summary, and
     the frontier positions found stored when the stopped run resumed."""

@@ -49,6 +49,7 @@ def test_check_args_parses_and_runs_nothing():
     assert bad.returncode == 2 and "argument --limit: '0' is not at least 1" in bad.stderr
 
 
+@pytest.mark.slow  # 14 s: builds two small books and times them
 def test_bench_book_alone_and_against_an_older_schema(tmp_path):
     from conftest import PLY10, unseal
 
