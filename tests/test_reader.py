@@ -491,6 +491,29 @@ def test_get_many_leaves_the_cycle_collector_as_it_found_it(book, small_book_pat
         gc.enable()
 
 
+def test_get_many_returns_before_the_collector_walks_its_entries(book, small_book_path):
+    """The entries made with the collector paused are walked at the caller's next
+    allocations (or never, if dropped first), not inside the call."""
+    import gc
+
+    asked = stored_moves(small_book_path)[:2000]
+    walked = []  # each walk's young entries
+
+    def count(phase, _info):
+        if phase == "start":
+            walked.append(sum(type(o) is BookEntry for o in gc.get_objects(0)))
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        got = book.get_many(asked)
+        during = len(walked)  # (len makes no object: no walk starts here)
+        gc.collect(0)
+    finally:
+        gc.callbacks.remove(count)
+    assert all(got) and sum(walked[:during]) == 0 and walked[during] == len(asked)
+
+
 @pytest.mark.parametrize(
     "bad, message",
     [
