@@ -332,6 +332,7 @@ def test_a_head_without_a_client_server_is_told_from_no_cluster(tmp_path):
     assert seconds < FAIL_WITHIN
 
 
+@pytest.mark.slow  # 20 s: a head with a client server; its refusals stay in the default run
 @pytest.mark.skipif(not has_ray_client(), reason="needs Ray Client: pip install -e '.[cluster]'")
 def test_with_the_cluster_extra_a_ray_client_build_runs(tmp_path):
     port = free_port()
