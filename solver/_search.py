@@ -58,15 +58,22 @@ SORT_BASE = 8
 
 @njit(cache=True, inline="always")
 def _slots(board):
-    """Scratch slots per ply for each of the five per-child values (8 up to width 8)."""
+    """Scratch slots per ply for each of the per-child values (8 up to width 8)."""
     return max(8, board.width)
+
+
+@njit(cache=True, inline="always")
+def _fields(board):
+    """Per-child values a ply keeps: sort item, stones, mask, ply, threats; on width 4
+    also the table key the enhanced transposition cutoff found (see negamax, step 3)."""
+    return 6 if board.width == 4 else 5
 
 
 @njit(cache=True, inline="always")
 def near_base(board):
     """Where the thread's near table starts in its scratch array: after the counters and,
-    per ply, the children's sort items, then their stones, masks, plies and threats."""
-    return SORT_BASE + 5 * _slots(board) * (board.cells + 1)
+    per ply, the children's values (``_fields``)."""
+    return SORT_BASE + _fields(board) * _slots(board) * (board.cells + 1)
 
 
 @njit(cache=True)
@@ -114,6 +121,27 @@ def _bounded(board):
     return ONE << board.h
 
 
+# On width 4 the table key costs a dead-stone scan (``_key``); a parent whose
+# enhanced transposition cutoff computed its child's key hands it down in the
+# child's key slot, and says so with column 1's sentinel bit.
+@njit(cache=True, inline="always")
+def _keyed(board):
+    """The flag bit saying the child's key waits in its key slot (width 4)."""
+    return ONE << (board.h + board.h1)
+
+
+@njit(cache=True, inline="always")
+def _key_slot(board, ply):
+    """The scratch word where a parent leaves the key of its child at ``ply`` (width 4)."""
+    return SORT_BASE + _fields(board) * _slots(board) * ply + 5 * _slots(board)
+
+
+@njit(cache=True, inline="always")
+def _pack_key(key, mirrored):
+    """A table key and its orientation in one word (keys are at most 63 bits wide here)."""
+    return (key << ONE) | (ONE if mirrored else ZERO)
+
+
 @njit(cache=True, inline="always")
 def _child_ply(board, info):
     """The ply packed in a child's info word (bit 0: same player to move)."""
@@ -146,9 +174,11 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
     # -- 1. Bounds from the board alone -------------------------------------------------
     opponent = position ^ mask
     bounded = False
+    keyed = False
     if board.width == 4:
         bounded = threats_against & _bounded(board) != ZERO
-        threats_against &= ~_bounded(board)
+        keyed = threats_against & _keyed(board) != ZERO
+        threats_against &= ~(_bounded(board) | _keyed(board))
     moves = safe_moves(board, mask, threats_against)
     if moves == ZERO:
         return _loss(board, ply)
@@ -171,7 +201,11 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
             return beta
     alpha0, beta0 = alpha, beta
     # Start loading our table entry now: the child scan below hides part of the wait.
-    key, mirrored = table_key(board, position, mask)
+    if keyed:
+        packed = scratch[_key_slot(board, ply)]
+        key, mirrored = packed >> ONE, packed & ONE != ZERO
+    else:
+        key, mirrored = table_key(board, position, mask)
     entries, slot = _bucket_of(board, key, ply, table, scratch, shift)
     prefetch(entries, slot)
 
@@ -181,7 +215,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
     # entry, until someone has a real choice or the game is decided.  A decided
     # child is a proven score: it tightens the window and is never searched.
     slots = _slots(board)
-    base = SORT_BASE + 5 * slots * ply
+    base = SORT_BASE + _fields(board) * slots * ply
     best = -board.cells
     best_move = no_move(board)
     count = 0
@@ -302,10 +336,15 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
 
     # Enhanced transposition cutoff: if the table already bounds a child low
     # enough for the opponent, this node fails high without searching at all.
-    if ply < board.cells - ETC_EMPTIES:
+    etc = ply < board.cells - ETC_EMPTIES
+    if etc:
         for i in range(count):
             same = scratch[base + 3 * slots + i] & ONE
-            c_key, _ = table_key(board, scratch[base + slots + i], scratch[base + 2 * slots + i])
+            c_key, c_mirrored = table_key(
+                board, scratch[base + slots + i], scratch[base + 2 * slots + i]
+            )
+            if board.width == 4:
+                scratch[base + 5 * slots + i] = _pack_key(c_key, c_mirrored)
             c_ply = _child_ply(board, scratch[base + 3 * slots + i])
             c_entries, c_slot = _bucket_of(board, c_key, c_ply, table, scratch, shift)
             c_entry = probe(board, c_entries, c_slot, c_key)
@@ -417,6 +456,10 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                 # high at c_low (or both meet: its exact score).
                 c_value = c_high if c_high <= c_alpha else c_low
             else:
+                c_threats |= _bounded(board)
+                if etc:
+                    scratch[_key_slot(board, c_ply)] = scratch[base + 5 * slots + idx]
+                    c_threats |= _keyed(board)
                 c_value = negamax(
                     board,
                     c_pos,
@@ -424,7 +467,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                     c_ply,
                     c_alpha,
                     c_beta,
-                    c_threats | _bounded(board),
+                    c_threats,
                     table,
                     scratch,
                     shift,
