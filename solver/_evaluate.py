@@ -34,7 +34,7 @@ from numba import njit
 
 from ._bits import column_mask, move_score, non_losing_moves, popcount, possible, winning_cells
 from ._bounds import lower_bound, upper_bound
-from ._key import table_key
+from ._key import canonical_key
 from ._search import LIMIT, NODES, STOPPED, table_bounds
 from ._table import EXACT, LOWER, UPPER
 
@@ -177,7 +177,7 @@ def _known_score(board, position, mask, known_keys, known_scores):
     """The exact score from the caller's sorted canonical keys, or 99 when unknown."""
     if known_keys.size == 0:
         return 99
-    key, _ = table_key(board, position, mask)
+    key, _ = canonical_key(board, position, mask)
     i = np.searchsorted(known_keys, key)
     if i < known_keys.size and known_keys[i] == key:
         return known_scores[i]

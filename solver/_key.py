@@ -2,81 +2,107 @@
 
 ``position + mask`` (see ``bitboard``) is unique per position.  A position
 and its mirror image score the same, so the table keys both by the smaller of
-the two keys; ``mirrored`` says which, and the entry's move is mirrored with it.
+the two keys (``canonical_key``); ``mirrored`` says which, and the entry's
+move is mirrored with it.
 
-**Dead stones** (measured, not used in the key).  A future four must run
-through an empty cell, and a line of four that already holds stones of both
-players can never be completed.  A stone on no line that could still be
-completed may take either colour without changing any future, so it could be
-keyed as if the player to move owned it.  Flipping several stones at once
-needs care::
+**Dead stones** (width 4).  A future four must run through an empty cell,
+and a line of four that holds stones of both players, or no empty cell, can
+never be completed.  A stone on no line that could still be completed may
+take either colour without changing any future, so ``table_key`` keys it as
+if the player to move owned it: positions that differ only there share an
+entry.  Flipping several stones at once needs care::
 
       line L:  a  b  X  .      a, b: stones of player A; X: of player B
 
 Taken one at a time, ``a`` and ``b`` look dead (without it, L still holds
 both colours), but flipped together to B they leave ``X X X .``, a live
 line.  So ``dead_stones`` counts a stone only when every line through it
-holds both colours among the stones that stay as they are.
+with an empty cell holds both colours among the stones that stay as they are.
 
-Keying by dead stones merged few positions before ply 30 and cost more time
-than it saved, so the search keys by the mirror only; ``dead_stones`` stays,
-with a test that flipping the stones it finds never changes a score, for a
-cheaper detector to build on.
+On width 4 a row is full after four stones, and full rows and blocked lines
+make most stones of a deep position dead: the empty board's solve takes 41%
+fewer nodes keyed so (benchmarks.md).  On wider boards few positions merge
+before ply 30 and the scan costs more than it saves, so they key by the
+mirror only.
 
-A stone is checked along the lines of four through it: for each direction
-and each of the four places it can hold in a line, the line's other three
-cells are tested with shifted copies of the board.
+The scan works line by line: for each direction, shifted copies of the board
+say which lines of four hold an empty cell, a stone of each player, or two;
+a stone is open when a line through it is live and lacks what closing it
+needs, and the lines' verdicts are spread back to their four cells.
 """
 
 import numpy as np
 from numba import njit
 
-from ._bits import U1, U2, U3, mirror
+from ._bits import U1, U2, U3, four_starts, mirror
 
 ZERO = np.uint64(0)
 
 
 @njit(cache=True, inline="always")
-def _open_through(free, step):
-    """Cells on some line of four (direction ``step``) whose other three cells are in ``free``."""
-    f1 = free >> step
-    f2 = free >> (U2 * step)
-    f3 = free >> (U3 * step)
-    # The line starting at cell c holds the stone at place k; bit c of each
-    # product says the other three places are free.
-    k0 = f1 & f2 & f3
-    k1 = free & f2 & f3
-    k2 = free & f1 & f3
-    k3 = free & f1 & f2
-    return k0 | (k1 << step) | (k2 << (U2 * step)) | (k3 << (U3 * step))
+def _spread(starts, step):
+    """Every cell of the lines of four (direction ``step``) that start at ``starts``."""
+    return starts | (starts << step) | (starts << (U2 * step)) | (starts << (U3 * step))
 
 
 @njit(cache=True, inline="always")
-def _closed_without(board, a, b):
-    """Cells every line of which holds both an ``a`` and a ``b`` stone apart from the cell itself."""
-    not_a = board.all_cells & ~a
-    not_b = board.all_cells & ~b
-    open_ = ZERO
-    for step in (U1, board.h1, board.h, board.h2):
-        open_ |= _open_through(not_a, step) | _open_through(not_b, step)
-    return ~open_
+def _any_two(cells, step):
+    """Line starts (direction ``step``) whose line holds one, and two, of ``cells``."""
+    c1 = cells >> step
+    c2 = cells >> (U2 * step)
+    c3 = cells >> (U3 * step)
+    low = cells | c1
+    high = c2 | c3
+    return low | high, (cells & c1) | (c2 & c3) | (low & high)
+
+
+@njit(cache=True, inline="always")
+def _any(cells, step):
+    """Line starts (direction ``step``) whose line holds one of ``cells``."""
+    return cells | (cells >> step) | (cells >> (U2 * step)) | (cells >> (U3 * step))
 
 
 @njit(cache=True, inline="always")
 def dead_stones(board, position, mask):
     """Stones whose colours, all flipped at once, change no line that can still make four."""
     other = position ^ mask
-    single = mask & _closed_without(board, position, other)
+    empty = board.all_cells & ~mask
+    # First the stones dead one at a time: a stone of A is, when each line
+    # through it with an empty cell holds another A stone and a B stone.
+    open_ = ZERO
+    for step in (U1, board.h1, board.h, board.h2):
+        live = _any(empty, step) & four_starts(board.all_cells, step)
+        mine, mine2 = _any_two(position, step)
+        theirs, theirs2 = _any_two(other, step)
+        open_ |= _spread(live & ~(mine2 & theirs), step) & position
+        open_ |= _spread(live & ~(theirs2 & mine), step) & other
+    single = mask & ~open_
     if single == ZERO:
         return ZERO
-    return single & _closed_without(board, position & ~single, other & ~single)
+    # Then those whose lines stay closed by the stones that are not flipped.
+    position &= ~single
+    other &= ~single
+    open_ = ZERO
+    for step in (U1, board.h1, board.h, board.h2):
+        live = _any(empty, step) & four_starts(board.all_cells, step)
+        open_ |= _spread(live & ~(_any(position, step) & _any(other, step)), step)
+    return single & ~open_
 
 
 @njit(cache=True, inline="always")
-def table_key(board, position, mask):
-    """``(key, mirrored)``: the canonical key of the position, for the table."""
+def canonical_key(board, position, mask):
+    """``(key, mirrored)``: the smaller of the position's key and its mirror image's."""
     key = position + mask
     flipped = mirror(board, key)
     if flipped < key:
         return flipped, True
     return key, False
+
+
+@njit(cache=True, inline="always")
+def table_key(board, position, mask):
+    """``(key, mirrored)``: the position's key in the table; on width 4 its dead
+    stones are keyed as the player to move's (compiled out on other widths)."""
+    if board.width == 4:
+        position |= dead_stones(board, position, mask)
+    return canonical_key(board, position, mask)

@@ -58,15 +58,22 @@ SORT_BASE = 8
 
 @njit(cache=True, inline="always")
 def _slots(board):
-    """Scratch slots per ply for each of the five per-child values (8 up to width 8)."""
+    """Scratch slots per ply for each of the per-child values (8 up to width 8)."""
     return max(8, board.width)
+
+
+@njit(cache=True, inline="always")
+def _fields(board):
+    """Per-child values a ply keeps: sort item, stones, mask, ply, threats; on width 4
+    also the table key the enhanced transposition cutoff found (see negamax, step 3)."""
+    return 6 if board.width == 4 else 5
 
 
 @njit(cache=True, inline="always")
 def near_base(board):
     """Where the thread's near table starts in its scratch array: after the counters and,
-    per ply, the children's sort items, then their stones, masks, plies and threats."""
-    return SORT_BASE + 5 * _slots(board) * (board.cells + 1)
+    per ply, the children's values (``_fields``)."""
+    return SORT_BASE + _fields(board) * _slots(board) * (board.cells + 1)
 
 
 @njit(cache=True)
@@ -85,7 +92,11 @@ W_NEXT, W_NEXT_NEXT, W_THREAT, W_TABLE = 12, 5, 3, 5
 ETC_EMPTIES = 12
 # next_test bisects while the window is wider than this, then (next to a draw)
 # steps as MTD(f), which makes the fewest of the costly tests near the score.
+# On width 4 from a wider window: there a test a few points off a draw costs
+# about as much as the draw's own (the empty 4x10 board's test at -4 took
+# half its nodes), and random positions of 4x8-4x10 took 11-20% fewer nodes.
 MTDF_WIDTH = 12
+MTDF_WIDTH_4 = 20
 
 
 @njit(cache=True, inline="always")
@@ -112,6 +123,27 @@ BOUND_OFFSET = 64  # a score plus this fits a byte
 def _bounded(board):
     """The flag bit a parent sets in its child's ``threats_against`` (width 4)."""
     return ONE << board.h
+
+
+# On width 4 the table key costs a dead-stone scan (``_key``); a parent whose
+# enhanced transposition cutoff computed its child's key hands it down in the
+# child's key slot, and says so with column 1's sentinel bit.
+@njit(cache=True, inline="always")
+def _keyed(board):
+    """The flag bit saying the child's key waits in its key slot (width 4)."""
+    return ONE << (board.h + board.h1)
+
+
+@njit(cache=True, inline="always")
+def _key_slot(board, ply):
+    """The scratch word where a parent leaves the key of its child at ``ply`` (width 4)."""
+    return SORT_BASE + _fields(board) * _slots(board) * ply + 5 * _slots(board)
+
+
+@njit(cache=True, inline="always")
+def _pack_key(key, mirrored):
+    """A table key and its orientation in one word (keys are at most 63 bits wide here)."""
+    return (key << ONE) | (ONE if mirrored else ZERO)
 
 
 @njit(cache=True, inline="always")
@@ -146,9 +178,11 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
     # -- 1. Bounds from the board alone -------------------------------------------------
     opponent = position ^ mask
     bounded = False
+    keyed = False
     if board.width == 4:
         bounded = threats_against & _bounded(board) != ZERO
-        threats_against &= ~_bounded(board)
+        keyed = threats_against & _keyed(board) != ZERO
+        threats_against &= ~(_bounded(board) | _keyed(board))
     moves = safe_moves(board, mask, threats_against)
     if moves == ZERO:
         return _loss(board, ply)
@@ -171,7 +205,11 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
             return beta
     alpha0, beta0 = alpha, beta
     # Start loading our table entry now: the child scan below hides part of the wait.
-    key, mirrored = table_key(board, position, mask)
+    if keyed:
+        packed = scratch[_key_slot(board, ply)]
+        key, mirrored = packed >> ONE, packed & ONE != ZERO
+    else:
+        key, mirrored = table_key(board, position, mask)
     entries, slot = _bucket_of(board, key, ply, table, scratch, shift)
     prefetch(entries, slot)
 
@@ -181,7 +219,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
     # entry, until someone has a real choice or the game is decided.  A decided
     # child is a proven score: it tightens the window and is never searched.
     slots = _slots(board)
-    base = SORT_BASE + 5 * slots * ply
+    base = SORT_BASE + _fields(board) * slots * ply
     best = -board.cells
     best_move = no_move(board)
     count = 0
@@ -302,10 +340,15 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
 
     # Enhanced transposition cutoff: if the table already bounds a child low
     # enough for the opponent, this node fails high without searching at all.
-    if ply < board.cells - ETC_EMPTIES:
+    etc = ply < board.cells - ETC_EMPTIES
+    if etc:
         for i in range(count):
             same = scratch[base + 3 * slots + i] & ONE
-            c_key, _ = table_key(board, scratch[base + slots + i], scratch[base + 2 * slots + i])
+            c_key, c_mirrored = table_key(
+                board, scratch[base + slots + i], scratch[base + 2 * slots + i]
+            )
+            if board.width == 4:
+                scratch[base + 5 * slots + i] = _pack_key(c_key, c_mirrored)
             c_ply = _child_ply(board, scratch[base + 3 * slots + i])
             c_entries, c_slot = _bucket_of(board, c_key, c_ply, table, scratch, shift)
             c_entry = probe(board, c_entries, c_slot, c_key)
@@ -417,6 +460,10 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                 # high at c_low (or both meet: its exact score).
                 c_value = c_high if c_high <= c_alpha else c_low
             else:
+                c_threats |= _bounded(board)
+                if etc:
+                    scratch[_key_slot(board, c_ply)] = scratch[base + 5 * slots + idx]
+                    c_threats |= _keyed(board)
                 c_value = negamax(
                     board,
                     c_pos,
@@ -424,7 +471,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                     c_ply,
                     c_alpha,
                     c_beta,
-                    c_threats | _bounded(board),
+                    c_threats,
                     table,
                     scratch,
                     shift,
@@ -482,26 +529,27 @@ def score_range(board, ply, low, high):
 
 
 @njit(cache=True, inline="always")
-def _stepping(lo, hi, guess):
+def _stepping(board, lo, hi, guess):
     """Whether to step as MTD(f): a narrow window, next to the guess (a draw
     at first).  A narrow window far from it is a lopsided position's: bisect."""
-    return hi - lo <= MTDF_WIDTH and lo - 1 <= guess <= hi
+    width = MTDF_WIDTH_4 if board.width == 4 else MTDF_WIDTH
+    return hi - lo <= width and lo - 1 <= guess <= hi
 
 
 @njit(cache=True, inline="always")
-def next_test(lo, hi, guess):
+def next_test(board, lo, hi, guess):
     """The value ``med`` to test next (is the score above ``med``?) when the
     score is known to lie in ``[lo, hi]``, ``lo < hi``; ``guess`` is MTD(f)'s.
 
     Two phases.  While the window is wide, Pons' narrowing: bisect, but probe
     halfway toward zero first.  Far from the true score a test is cheap, and
     in a lopsided position decisive: a quick loss is proved far more cheaply
-    than any loss.  Once the window is narrow (MTDF_WIDTH) and next to a
-    draw, MTD(f): test from a draw, each next test at the last fail-soft
-    bound.  In a balanced position the tests near the true score are the
-    costly ones, and this makes the fewest of them.
+    than any loss.  Once the window is narrow (MTDF_WIDTH, MTDF_WIDTH_4 on
+    width 4) and next to a draw, MTD(f): test from a draw, each next test at
+    the last fail-soft bound.  In a balanced position the tests near the true
+    score are the costly ones, and this makes the fewest of them.
     """
-    if _stepping(lo, hi, guess):
+    if _stepping(board, lo, hi, guess):
         med = guess
     else:
         med = lo + (hi - lo) // 2
@@ -513,10 +561,10 @@ def next_test(lo, hi, guess):
 
 
 @njit(cache=True, inline="always")
-def next_guess(lo, hi, med, result, guess):
+def next_guess(board, lo, hi, med, result, guess):
     """MTD(f)'s next guess after testing ``med`` gave ``result`` (the window
     before the test was ``[lo, hi]``): the new bound, while stepping."""
-    if not _stepping(lo, hi, guess):
+    if not _stepping(board, lo, hi, guess):
         return guess
     return result if result > med else result - 1
 
@@ -533,11 +581,11 @@ def solve_window(board, position, mask, ply, low, high, table, scratch, shift):
     lo, hi = score_range(board, ply, low, high)
     guess = 0
     while lo < hi:
-        med = next_test(lo, hi, guess)
+        med = next_test(board, lo, hi, guess)
         r = negamax(board, position, mask, ply, med, med + 1, threats, table, scratch, shift, None)
         if scratch[STOPPED] != ZERO:
             return 0
-        guess = next_guess(lo, hi, med, r, guess)
+        guess = next_guess(board, lo, hi, med, r, guess)
         if r <= med:
             hi = r
         else:

@@ -306,7 +306,7 @@ class _Race:
                 lo, hi = self.lo, self.hi
                 if lo >= hi:
                     return
-                med = _search.next_test(lo, hi, guess)
+                med = _search.next_test(self.board, lo, hi, guess)
                 self.testing[me] = med
             result = _search.negamax(
                 self.board,
@@ -325,7 +325,7 @@ class _Race:
                     scratch[_search.STOPPED] = 0
                     scratch[_search.LIMIT] = 0
                     continue
-                guess = _search.next_guess(lo, hi, med, result, guess)
+                guess = _search.next_guess(self.board, lo, hi, med, result, guess)
                 if result <= med:
                     self.hi = min(self.hi, result)
                 else:

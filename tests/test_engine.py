@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 from conftest import minimax, random_endgames, scores_by_children
 
-from solver import Board, BoardSizeError, C4Error, GameOverError, IllegalMoveError, Position, Solver
+from solver import (
+    STANDARD,
+    Board,
+    BoardSizeError,
+    C4Error,
+    GameOverError,
+    IllegalMoveError,
+    Position,
+    Solver,
+)
 from solver.bitboard import MAX_THREADS
 from solver.errors import ArgumentError
 
@@ -575,16 +584,16 @@ def test_bad_move_string_raises(solver):
 # -- the window's driver ---------------------------------------------------------------
 
 
-def probes_until_exact(score: int, lo: int, hi: int) -> list[int]:
+def probes_until_exact(score: int, lo: int, hi: int, board: Board = STANDARD) -> list[int]:
     """The values ``solve_window``'s driver tests, against a position of score
     ``score`` whose searches answer with the tightest fail-hard bound."""
     from solver._search import next_guess, next_test
 
     tested, guess = [], 0
     while lo < hi:
-        med = next_test(lo, hi, guess)
+        med = next_test(board, lo, hi, guess)
         result = med + 1 if score > med else med
-        guess = next_guess(lo, hi, med, result, guess)
+        guess = next_guess(board, lo, hi, med, result, guess)
         lo, hi = (result, hi) if result > med else (lo, result)
         tested.append(med)
     assert lo == score
@@ -600,6 +609,17 @@ def test_the_driver_bisects_a_wide_window_then_steps_from_a_draw():
     assert probes_until_exact(1, 1, 21) == [11, 1]  # a win's strong solve
     for score in range(-21, 22):  # always exact, never long
         assert len(probes_until_exact(score, -21, 21)) <= 12
+
+
+def test_the_driver_steps_from_a_draw_sooner_on_width_four():
+    # The empty 4x10 board (a draw): after the two wide tests, the window
+    # [-9, 10] is narrow enough on width 4 to step from a draw, with no test at -4.
+    wide = Board.parse("4x10")
+    assert probes_until_exact(0, -20, 20, wide) == [-10, 10, 0, -1]
+    assert probes_until_exact(0, -20, 20) == [-10, 10, -4, 5, 0, -1]  # as on 7x6
+    assert probes_until_exact(-15, -20, 20, wide) == [-10, -15, -18, -16]  # lopsided: bisects
+    for score in range(-20, 21):  # always exact, never long
+        assert len(probes_until_exact(score, -20, 20, wide)) <= 12
 
 
 # -- other boards: every size exact ------------------------------------------------
