@@ -141,8 +141,16 @@ def _key_slot(board, ply):
 
 
 @njit(cache=True, inline="always")
+def _hands_keys_down(board):
+    """Whether a parent hands its children their keys: width 4, but not 4x15, whose
+    keys take all 64 bits and would lose the top one to ``_pack_key``'s shift."""
+    return board.width == 4 and board.key_bits < 64
+
+
+@njit(cache=True, inline="always")
 def _pack_key(key, mirrored):
-    """A table key and its orientation in one word (keys are at most 63 bits wide here)."""
+    """A table key and its orientation in one word (``_hands_keys_down``: keys of at most
+    63 bits)."""
     return (key << ONE) | (ONE if mirrored else ZERO)
 
 
@@ -347,7 +355,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
             c_key, c_mirrored = table_key(
                 board, scratch[base + slots + i], scratch[base + 2 * slots + i]
             )
-            if board.width == 4:
+            if _hands_keys_down(board):
                 scratch[base + 5 * slots + i] = _pack_key(c_key, c_mirrored)
             c_ply = _child_ply(board, scratch[base + 3 * slots + i])
             c_entries, c_slot = _bucket_of(board, c_key, c_ply, table, scratch, shift)
@@ -461,7 +469,7 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                 c_value = c_high if c_high <= c_alpha else c_low
             else:
                 c_threats |= _bounded(board)
-                if etc:
+                if etc and _hands_keys_down(board):
                     scratch[_key_slot(board, c_ply)] = scratch[base + 5 * slots + idx]
                     c_threats |= _keyed(board)
                 c_value = negamax(

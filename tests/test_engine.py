@@ -4,6 +4,7 @@ The default run checks three whole sets and samples of two more (well under a
 minute); ``-m slow`` runs all 6000 lines strong and weak plus the empty board.
 """
 
+import random
 from pathlib import Path
 
 import pytest
@@ -657,9 +658,10 @@ def test_every_4x4_position_is_exact(four_by_four):
     assert {sign(s) for s in expected.values()} == {-1, 0, 1}
 
 
-# One board of each kind (each compiles its kernels once, about 7-20 s cold): small; width 8
-# and keys of 64 bits, hashed in the table (8x7).  The slow run adds narrow and tall (4x9),
-# width 8 with whole keys (8x5), keys of 56 bits (7x7) and of 63 (9x6, 4x15).  Empty boards
+# One board of each kind (each compiles its kernels once, about 20-30 s cold): width 8 and
+# keys of 64 bits, hashed in the table (8x7).  The slow run adds small (5x4), narrow and tall
+# (4x9), width 8 with whole keys (8x5), keys of 56 bits (7x7), of 63 (9x6) and of 64 on
+# width 4 (4x15).  Empty boards
 # are solved whole, against the published table, in tests/test_solve_boards.py.
 @pytest.mark.parametrize(
     "size",
@@ -702,6 +704,41 @@ def test_width_four_child_bounds_stay_exact(size):
     # Two threads share the table, so a child's bounds may come from the other's entries.
     two = Solver(board=board, table_log2=14, threads=2)
     assert [two.solve(p) for p in positions[:10]] == [minimax(p) for p in positions[:10]]
+
+
+def test_keys_are_handed_down_only_where_they_fit_a_shifted_word():
+    """A width-4 parent hands each child its table key shifted left by one (with the
+    orientation in bit 0): not on 4x15, whose keys take all 64 bits."""
+    from solver._search import _hands_keys_down
+
+    assert [_hands_keys_down(Board(4, h)) for h in (4, 10, 14, 15)] == [True] * 3 + [False]
+    assert not _hands_keys_down(Board(7, 6)) and Board(4, 15).key_bits == 64
+
+
+@pytest.mark.slow
+def test_4x15_keys_past_2_63_stay_exact():
+    """4x15 positions whose outer columns are full (keys of at least 2**63) at plies the
+    enhanced transposition cutoff probes (46 and 47 of 60): the solver against minimax."""
+    rng = random.Random(15)
+
+    def outer_columns_full() -> Position | None:
+        p = Position("4x15")
+        for columns, ply in (((1, 4), 30), ((2, 3), rng.choice((46, 47)))):
+            while p.ply < ply:
+                column = rng.choice([c for c in columns if p.can_play(c)])
+                if p.is_winning_move(column):
+                    return None  # (a finished game: drawn again)
+                p = p.play(column)
+        return p
+
+    positions: list[Position] = []
+    while len(positions) < 20:
+        if (p := outer_columns_full()) is not None:
+            positions.append(p)
+    assert all(p.canonical_key >= 1 << 63 for p in positions)
+    solver = Solver(board="4x15", table_log2=18)
+    for p in positions:
+        assert solver.solve(p) == minimax(p), p.moves
 
 
 def test_threads_and_a_fresh_solver_agree_on_another_board():
