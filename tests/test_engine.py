@@ -612,11 +612,14 @@ def test_the_driver_bisects_a_wide_window_then_steps_from_a_draw():
         assert len(probes_until_exact(score, -21, 21)) <= 12
 
 
-def test_the_driver_steps_from_a_draw_sooner_on_width_four():
+def test_the_driver_steps_from_a_draw_sooner_on_boards_four_wide_or_high():
     # The empty 4x10 board (a draw): after the two wide tests, the window
     # [-9, 10] is narrow enough on width 4 to step from a draw, with no test at -4.
     wide = Board.parse("4x10")
     assert probes_until_exact(0, -20, 20, wide) == [-10, 10, 0, -1]
+    # The empty 8x4 board (-1): likewise four high, with no test at -3.
+    assert probes_until_exact(-1, -16, 16, Board(8, 4)) == [-8, 8, 0, -1, -2]
+    assert probes_until_exact(-1, -16, 16) == [-8, 8, -3, 0, -1, -2]  # as on 7x6
     assert probes_until_exact(0, -20, 20) == [-10, 10, -4, 5, 0, -1]  # as on 7x6
     assert probes_until_exact(-15, -20, 20, wide) == [-10, -15, -18, -16]  # lopsided: bisects
     for score in range(-20, 21):  # always exact, never long
