@@ -190,7 +190,7 @@ def report(results: dict[str, list[dict]]) -> None:
     row("get_many, first call (positions/s)", median(lambda r: r["many"]["first"]), "{:,.0f}")
     row(
         "get_many, first call and the collector's walk of it (positions/s)",
-        median(lambda r: r["many"].get("first walked", r["many"]["first"])),
+        median(lambda r: r["many"]["first walked"]),
         "{:,.0f}",
     )
     row("get_many, second call (positions/s)", median(lambda r: r["many"]["second"]), "{:,.0f}")

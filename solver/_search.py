@@ -432,11 +432,14 @@ def negamax(board, position, mask, ply, alpha, beta, threats_against, table, scr
                 if sharing and j > 0:
                     # The child's key again, though the ETC scan above had it:
                     # keeping those keys would widen each ply's scratch, which
-                    # slows a thread searching alone.
+                    # slows a thread searching alone (width 4 keeps them anyway).
                     idx = np.int64(scratch[base + j] & np.uint64(0xFF))
-                    c_key, _ = table_key(
-                        board, scratch[base + slots + idx], scratch[base + 2 * slots + idx]
-                    )
+                    if etc and _hands_keys_down(board):
+                        c_key = scratch[base + 5 * slots + idx] >> ONE
+                    else:
+                        c_key, _ = table_key(
+                            board, scratch[base + slots + idx], scratch[base + 2 * slots + idx]
+                        )
                     if busy[busy_slot(c_key)] == c_key:
                         deferred |= 1 << j
                         continue
