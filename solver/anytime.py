@@ -82,6 +82,9 @@ class AnytimeSearch:
     """The anytime player's search; keeps the solver's and its own tables across moves.
 
     ``AnytimeSearch(Solver()).choose(Position.from_moves("4453"), seconds=0.02)``
+
+    Threads may share it: its searches take the solver's lock, so they run one
+    at a time (the solver's limit and its own scratch serve one search).
     """
 
     def __init__(self, solver: Solver | None = None, eval_table_log2: int = EVAL_TABLE_LOG2):
@@ -131,27 +134,28 @@ class AnytimeSearch:
         )
         if not cols:
             return {}
-        values = np.zeros(len(cols), dtype=np.int64)
-        scratch = self._scratch
-        scratch[ev.STOPPED] = 0
-        scratch[ev.LIMIT] = 0 if node_limit is None else scratch[ev.NODES] + max(1, node_limit)
-        done = ev.root_values(
-            self.board,
-            *_args(position),
-            depth,
-            np.array([c - 1 for c in cols], dtype=np.int64),
-            values,
-            self._tt_keys,
-            self._tt_data,
-            self._table,
-            self._near,
-            self._shift,
-            known[0],
-            known[1],
-            scratch,
-        )
-        scratch[ev.LIMIT] = scratch[ev.STOPPED] = 0
-        return {cols[i]: int(values[i]) for i in range(done)}
+        with self.solver.lock:  # (see the class)
+            values = np.zeros(len(cols), dtype=np.int64)
+            scratch = self._scratch
+            scratch[ev.STOPPED] = 0
+            scratch[ev.LIMIT] = 0 if node_limit is None else scratch[ev.NODES] + max(1, node_limit)
+            done = ev.root_values(
+                self.board,
+                *_args(position),
+                depth,
+                np.array([c - 1 for c in cols], dtype=np.int64),
+                values,
+                self._tt_keys,
+                self._tt_data,
+                self._table,
+                self._near,
+                self._shift,
+                known[0],
+                known[1],
+                scratch,
+            )
+            scratch[ev.LIMIT] = scratch[ev.STOPPED] = 0
+            return {cols[i]: int(values[i]) for i in range(done)}
 
     def move_values(self, position: Position, depth: int) -> dict[int, int]:
         """Every legal move's value (column: value), each searched ``depth`` plies deep in full.
@@ -221,13 +225,14 @@ class AnytimeSearch:
                 0,
                 0,
             )
-        clock = BudgetClock(self.solver, self._scratch, self._alarm, seconds, nodes, started)
-        try:
-            if len(safe) == 1:
-                return self._only_move(position, safe[0], clock, low, high)
-            return self._choose(position, safe, clock, low, high, known, keep_win)
-        finally:
-            clock.disarm()
+        with self.solver.lock:  # (see the class)
+            clock = BudgetClock(self.solver, self._scratch, self._alarm, seconds, nodes, started)
+            try:
+                if len(safe) == 1:
+                    return self._only_move(position, safe[0], clock, low, high)
+                return self._choose(position, safe, clock, low, high, known, keep_win)
+            finally:
+                clock.disarm()
 
     def _only_move(self, position, column, clock, low, high) -> AnytimeAnswer:
         """The only move that does not lose at once is the best one; its score if time allows."""

@@ -68,6 +68,11 @@ class Solver:
     With ``threads=N`` a hard position is searched by N threads that share
     the table (``None``: one per core); answers are the same, only sooner.
     A solver plays one ``board`` (a ``Board`` or ``"WxH"``; 7x6 by default).
+
+    Threads may share a solver: its searches run one at a time, in turn (a
+    lock), so each answer is the one a lone search gives.  To search in
+    parallel, give each thread a ``fork()``: forks share the table.
+    ``set_node_limit`` takes no lock: it is how another thread stops a search.
     """
 
     def __init__(
@@ -94,6 +99,10 @@ class Solver:
         self._busy = np.zeros(1 << _search.BUSY_LOG2, dtype=np.uint64) if threads > 1 else None
         self._helpers: list[Solver] = []
         self._pool: ThreadPoolExecutor | None = None
+        # One search at a time: the scratch (node count, limit, near table) and the
+        # race's helpers are this solver's alone.  Reentrant: analyze calls solve, and
+        # the anytime search holds it across the solves of one move.
+        self.lock = threading.RLock()
 
     def __repr__(self) -> str:
         threads = "" if self.threads == 1 else f", threads={self.threads}"
@@ -118,6 +127,7 @@ class Solver:
         twin._scratch = _new_scratch(self.board)
         twin._helpers = []
         twin._pool = None
+        twin.lock = threading.RLock()
         return twin
 
     def search_tables(self) -> SearchTables:
@@ -138,10 +148,11 @@ class Solver:
 
     def clear(self) -> None:
         """Empty the transposition table."""
-        self._table.fill(0)
-        near = _search.near_base(self.board)
-        for solver in (self, *self._helpers):  # their near tables
-            solver._scratch[near:] = 0
+        with self.lock:
+            self._table.fill(0)
+            near = _search.near_base(self.board)
+            for solver in (self, *self._helpers):  # their near tables
+                solver._scratch[near:] = 0
 
     def set_node_limit(self, nodes: int | None) -> None:
         """Stop any search after ``nodes`` more nodes (``None``: no limit).
@@ -161,6 +172,10 @@ class Solver:
 
     def _solve_window(self, position: Position, low: int, high: int) -> int:
         """The kernel's answer; with threads, a race that the first finisher ends."""
+        with self.lock:
+            return self._solve_window_alone(position, low, high)
+
+    def _solve_window_alone(self, position: Position, low: int, high: int) -> int:
         args = (*self._args(position), int(low), int(high))
         if self.threads == 1 or self._scratch[_search.LIMIT]:
             return self._checked(
@@ -221,21 +236,22 @@ class Solver:
             return board.win_score(position.ply)
         current, mask, ply = self._args(position)
         threats = np.uint64(winning_cells(board, current ^ mask, mask))
-        return self._checked(
-            _search.negamax(
-                board,
-                current,
-                mask,
-                ply,
-                int(alpha),
-                int(beta),
-                threats,
-                self._table,
-                self._scratch,
-                self._shift,
-                None,
+        with self.lock:
+            return self._checked(
+                _search.negamax(
+                    board,
+                    current,
+                    mask,
+                    ply,
+                    int(alpha),
+                    int(beta),
+                    threats,
+                    self._table,
+                    self._scratch,
+                    self._shift,
+                    None,
+                )
             )
-        )
 
     def analyze(self, position: Position | str) -> list[int | None]:
         """Exact score of each column (from 1) for the player to move; ``None`` if full."""

@@ -5,10 +5,11 @@ minute); ``-m slow`` runs all 6000 lines strong and weak plus the empty board.
 """
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import minimax, random_endgames, scores_by_children
+from conftest import minimax, random_endgames, random_position, scores_by_children
 
 from solver import (
     STANDARD,
@@ -770,3 +771,23 @@ def test_wide_keys_need_a_table_whose_index_names_them():
     with pytest.raises(ValueError, match=r"in 17\.\.32 on 8x7"):
         Solver(board="8x7", table_log2=16)
     Solver(board="6x7", table_log2=10)  # 48-bit keys fit the entry whole
+
+
+# -- one solver shared by threads ------------------------------------------------------
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_solver_shared_by_eight_threads_gives_each_the_lone_answer(threads):
+    # Issue 48: 8 threads on one Solver(table_log2=22) gave 13 wrong scores in 80 (seed 5,
+    # e.g. 22545622762661), each search writing over the others' node count and near table.
+    rng = random.Random(5)
+    positions = [random_position(rng, rng.randint(14, 23)) for _ in range(80)]
+    lone = Solver(table_log2=22)
+    alone = [(lone.solve(p), lone.solve(p, weak=True), lone.analyze(p)) for p in positions]
+    shared = Solver(table_log2=22, threads=threads)
+
+    def answers(position):
+        return shared.solve(position), shared.solve(position, weak=True), shared.analyze(position)
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(answers, positions)) == alone

@@ -6,10 +6,11 @@ and must end exactly as the starting score says.
 
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves, random_position
 
 from bookgen import Book, BookNotFoundError, Decision, Player
 from bookgen.limits import MAX_TIME_BUDGET
@@ -537,3 +538,24 @@ def test_a_player_plays_its_book_board_and_without_a_book_the_board_given(six_by
     assert alone.choose("33").proven
     casual = Player(board="6x5", level="casual", seed=3, table_log2=16)
     assert Position.from_moves("3", board).can_play(casual.best_move("3"))
+
+
+# -- one player shared by threads ------------------------------------------------------
+
+
+@pytest.mark.parametrize("budget", [None, 2.0])
+def test_a_player_shared_by_eight_threads_gives_each_the_lone_answer(shipped_book, budget):
+    # Issue 48: a Player(Book.open(), time_budget=2) shared by 6 threads answered
+    # 3366171612616723331 with proven=True, score=7; alone it says -2, its score.
+    rng = random.Random(7)
+    positions = [Position.from_moves("3366171612616723331")]
+    positions += [random_position(rng, rng.randint(9, 22)) for _ in range(47)]
+    lone = Solver(table_log2=22)
+    truth = [lone.analyze(p) for p in positions]
+    shared = Player(shipped_book, time_budget=budget, table_log2=22)
+    with ThreadPoolExecutor(8) as pool:
+        decisions = list(pool.map(shared.choose, positions))
+    for position, scores, decision in zip(positions, truth, decisions, strict=True):
+        best = max(s for s in scores if s is not None)
+        assert decision.proven, (position, decision)  # each solves in milliseconds alone
+        assert (decision.score, scores[decision.column - 1]) == (best, best), (position, decision)

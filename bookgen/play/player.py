@@ -12,6 +12,7 @@ import math
 import numbers
 import os
 import random
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -100,6 +101,8 @@ class Player:
     core) search an exact solve together; a budgeted search keeps to one.
     It plays the book's board, or without a book ``board`` (7x6 by default).
     ``book`` may be a path (or URL): the player opens it (``player.book``).
+    Threads may share a player: its moves are chosen one at a time, in turn
+    (a lock), each as a lone player would; a budget starts when its turn does.
     """
 
     def __init__(
@@ -158,6 +161,9 @@ class Player:
         self._solver: Solver | None = None
         self._anytime: AnytimeSearch | None = None
         self._floors = Floors()  # what earlier proofs say about positions to come
+        # One move at a time: the solver's node limit, the anytime search's scratch,
+        # the floors and the level's random choices serve one search.
+        self._lock = threading.RLock()
         self.last: Decision | None = None
 
     def __repr__(self) -> str:
@@ -182,9 +188,15 @@ class Player:
 
     def analyze(self, moves: str | Position) -> Analysis:
         """Every move's exact score: from the book where it can, by this player's solver otherwise."""
-        return analyze(as_position(moves, self.board), self.book, self._get_solver())
+        position = as_position(moves, self.board)
+        with self._lock:
+            return analyze(position, self.book, self._get_solver())
 
     def choose(self, moves: str | Position) -> Decision:
+        with self._lock:
+            return self._choose(moves)
+
+    def _choose(self, moves: str | Position) -> Decision:
         if self._anytime is None and (self.time_budget or self.level.name != "perfect"):
             self._get_anytime()  # loads its kernels before the clock starts
         started = time.perf_counter()
