@@ -321,6 +321,16 @@ def test_a_segment_s_row_that_does_not_describe_it_is_refused(small_book_copy):
         Book.open(small_book_copy)
 
 
+@pytest.mark.parametrize("ply", [SMALL_PLY - 1, SMALL_PLY])
+def test_a_deleted_segment_is_refused_at_open(small_book_copy, ply):
+    # Issue 48: the ply read as absent, and the book answered less than its meta says.
+    run_sql(small_book_copy, f"DELETE FROM segments WHERE ply = {ply}")
+    words = f"ply {ply} is damaged: the meta lists it complete, but the book holds none"
+    with pytest.raises(CorruptBookError, match=words):
+        Book.open(small_book_copy)
+    one_line_error(c4book("query", SMALL_ROOT, "--db", small_book_copy), "query", words)
+
+
 def first_segment_twice(path: str) -> None:
     run_sql(
         path,

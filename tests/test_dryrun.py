@@ -1,9 +1,13 @@
 """``c4book build --dry-run``: sizes and a cost estimate, writing nothing."""
 
 import io
+import os
+import re
+import subprocess
 from pathlib import Path
 
-from conftest import SMALL_PLY, SMALL_ROOT
+import pytest
+from conftest import SMALL_PLY, SMALL_ROOT, c4book_command
 
 
 def test_dry_run_sizes_the_build_and_writes_nothing(small_book_path, tmp_path):
@@ -17,6 +21,7 @@ def test_dry_run_sizes_the_build_and_writes_nothing(small_book_path, tmp_path):
     assert report.positions_per_ply == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
     assert (report.frontier, report.missing, report.stored_per_ply) == (574, 574, {})
     assert len(report.sample_seconds) == 5
+    assert report.load_seconds > 0  # timed apart from the sample
     estimate, low, high = report.core_hours()
     assert 0 <= low <= estimate <= high
     assert "core-hours (95% range" in report.report()
@@ -37,10 +42,6 @@ def test_dry_run_sizes_the_build_and_writes_nothing(small_book_path, tmp_path):
 
 
 def test_dry_run_on_the_command_line(tmp_path):
-    import subprocess
-
-    from conftest import c4book_command
-
     path = tmp_path / "sized.db"
     command = [
         *c4book_command(),
@@ -96,3 +97,24 @@ def test_a_wide_range_says_why():
     )
     report.sample_seconds = [0.1, 0.11, 0.12, 0.1]  # alike: a narrow range, no word on it
     assert report.report().splitlines()[-1].startswith("search cost: about ")
+
+
+@pytest.mark.slow
+def test_compiling_the_kernels_is_not_counted_as_search(tmp_path):
+    # Issue 48: with an empty numba cache the first sample solve took the compile (tens of
+    # seconds), and 7x4 to ply 10 was estimated at 150 core-hours, 0.08 the next time.
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}  # compiled afresh
+    command = [*c4book_command(), "build", "--board", "5x4", "--ply", "8", "--dry-run"]
+    result = subprocess.run(
+        [*command, "--db", str(tmp_path / "b.db"), "--sample", "10", "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"\(([\d.]+) ms each on average, after ([\d.]+) s loading", result.stdout)
+    assert found is not None, result.stdout
+    each, loading = float(found[1]), float(found[2])
+    # The compile (about 25 s), then positions solved in well under a millisecond each.
+    assert loading > 5 and each < 100

@@ -23,7 +23,7 @@ from solver.bitboard import STANDARD, Board
 
 from .family import SCORE_OFFSET, Family, derive_many
 from .rows import read_rows
-from .schema import SegmentRow
+from .schema import SegmentRow, damaged_ply
 from .segment import Segment, check_row, merge, unpack
 
 # compiled_keys bakes this and entry_code into its cached kernels, and numba checks only
@@ -122,6 +122,10 @@ class Plies:
                 )
                 row_counts[ply] = len(part)
         del rows, row_plies
+        if missing := sorted(set(complete) - set(parts)):  # a deleted segment, say
+            raise damaged_ply(
+                missing[0], "the meta lists it complete, but the book holds none of its positions"
+            )
         plies = cls(
             {ply: merge(p, ply) for ply, p in parts.items()}, row_counts, complete, db, board
         )

@@ -47,6 +47,7 @@ class DryRunReport:
     missing: int = 0
     sample_seconds: list[float] = field(default_factory=list)
     list_seconds: float = 0.0
+    load_seconds: float = 0.0  # loading (or compiling) the kernels: not in the sample
     board: str = "7x6"
 
     def core_hours(self) -> tuple[float, float, float]:
@@ -97,7 +98,8 @@ class DryRunReport:
                 f"search cost: about {estimate:,.2f} core-hours (95% range {low:,.2f} to "
                 f"{high:,.2f}), from {n} random missing positions solved cold on one core in "
                 f"{sum(self.sample_seconds):.1f} s ({1000 * statistics.fmean(self.sample_seconds):.1f}"
-                f" ms each on average); warm worker tables usually search less"
+                f" ms each on average, after {self.load_seconds:.1f} s loading the search "
+                f"kernels); warm worker tables usually search less"
             )
             if high > 2 * low:
                 lines.append(self.why_wide())
@@ -163,6 +165,10 @@ def dry_run(
         store.close()
     if len(chosen):
         solver = Solver(table_log2=table_log2, board=root_position.board)
+        if progress:
+            print("loading the search kernels (compiled once after an install)", file=sys.stderr)
+        report.load_seconds = solver.load_kernels()
+        solver.clear()  # the sample is solved cold, as the estimate says
         bounds = parents.bounds(chosen) if parents is not None else None
         for i, moves in enumerate(
             progress_bar(

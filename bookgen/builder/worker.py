@@ -40,8 +40,7 @@ def worker_solvers(table_log2: int, threads: int, board: Board = STANDARD) -> li
     global _solvers  # noqa: PLW0603 - this worker process's solvers, kept between its tasks
     if not _solvers or _solvers[0].table_log2 != table_log2 or _solvers[0].board is not board:
         _solvers = [Solver(table_log2=table_log2, board=board)]
-        middle = str(board.column_order[0] + 1)
-        _solvers[0].solve(middle * board.height + str(board.column_order[1] + 1))
+        _solvers[0].load_kernels()
     while len(_solvers) < threads:
         _solvers.append(_solvers[0].fork())
     return _solvers[:threads]
