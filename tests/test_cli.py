@@ -72,7 +72,7 @@ def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
 
 
 def signed(score):
-    return "x" if score is None else f"{score:+d}" if score else "0"
+    return "full" if score is None else f"{score:+d}" if score else "0"
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +142,7 @@ def test_query_book_position(db, solver):
         "moves  44444433  (ply 8, x to play)\n"
         "score  +16: first player wins with the 6th stone  [from the book]\n"
         "best   2 5\n"
-        "moves  1:0  2:+16  3:+2  4:x  5:+16  6:0  7:+2\n"
+        "moves  1:0  2:+16  3:+2  4:full  5:+16  6:0  7:+2\n"
     )
 
 
@@ -244,7 +244,7 @@ def test_query_draw_words(solver):
     assert "moves  " + LAST_CELL + "  (ply 41, o to play)" in result.stdout
     assert "score  0: draw  " in result.stdout
     assert "best   5\n" in result.stdout
-    assert "moves  1:x  2:x  3:x  4:x  5:0  6:x  7:x\n" in result.stdout
+    assert "moves  1:full  2:full  3:full  4:full  5:0  6:full  7:full\n" in result.stdout
 
 
 def test_query_without_a_book_never_claims_the_book():

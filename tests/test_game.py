@@ -26,7 +26,7 @@ NOISE_REPLIES = [
     "'x' is not a column: type a number from 1 to 7\n",
     "there is no column 0: columns are 1 to 7\n",
     "there is no column 8: columns are 1 to 7\n",
-    "'' is not a column: type a number from 1 to 7\n",
+    "",  # a bare Enter asks again, with no complaint
     "'-1' is not a column: type a number from 1 to 7\n",
     "there is no column 99999999999999999999...: columns are 1 to 7\n",
     "'٣' is not a column: type a number from 1 to 7\n",
@@ -352,6 +352,16 @@ def test_play_command_rejects_a_bad_start(small_book_path):
     result = c4book("play", "--db", small_book_path, "--start", "4444444", stdin="")
     assert result.returncode == 1
     assert result.stderr.strip() == ("c4book play: error: column 4 is full at move 7 of '4444444'")
+
+
+def test_the_winning_four_is_marked():
+    # x wins along the bottom row: 4, 5, 3, then 6 (o's 4, 5, 3 above them).
+    assert board_text(Position.from_moves("4455336")).split("\n")[-3:-1] == [
+        ". . o o o . .",
+        ". . X X X X .",
+    ]
+    # Five in a row, made by the middle stone: all five.
+    assert board_text(Position.from_moves("112244553")).split("\n")[-2] == "X X X X X . ."
 
 
 def test_the_last_stone_is_marked():

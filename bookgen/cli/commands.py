@@ -21,8 +21,14 @@ def open_book(db: str | None, board: Board | None = None) -> Book | None:
     return None if db is None else Book.open(db, board=board, compiled=False)
 
 
-def _signed(score: int | None) -> str:
-    return "x" if score is None else f"{score:+d}" if score else "0"
+def _signed(score: int) -> str:
+    return f"{score:+d}" if score else "0"
+
+
+def _move_score(score: int | None) -> str:
+    """A move's score as ``query`` prints it: ``full`` for a full column (an ``x`` was read
+    as a stone)."""
+    return "full" if score is None else _signed(score)
 
 
 def run_query(
@@ -56,7 +62,7 @@ def run_query(
     out.write(f"best   {' '.join(map(str, result.best_moves))}\n")
     out.write(
         "moves  "
-        + "  ".join(f"{col}:{_signed(s)}" for col, s in enumerate(result.move_scores, start=1))
+        + "  ".join(f"{col}:{_move_score(s)}" for col, s in enumerate(result.move_scores, start=1))
         + "\n"
     )
     return 0

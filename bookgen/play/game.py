@@ -34,29 +34,46 @@ def use_colour(out: IO[str]) -> bool:
 
 
 def board_text(position: Position, colour: bool = False) -> str:
-    """The board as ``str(Position)`` draws it, with the last stone in capitals (X, O).
+    """The board as ``str(Position)`` draws it, with the last stone in capitals (X, O), and
+    at a win every stone of the four it made.
 
-    With ``colour``, stones are coloured too, and the last one bold and underlined.
+    With ``colour``, stones are coloured too, and the capitals bold and underlined.
     """
     rows = str(position).split("\n")
     board = position.board
-    last = None
+    grid = [row.split(" ") for row in rows[: board.height]]
+    marked = set()
     if position.ply:
         col = int(position.moves[-1]) - 1
-        height = position.moves.count(position.moves[-1])
-        last = (board.height - height, col)
+        last = (board.height - position.moves.count(position.moves[-1]), col)
+        marked = four_through(grid, last) if position.is_won else {last}
     lines = []
-    for r, row in enumerate(rows[: board.height]):
-        cells = row.split(" ")
+    for r, cells in enumerate(grid):
         for c in range(board.width):
-            stone = cells[c]
-            if (r, c) == last:
-                stone = stone.upper()
+            stone = cells[c].upper() if (r, c) in marked else cells[c]
             if colour and stone != ".":
-                stone = COLOURS[stone.lower()] + (LAST if (r, c) == last else "") + stone + RESET
+                stone = COLOURS[stone.lower()] + (LAST if (r, c) in marked else "") + stone + RESET
             cells[c] = stone
         lines.append(" ".join(cells))
     return "\n".join(lines + rows[board.height :])
+
+
+def four_through(grid: list[list[str]], cell: tuple[int, int]) -> set[tuple[int, int]]:
+    """The cells (row from the top, column) of every line of four or more like stones
+    through ``cell`` in ``grid`` (rows of "x", "o", "."), ``cell`` always among them."""
+    row, col = cell
+    stone = grid[row][col]
+    found = {cell}
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        line = [cell]
+        for step in (1, -1):
+            r, c = row + step * dr, col + step * dc
+            while 0 <= r < len(grid) and 0 <= c < len(grid[0]) and grid[r][c] == stone:
+                line.append((r, c))
+                r, c = r + step * dr, c + step * dc
+        if len(line) >= 4:
+            found.update(line)
+    return found
 
 
 def describe_decision(decision: Decision) -> str:
@@ -150,6 +167,8 @@ def _ask_column(position: Position, stdin: Lines, out: IO[str]) -> int | None:
         if not line or line.strip().lower() in ("q", "quit", "exit"):
             return None
         text = line.strip()
+        if not text:  # a bare Enter: ask again
+            continue
         number = text.lstrip("0") or "0"  # as int() reads it, without int(): 4,301 digits raise
         if not (text.isascii() and text.isdigit()):
             out.write(f"{_shown(text)!r} is not a column: type a number from 1 to {width}\n")
