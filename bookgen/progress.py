@@ -9,10 +9,19 @@ endless line.  There, each update becomes a line of its own, at most one every
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO
 
 from tqdm import tqdm
 
 LOG_SECONDS = 10.0
+NOTICE_SECONDS = 1.0  # a wait shorter than this needs no word
+SEARCH_NOTICE = (
+    "searching (the first search after an install or an upgrade also compiles "
+    "the search kernels: up to a minute)"
+)
 
 
 def progress_bar(iterable=None, **options) -> tqdm:
@@ -48,3 +57,17 @@ class _Lines:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+@contextmanager
+def notice_if_slow(text: str, stream: IO[str] | None = None) -> Iterator[None]:
+    """Write ``text`` as a line to ``stream`` (stderr) if the block is still running after
+    ``NOTICE_SECONDS``: a command never waits in silence, a quick one says nothing."""
+    stream = stream or sys.stderr
+    timer = threading.Timer(NOTICE_SECONDS, lambda: print(text, file=stream, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()

@@ -94,6 +94,27 @@ def test_rerun_is_a_no_op(small_book_copy, ray_session):
     assert {ply: segment_rows(small_book_copy, ply) for ply in blobs} == blobs
 
 
+def test_the_frontier_bar_starts_when_the_workers_are_ready(tmp_path, ray_session, capsys):
+    # Issue 54: the bar counted the workers' start (and the kernels' compile) as search:
+    # 4/6163 after 35 s, an ETA of 15 hours.  It now says what it waits for, and starts
+    # with the first batch back, whose rate it does not guess.
+    import re
+
+    from bookgen import progress
+
+    progress.LOG_SECONDS = 0.0  # every update a line
+    try:
+        build(str(tmp_path / "bar.db"), 10, SMALL_ROOT, table_log2=20)
+    finally:
+        progress.LOG_SECONDS = 10.0
+    lines = capsys.readouterr().err.splitlines()
+    waiting = [i for i, line in enumerate(lines) if "loading the search kernels" in line]
+    bar = [line for line in lines if line.startswith("ply 10 frontier:") and "%|" in line]
+    assert waiting and bar and lines.index(bar[0]) > waiting[0], lines
+    assert re.search(r"\| \d+/36 \[00:00<\?, \?pos/s\]$", bar[0]), bar[0]  # no rate yet
+    assert bar[-1].startswith("ply 10 frontier: 100%|##########| 36/36 "), bar[-1]
+
+
 def test_a_book_to_the_last_ply_answers_every_position(tmp_path, ray_session):
     # From 34 stones on, to 42: no position to search (every ply-42 game is over), every
     # ply derived, ply 42 sealed empty; ply 41's moves fill the board or win.

@@ -4,6 +4,8 @@ Ray job's log)."""
 import io
 import os
 
+import pytest
+
 from bookgen import progress
 from bookgen.progress import progress_bar
 
@@ -58,3 +60,39 @@ def test_disabled_says_nothing():
     with progress_bar(total=2, desc="x", file=log, disable=True) as bar:
         bar.update(2)
     assert log.getvalue() == ""
+
+
+def test_a_slow_wait_says_what_it_waits_for(monkeypatch):
+    import time
+
+    from bookgen.progress import notice_if_slow
+
+    monkeypatch.setattr(progress, "NOTICE_SECONDS", 0.05)
+    log = io.StringIO()
+    with notice_if_slow("compiling", log):
+        pass  # quick: nothing said
+    time.sleep(0.2)
+    assert log.getvalue() == ""
+    with notice_if_slow("compiling", log):
+        time.sleep(0.3)
+    assert log.getvalue() == "compiling\n"
+
+
+@pytest.mark.slow
+def test_a_first_move_that_compiles_says_so(tmp_path):
+    # Issue 54: `c4book move` waited 14-30 s in silence the first time.
+    import subprocess
+
+    from conftest import c4book_command
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}  # compiled afresh
+    result = subprocess.run(
+        [*c4book_command(), "move", "4453", "--no-book"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "searching (the first search after an install" in result.stderr, result.stderr
+    assert result.stdout.startswith("3  (search, score -2, "), result.stdout

@@ -7,6 +7,7 @@ finish together.  One batch is in flight per worker process, plus one queued.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -81,13 +82,16 @@ def solve_missing(
     in_flight: dict = {}
     per_position = None  # running estimate of seconds per position
     began = time.perf_counter()
-    bar = progress_bar(
-        total=missing if missing is not None else frontier.total - frontier.stored,
-        desc=f"ply {summary.ply} frontier",
-        unit="pos",
-        disable=not progress,
-        smoothing=0.05,
-    )
+    # The bar starts with the first batch back: before it, workers start and load their
+    # kernels (compile them, the first time after an install), and a rate would say nothing
+    # (the quick start once showed a 15-hour ETA while compiling).
+    bar = None
+    if progress:
+        print(
+            f"ply {summary.ply} frontier: starting the workers and loading the search kernels "
+            "(compiled once after an install or an upgrade: up to a minute)",
+            file=sys.stderr,
+        )
     writer = BatchWriter(store)  # into a server, behind this loop: drained below
     try:
         while True:
@@ -122,7 +126,7 @@ def solve_missing(
                     batch,
                     bounds,
                 )
-                if missing is None:
+                if missing is None and bar is not None:
                     bar.total = frontier.total - frontier.stored
                     bar.refresh()
             if not in_flight:
@@ -158,7 +162,17 @@ def solve_missing(
                 summary.core_seconds += result.seconds
                 rate = result.seconds / len(keys)
                 per_position = rate if per_position is None else 0.7 * per_position + 0.3 * rate
-                bar.update(len(keys))
+                if bar is None:
+                    bar = progress_bar(
+                        total=missing if missing is not None else frontier.total - frontier.stored,
+                        initial=len(keys),  # (its rate counts from here)
+                        desc=f"ply {summary.ply} frontier",
+                        unit="pos",
+                        disable=not progress,
+                        smoothing=0.05,
+                    )
+                else:
+                    bar.update(len(keys))
             if stop.is_set():
                 raise KeyboardInterrupt  # noqa: TRY301 - a stop takes Ctrl-C's path, below
     except KeyboardInterrupt:
@@ -166,7 +180,8 @@ def solve_missing(
             ray.cancel(ref, force=True)
         raise
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         # Every batch back is written before the ply is sealed or the stop reported.
         try:
             with timed(summary.timings, "drain", summary.driver_cpu):

@@ -13,6 +13,7 @@ from ..book.store import BookStore, sqlite_path
 from ..play.analysis import analyze, describe_score
 from ..play.levels import lookahead
 from ..play.player import Player
+from ..progress import SEARCH_NOTICE, notice_if_slow
 
 
 def open_book(db: str | None, board: Board | None = None) -> Book | None:
@@ -38,7 +39,8 @@ def run_query(
     board = book.board if book is not None else board or Board()
     try:
         position = as_position(moves, board)
-        result = analyze(position, book)
+        with notice_if_slow(SEARCH_NOTICE):
+            result = analyze(position, book)
     finally:
         if book is not None:
             book.close()
@@ -79,7 +81,8 @@ def run_move(
     book = open_book(db, board)
     try:
         player = Player(book, time_budget=time_budget, board=board)
-        decision = player.choose(moves)
+        with notice_if_slow(SEARCH_NOTICE):
+            decision = player.choose(moves)
     finally:
         if book is not None:
             book.close()

@@ -8,6 +8,7 @@ from typing import IO, Protocol
 from solver import STANDARD, Board, GameOverError, Position
 
 from ..book.reader import Book
+from ..progress import SEARCH_NOTICE, notice_if_slow
 from .analysis import ordinal
 from .levels import lookahead
 from .player import Decision, Player
@@ -131,6 +132,7 @@ def play_game(
     out.write("You are x. " if human == 0 else "You are o. ")
     out.write(f"Type a column 1-{player.board.width} and press Enter; q quits.\n\n")
     out.write(f"{board_text(position, colour)}\n\n")
+    searched = False
     while not position.is_game_over:
         if position.ply % 2 == human:
             if hints:
@@ -141,7 +143,12 @@ def play_game(
                 return 0
             position = position.play(col)
         else:
-            decision = player.choose(position)
+            if searched:
+                decision = player.choose(position)
+            else:  # the first may compile the kernels
+                with notice_if_slow(SEARCH_NOTICE):
+                    decision = player.choose(position)
+                searched = True
             position = position.play(decision.column)
             out.write(
                 f"AI plays {decision.column}  ({describe_decision(decision)}, "
