@@ -70,6 +70,8 @@ OTHER_PROGRAMS = {
     "curl": "asks a running c4book serve (tests/test_web_app.py asks the API)",
     "ruff": "the linter and formatter (.ci/run runs them before the tests)",
     "mypy": "the type checker (docs/development.md; tests/test_typed.py runs it on a user's script)",
+    "scripts/build_parts.sh": "builds a ply's parts for hours, each a c4book build --part "
+    "and pack (tests/test_merge.py builds and merges parts)",
 }
 # Values for the placeholders of a synopsis (``--ply N``) where the parser wants a number or a
 # board; other placeholders (BOOK, REV, HEAD_IP) parse as they are.  A command with any
