@@ -103,3 +103,26 @@ def test_bench_grow_samples_a_ply_whose_parents_keep_best_moves():
         "ply 10 would never be exact; leave out --ply for the ply this book grows next, or "
         "give a book whose deepest ply is 9"
     )
+
+
+def test_the_readme_picture_shows_its_caption_and_the_shipped_book():
+    # Issue 54: the picture captioned "The explorer at 4453" showed 363563 and said "every
+    # position to ply 10".  scripts/shoot_explorer.py writes what it shows into the PNG.
+    import re
+
+    sys.path.insert(0, str(FOLDER))
+    from shoot_explorer import PICTURE, POSITION, text_of
+
+    from bookgen import Book
+
+    root = FOLDER.parent
+    facts = text_of(PICTURE.read_bytes())
+    again = "run python scripts/shoot_explorer.py to draw it again"
+    assert facts.get("c4book position") == POSITION, again
+    readme = (root / "README.md").read_text()
+    assert f"![The explorer at {POSITION}](docs/explorer.png)" in readme
+    assert f"![The explorer at {POSITION}:" in (root / "docs" / "web.md").read_text()
+    with Book.open(root / "book.db", compiled=False) as book:
+        depth = book.info.max_ply
+    shown = re.search(r"every position to ply (\d+)", facts.get("c4book summary", ""))
+    assert shown is not None and int(shown[1]) == depth, again
