@@ -1,15 +1,18 @@
 """The same build, reader and verifier against a real PostgreSQL server, and its writes:
-``COPY`` and its fallback for stored keys, the writer's thread, a build stopped and resumed.
+``COPY`` and its fallback for stored keys, the writer's thread, a build stopped and resumed;
+and a URL's password, never shown.
 
 The server is a throwaway one started with the machine's ``initdb`` and
 ``pg_ctl`` (as the ``postgres`` user when the tests run as root), listening
 only on a Unix socket.  Skipped when PostgreSQL or psycopg is not installed.
 """
 
+import contextlib
 import io
 import os
 import pwd
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -45,6 +48,8 @@ from solver.bitboard import STANDARD, Board
 PLY = 11
 STOP_PLY, STOP_FRONTIER = 13, 1762  # long enough to be stopped mid-search
 PORT = 55439
+KEEPER = "keeper"  # a role whose password the server checks
+KEEPER_PASSWORD = f"pw{secrets.token_hex(8)}"
 
 
 def _run_as_server_user(args: list[str], user: str | None) -> None:
@@ -53,8 +58,64 @@ def _run_as_server_user(args: list[str], user: str | None) -> None:
     subprocess.run(args, check=True, capture_output=True, timeout=120)
 
 
+class Server:
+    """The throwaway server: its data directory under ``home``, run as ``user`` (``None``:
+    as this process's user), trusting local connections but those of ``KEEPER``, who
+    gives ``KEEPER_PASSWORD``; stopped and started again by a test, and killed by its pid
+    at the end whatever happened."""
+
+    def __init__(self, home: str, user: str | None):
+        self.home, self.user = home, user
+        self.data = os.path.join(home, "data")
+        self.url = f"postgresql+psycopg://c4@/postgres?host={home}&port={PORT}"
+        self.pid: int | None = None
+
+    def make(self) -> None:
+        _run_as_server_user(["initdb", "-D", self.data, "-A", "trust", "-U", "c4"], self.user)
+        hba = os.path.join(self.data, "pg_hba.conf")
+        with open(hba) as handle:
+            rules = handle.read()
+        with open(hba, "w") as handle:  # the first rule that matches counts
+            handle.write(f"local all {KEEPER} scram-sha-256\n{rules}")
+
+    def start(self) -> None:
+        options = f"-p {PORT} -k {self.home} -c listen_addresses=''"
+        log = os.path.join(self.home, "log")
+        _run_as_server_user(
+            ["pg_ctl", "-D", self.data, "-w", "-l", log, "-o", options, "start"], self.user
+        )
+        with open(os.path.join(self.data, "postmaster.pid")) as handle:
+            self.pid = int(handle.readline())
+
+    def stop(self, mode: str = "immediate") -> None:
+        _run_as_server_user(["pg_ctl", "-D", self.data, "-w", "-m", mode, "stop"], self.user)
+        self.pid = None
+
+    def kill(self) -> None:
+        """Stop it, by its pid if ``pg_ctl`` cannot."""
+        if self.pid is None:
+            return
+        try:
+            self.stop()
+        except (OSError, subprocess.SubprocessError):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)  # its backends follow their postmaster
+
+    def sql(self, *statements: str, database: str = "postgres") -> None:
+        """Run ``statements`` as the superuser in ``database``, each on its own (``CREATE
+        DATABASE`` must)."""
+        url = self.url.replace("/postgres?", f"/{database}?")
+        engine = create_engine(url, isolation_level="AUTOCOMMIT")
+        try:
+            with engine.connect() as conn:
+                for statement in statements:
+                    conn.execute(text(statement))
+        finally:
+            engine.dispose()
+
+
 @pytest.fixture(scope="module")
-def postgres_url():
+def postgres_server():
     pytest.importorskip("psycopg")
     if not (shutil.which("initdb") and shutil.which("pg_ctl")):
         pytest.skip("PostgreSQL (initdb, pg_ctl) is not installed")
@@ -68,33 +129,27 @@ def postgres_url():
     home = tempfile.mkdtemp(prefix="c4book-pg-")
     if user is not None:
         shutil.chown(home, user)
-    data = os.path.join(home, "data")
+    server = Server(home, user)
     try:
-        _run_as_server_user(["initdb", "-D", data, "-A", "trust", "-U", "c4"], user)
-        _run_as_server_user(
-            [
-                "pg_ctl",
-                "-D",
-                data,
-                "-w",
-                "-l",
-                os.path.join(home, "log"),
-                "-o",
-                f"-p {PORT} -k {home} -c listen_addresses=''",
-                "start",
-            ],
-            user,
-        )
+        server.make()
+        server.start()
     except (OSError, subprocess.SubprocessError) as error:
         # The server is the machine's, not ours: no server here means nothing to test.
+        server.kill()
         shutil.rmtree(home, ignore_errors=True)
         detail = getattr(error, "stderr", b"") or b""
         pytest.skip(f"could not start a PostgreSQL server: {error} {detail[-200:]!r}")
     try:
-        yield f"postgresql+psycopg://c4@/postgres?host={home}&port={PORT}"
+        server.sql(f"CREATE ROLE {KEEPER} LOGIN PASSWORD '{KEEPER_PASSWORD}'")
+        yield server
     finally:
-        _run_as_server_user(["pg_ctl", "-D", data, "-w", "-m", "immediate", "stop"], user)
+        server.kill()
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def postgres_url(postgres_server):
+    return postgres_server.url
 
 
 def sqlite_rows(path: str) -> list[tuple]:
@@ -398,3 +453,59 @@ def test_parts_merged_into_postgres_are_the_sqlite_book(postgres_url, tmp_path, 
     sealed = build(db, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert sealed.searched == 0
     assert entries(db) == entries(small_book_path)
+
+
+# -- issue 48: a URL's password, never shown -----------------------------------------------
+
+
+def keeper_database(server: Server) -> str:
+    """A new database of KEEPER's, as a URL that gives KEEPER's password."""
+    name = f"c4book_{os.urandom(6).hex()}"
+    server.sql(f"CREATE DATABASE {name} OWNER {KEEPER}")
+    return f"postgresql+psycopg://{KEEPER}:{KEEPER_PASSWORD}@/{name}?host={server.home}&port={PORT}"
+
+
+def c4book(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*c4book_command(), *args], capture_output=True, text=True, timeout=120)
+
+
+def test_a_password_in_the_url_is_never_shown(postgres_server, ray_session):
+    """Not in a build's report, stats, a query, verify, an error, nor the repr of what holds
+    the URL: each shows it masked (``keeper:***@``), and still connects with it."""
+    db = keeper_database(postgres_server)
+    wrong_password = secrets.token_hex(8)
+    with pytest.raises(BookError, match="password authentication failed") as refused:
+        # The server checks the password: the URL's value must carry it.
+        Book.open(db.replace(KEEPER_PASSWORD, wrong_password))
+    out = io.StringIO()
+    summary = build(db, 9, SMALL_ROOT, progress=False, table_log2=20, out=out)
+    masked = [out.getvalue(), repr(summary), str(summary.db), f"{summary.db}"]
+    with Book.open(db) as book:
+        masked.append(repr(book))
+    store = BookStore(db, SMALL_ROOT, Position.from_moves(SMALL_ROOT).canonical_key)
+    try:
+        masked.append(repr(store))
+        with BuildLock(store.engine, db, "pack"), pytest.raises(BuildLockedError) as locked:
+            build(db, 9, SMALL_ROOT, progress=False)
+    finally:
+        store.close()
+    with pytest.raises(BookError) as other_root:
+        build(db, 9, "4444", progress=False)
+    masked += [str(e.value) + repr(e.value) for e in (refused, locked, other_root)]
+    commands = [
+        ("stats", "--db", db),
+        ("stats", "--db", db, "--json"),
+        ("verify", "--db", db, "--sample", "3", "--no-progress"),
+        ("build", "--root", "4444", "--ply", "9", "--db", db),  # another root: refused
+    ]
+    results = [c4book(*command) for command in commands]
+    assert [r.returncode for r in results] == [0, 0, 0, 1], [r.stderr for r in results]
+    masked += [r.stdout + r.stderr for r in results]
+    query = c4book("query", "4444443", "--db", db)
+    unreachable = c4book("query", "4444443", "--db", db.replace(f"port={PORT}", f"port={PORT + 1}"))
+    assert query.returncode == 0 and unreachable.returncode == 1
+    assert unreachable.stderr.startswith("c4book query: error: cannot connect to 'postgresql")
+    masked.append(unreachable.stderr)
+    assert all(f"{KEEPER}:***@" in text for text in masked), masked
+    everything = "".join([*masked, query.stdout, query.stderr])
+    assert KEEPER_PASSWORD not in everything and wrong_password not in everything

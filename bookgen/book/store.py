@@ -721,6 +721,9 @@ class BookStore:
             fold_wal(self.engine)
         self.engine.dispose()
 
+    def __repr__(self) -> str:
+        return f"BookStore({self.db!r}, readonly={self.readonly})"
+
 
 def write_meta(
     conn,
