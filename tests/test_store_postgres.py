@@ -1,6 +1,7 @@
 """The same build, reader and verifier against a real PostgreSQL server, and its writes:
 ``COPY`` and its fallback for stored keys, the writer's thread, a build stopped and resumed;
-and a URL's password, never shown.
+and what a user sees of the server: a URL's password never shown, the server stopped
+mid-build, a role that may only read.
 
 The server is a throwaway one started with the machine's ``initdb`` and
 ``pg_ctl`` (as the ``postgres`` user when the tests run as root), listening
@@ -17,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -36,7 +38,7 @@ from bookgen import Book, BookError
 from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
 from bookgen.book.merge import merge
 from bookgen.book.rows import Rows
-from bookgen.book.schema import COLUMNS, BookNotFoundError
+from bookgen.book.schema import COLUMNS, BookConnectionError, BookNotFoundError
 from bookgen.book.store import BookStore, existing_meta
 from bookgen.book.upgrade import run_pack
 from bookgen.book.writer import BatchWriter
@@ -401,8 +403,29 @@ def test_a_second_stop_while_draining_ends_after_the_batch_being_written(postgre
         store.close()
 
 
+@pytest.fixture(scope="module")
+def stop_reference(tmp_path_factory, ray_session) -> str:
+    """The SQLite book of SMALL_ROOT to STOP_PLY, which every stopped build must end as."""
+    path = str(tmp_path_factory.mktemp("stopped") / "reference.db")
+    build(path, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
+    return path
+
+
+def counted(engine, where: str, table: str = "positions") -> int:
+    """The rows of ``table`` ``where`` says; 0 before the build made its tables."""
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text(f"SELECT count(*) FROM {table} WHERE {where}")).scalar_one()
+    except DatabaseError:  # no tables yet
+        return 0
+
+
+def frontier_rows(engine) -> int:
+    return counted(engine, f"ply = {STOP_PLY}")
+
+
 def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
-    postgres_url, tmp_path, ray_session
+    postgres_url, stop_reference, ray_session
 ):
     """Ctrl-C while batches are written behind the loop: the stopped run's count of searched
     positions is what it stored (the writer drained), and the rerun completes the book."""
@@ -410,24 +433,14 @@ def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
     args = [*c4book_command(), *small_build_args(db, STOP_PLY, "--workers", "2", "--no-progress")]
     first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     engine = create_engine(db)
-
-    def frontier_rows() -> int:
-        try:
-            with engine.connect() as conn:
-                return conn.execute(
-                    text(f"SELECT count(*) FROM positions WHERE ply = {STOP_PLY}")
-                ).scalar_one()
-        except DatabaseError:  # no tables yet
-            return 0
-
     try:
-        wait_until(frontier_rows, "frontier rows in PostgreSQL", 120)
+        wait_until(lambda: frontier_rows(engine), "frontier rows in PostgreSQL", 120)
         first.send_signal(signal.SIGINT)
         _, err = first.communicate(timeout=120)
         assert first.returncode == 130, err
         assert "stopped early by SIGINT: every finished batch is saved" in err
         searched = int(re.search(r"searched ([\d,]+) frontier", err)[1].replace(",", ""))
-        stored = frontier_rows()
+        stored = frontier_rows(engine)
         assert 1 <= stored < STOP_FRONTIER and stored == searched
     finally:
         engine.dispose()
@@ -435,10 +448,8 @@ def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
             first.kill()
     rerun = build(db, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert rerun.already_stored == stored and rerun.searched == STOP_FRONTIER - stored
-    reference = str(tmp_path / "reference.db")
-    build(reference, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
-    assert postgres_rows(db) == sqlite_rows(reference)
-    assert stored_tables(db) == stored_tables(f"sqlite:///{reference}")
+    assert postgres_rows(db) == sqlite_rows(stop_reference)
+    assert stored_tables(db) == stored_tables(f"sqlite:///{stop_reference}")
 
 
 def test_parts_merged_into_postgres_are_the_sqlite_book(postgres_url, tmp_path, small_book_path):
@@ -455,7 +466,7 @@ def test_parts_merged_into_postgres_are_the_sqlite_book(postgres_url, tmp_path, 
     assert entries(db) == entries(small_book_path)
 
 
-# -- issue 48: a URL's password, never shown -----------------------------------------------
+# -- issue 48: a password never shown, a server gone, a role that may only read ----------
 
 
 def keeper_database(server: Server) -> str:
@@ -474,7 +485,7 @@ def test_a_password_in_the_url_is_never_shown(postgres_server, ray_session):
     the URL: each shows it masked (``keeper:***@``), and still connects with it."""
     db = keeper_database(postgres_server)
     wrong_password = secrets.token_hex(8)
-    with pytest.raises(BookError, match="password authentication failed") as refused:
+    with pytest.raises(BookConnectionError, match="password authentication failed") as refused:
         # The server checks the password: the URL's value must carry it.
         Book.open(db.replace(KEEPER_PASSWORD, wrong_password))
     out = io.StringIO()
@@ -509,3 +520,78 @@ def test_a_password_in_the_url_is_never_shown(postgres_server, ray_session):
     assert all(f"{KEEPER}:***@" in text for text in masked), masked
     everything = "".join([*masked, query.stdout, query.stderr])
     assert KEEPER_PASSWORD not in everything and wrong_password not in everything
+
+
+# While Ray starts, about 13 s; while batches are written (slow), about 20 s.
+@pytest.mark.parametrize("during", ["start", pytest.param("search", marks=pytest.mark.slow)])
+def test_a_server_stopped_mid_build_is_one_line_and_the_rerun_completes_the_book(
+    postgres_server, stop_reference, ray_session, during
+):
+    """The server stopped while the frontier is searched (and written), or while Ray starts:
+    the build says so in one line and exits 1; the server back, the rerun resumes from the
+    batches stored and ends with the whole book."""
+    db = keeper_database(postgres_server)  # its password masked in the error too
+    args = [*c4book_command(), *small_build_args(db, STOP_PLY, "--workers", "2", "--no-progress")]
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    engine = create_engine(db)
+    try:
+        if during == "search":
+            wait_until(lambda: frontier_rows(engine), "frontier rows in PostgreSQL", 120)
+            postgres_server.stop("immediate")
+        else:
+            wait_until(lambda: counted(engine, "name = 'build_lock'", "meta"), "the lock")
+            time.sleep(1)  # past the listing (0.3 s), into Ray's start (several seconds)
+            postgres_server.stop("fast")
+        out, err = first.communicate(timeout=120)
+    finally:
+        engine.dispose()
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+        if postgres_server.pid is None:
+            postgres_server.start()
+    assert first.returncode == 1, err
+    assert err.count("\n") == 1 and re.match(
+        r"c4book build: error: (lost the connection|cannot connect) to "
+        rf"'postgresql\+psycopg://{KEEPER}:\*\*\*@.*; every batch written before is kept: "
+        "run the same command again once the server is back, to resume$",
+        err,
+    ), err
+    assert KEEPER_PASSWORD not in out + err
+    engine = create_engine(db)
+    try:
+        stored = frontier_rows(engine)
+    finally:
+        engine.dispose()
+    if during == "search":
+        assert stored >= 1
+    rerun = build(db, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
+    assert rerun.already_stored == stored and rerun.searched == STOP_FRONTIER - stored
+    assert postgres_rows(db) == sqlite_rows(stop_reference)
+    assert stored_tables(db) == stored_tables(f"sqlite:///{stop_reference}")
+
+
+def test_a_role_that_may_only_read_is_told_it_cannot_write(postgres_server, tmp_path, ray_session):
+    """``build`` and ``merge`` with a role granted only CONNECT and SELECT: one line naming
+    the book, the role and the table, exit 1, and the book as it was; a query still reads."""
+    db = new_database(postgres_server.url)
+    build(db, 9, SMALL_ROOT, progress=False, table_log2=20)
+    part = str(tmp_path / "part.db")
+    build(part, 10, SMALL_ROOT, progress=False, table_log2=20, part="1/2")
+    name, role = db.split("/")[3].split("?")[0], f"reader_{os.urandom(4).hex()}"
+    postgres_server.sql(f"CREATE ROLE {role} LOGIN", f"GRANT CONNECT ON DATABASE {name} TO {role}")
+    postgres_server.sql(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}", database=name)
+    reader = db.replace("c4@", f"{role}@")
+    before = entries(db)
+    assert c4book("query", "4444443", "--db", reader).returncode == 0
+    for command in (
+        small_build_args(reader, 10, "--no-progress"),
+        ("merge", "--db", reader, part),
+    ):
+        result = c4book(*command)
+        assert result.returncode == 1
+        assert result.stderr == (
+            f"c4book {command[0]}: error: no write permission on {reader!r} for its role "
+            f"{role!r}: permission denied for table meta\n"
+        )
+    assert entries(db) == before

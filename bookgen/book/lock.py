@@ -180,8 +180,10 @@ class BuildLock:
                         delete(Meta).where(Meta.name == LOCK_NAME, Meta.value == self._value)
                     ).rowcount:
                         conn.execute(delete(Meta).where(Meta.name == COMMAND_NAME))
-            except OperationalError:
-                pass  # an unwritable book: the row names a dead pid, which frees it
+            except (OperationalError, BookError):
+                # An unwritable book, or its server gone: the row names a dead pid, which
+                # frees it, and the error that ended the command is the one to tell.
+                pass
             self._value = None
 
     # -- the rows -------------------------------------------------------------
