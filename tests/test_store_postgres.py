@@ -1,19 +1,24 @@
 """The same build, reader and verifier against a real PostgreSQL server, and its writes:
-``COPY`` and its fallback for stored keys, the writer's thread, a build stopped and resumed.
+``COPY`` and its fallback for stored keys, the writer's thread, a build stopped and resumed;
+and what a user sees of the server: a URL's password never shown, the server stopped
+mid-build, a role that may only read.
 
 The server is a throwaway one started with the machine's ``initdb`` and
 ``pg_ctl`` (as the ``postgres`` user when the tests run as root), listening
 only on a Unix socket.  Skipped when PostgreSQL or psycopg is not installed.
 """
 
+import contextlib
 import io
 import os
 import pwd
 import re
+import secrets
 import shutil
 import signal
 import subprocess
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -33,7 +38,7 @@ from bookgen import Book, BookError
 from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
 from bookgen.book.merge import merge
 from bookgen.book.rows import Rows
-from bookgen.book.schema import COLUMNS, BookNotFoundError
+from bookgen.book.schema import COLUMNS, BookConnectionError, BookNotFoundError
 from bookgen.book.store import BookStore, existing_meta
 from bookgen.book.upgrade import run_pack
 from bookgen.book.writer import BatchWriter
@@ -45,6 +50,8 @@ from solver.bitboard import STANDARD, Board
 PLY = 11
 STOP_PLY, STOP_FRONTIER = 13, 1762  # long enough to be stopped mid-search
 PORT = 55439
+KEEPER = "keeper"  # a role whose password the server checks
+KEEPER_PASSWORD = f"pw{secrets.token_hex(8)}"
 
 
 def _run_as_server_user(args: list[str], user: str | None) -> None:
@@ -53,8 +60,64 @@ def _run_as_server_user(args: list[str], user: str | None) -> None:
     subprocess.run(args, check=True, capture_output=True, timeout=120)
 
 
+class Server:
+    """The throwaway server: its data directory under ``home``, run as ``user`` (``None``:
+    as this process's user), trusting local connections but those of ``KEEPER``, who
+    gives ``KEEPER_PASSWORD``; stopped and started again by a test, and killed by its pid
+    at the end whatever happened."""
+
+    def __init__(self, home: str, user: str | None):
+        self.home, self.user = home, user
+        self.data = os.path.join(home, "data")
+        self.url = f"postgresql+psycopg://c4@/postgres?host={home}&port={PORT}"
+        self.pid: int | None = None
+
+    def make(self) -> None:
+        _run_as_server_user(["initdb", "-D", self.data, "-A", "trust", "-U", "c4"], self.user)
+        hba = os.path.join(self.data, "pg_hba.conf")
+        with open(hba) as handle:
+            rules = handle.read()
+        with open(hba, "w") as handle:  # the first rule that matches counts
+            handle.write(f"local all {KEEPER} scram-sha-256\n{rules}")
+
+    def start(self) -> None:
+        options = f"-p {PORT} -k {self.home} -c listen_addresses=''"
+        log = os.path.join(self.home, "log")
+        _run_as_server_user(
+            ["pg_ctl", "-D", self.data, "-w", "-l", log, "-o", options, "start"], self.user
+        )
+        with open(os.path.join(self.data, "postmaster.pid")) as handle:
+            self.pid = int(handle.readline())
+
+    def stop(self, mode: str = "immediate") -> None:
+        _run_as_server_user(["pg_ctl", "-D", self.data, "-w", "-m", mode, "stop"], self.user)
+        self.pid = None
+
+    def kill(self) -> None:
+        """Stop it, by its pid if ``pg_ctl`` cannot."""
+        if self.pid is None:
+            return
+        try:
+            self.stop()
+        except (OSError, subprocess.SubprocessError):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)  # its backends follow their postmaster
+
+    def sql(self, *statements: str, database: str = "postgres") -> None:
+        """Run ``statements`` as the superuser in ``database``, each on its own (``CREATE
+        DATABASE`` must)."""
+        url = self.url.replace("/postgres?", f"/{database}?")
+        engine = create_engine(url, isolation_level="AUTOCOMMIT")
+        try:
+            with engine.connect() as conn:
+                for statement in statements:
+                    conn.execute(text(statement))
+        finally:
+            engine.dispose()
+
+
 @pytest.fixture(scope="module")
-def postgres_url():
+def postgres_server():
     pytest.importorskip("psycopg")
     if not (shutil.which("initdb") and shutil.which("pg_ctl")):
         pytest.skip("PostgreSQL (initdb, pg_ctl) is not installed")
@@ -68,33 +131,27 @@ def postgres_url():
     home = tempfile.mkdtemp(prefix="c4book-pg-")
     if user is not None:
         shutil.chown(home, user)
-    data = os.path.join(home, "data")
+    server = Server(home, user)
     try:
-        _run_as_server_user(["initdb", "-D", data, "-A", "trust", "-U", "c4"], user)
-        _run_as_server_user(
-            [
-                "pg_ctl",
-                "-D",
-                data,
-                "-w",
-                "-l",
-                os.path.join(home, "log"),
-                "-o",
-                f"-p {PORT} -k {home} -c listen_addresses=''",
-                "start",
-            ],
-            user,
-        )
+        server.make()
+        server.start()
     except (OSError, subprocess.SubprocessError) as error:
         # The server is the machine's, not ours: no server here means nothing to test.
+        server.kill()
         shutil.rmtree(home, ignore_errors=True)
         detail = getattr(error, "stderr", b"") or b""
         pytest.skip(f"could not start a PostgreSQL server: {error} {detail[-200:]!r}")
     try:
-        yield f"postgresql+psycopg://c4@/postgres?host={home}&port={PORT}"
+        server.sql(f"CREATE ROLE {KEEPER} LOGIN PASSWORD '{KEEPER_PASSWORD}'")
+        yield server
     finally:
-        _run_as_server_user(["pg_ctl", "-D", data, "-w", "-m", "immediate", "stop"], user)
+        server.kill()
         shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def postgres_url(postgres_server):
+    return postgres_server.url
 
 
 def sqlite_rows(path: str) -> list[tuple]:
@@ -346,8 +403,29 @@ def test_a_second_stop_while_draining_ends_after_the_batch_being_written(postgre
         store.close()
 
 
+@pytest.fixture(scope="module")
+def stop_reference(tmp_path_factory, ray_session) -> str:
+    """The SQLite book of SMALL_ROOT to STOP_PLY, which every stopped build must end as."""
+    path = str(tmp_path_factory.mktemp("stopped") / "reference.db")
+    build(path, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
+    return path
+
+
+def counted(engine, where: str, table: str = "positions") -> int:
+    """The rows of ``table`` ``where`` says; 0 before the build made its tables."""
+    try:
+        with engine.connect() as conn:
+            return conn.execute(text(f"SELECT count(*) FROM {table} WHERE {where}")).scalar_one()
+    except DatabaseError:  # no tables yet
+        return 0
+
+
+def frontier_rows(engine) -> int:
+    return counted(engine, f"ply = {STOP_PLY}")
+
+
 def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
-    postgres_url, tmp_path, ray_session
+    postgres_url, stop_reference, ray_session
 ):
     """Ctrl-C while batches are written behind the loop: the stopped run's count of searched
     positions is what it stored (the writer drained), and the rerun completes the book."""
@@ -355,24 +433,14 @@ def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
     args = [*c4book_command(), *small_build_args(db, STOP_PLY, "--workers", "2", "--no-progress")]
     first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     engine = create_engine(db)
-
-    def frontier_rows() -> int:
-        try:
-            with engine.connect() as conn:
-                return conn.execute(
-                    text(f"SELECT count(*) FROM positions WHERE ply = {STOP_PLY}")
-                ).scalar_one()
-        except DatabaseError:  # no tables yet
-            return 0
-
     try:
-        wait_until(frontier_rows, "frontier rows in PostgreSQL", 120)
+        wait_until(lambda: frontier_rows(engine), "frontier rows in PostgreSQL", 120)
         first.send_signal(signal.SIGINT)
         _, err = first.communicate(timeout=120)
         assert first.returncode == 130, err
         assert "stopped early by SIGINT: every finished batch is saved" in err
         searched = int(re.search(r"searched ([\d,]+) frontier", err)[1].replace(",", ""))
-        stored = frontier_rows()
+        stored = frontier_rows(engine)
         assert 1 <= stored < STOP_FRONTIER and stored == searched
     finally:
         engine.dispose()
@@ -380,10 +448,8 @@ def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
             first.kill()
     rerun = build(db, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert rerun.already_stored == stored and rerun.searched == STOP_FRONTIER - stored
-    reference = str(tmp_path / "reference.db")
-    build(reference, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
-    assert postgres_rows(db) == sqlite_rows(reference)
-    assert stored_tables(db) == stored_tables(f"sqlite:///{reference}")
+    assert postgres_rows(db) == sqlite_rows(stop_reference)
+    assert stored_tables(db) == stored_tables(f"sqlite:///{stop_reference}")
 
 
 def test_parts_merged_into_postgres_are_the_sqlite_book(postgres_url, tmp_path, small_book_path):
@@ -398,3 +464,134 @@ def test_parts_merged_into_postgres_are_the_sqlite_book(postgres_url, tmp_path, 
     sealed = build(db, SMALL_PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert sealed.searched == 0
     assert entries(db) == entries(small_book_path)
+
+
+# -- issue 48: a password never shown, a server gone, a role that may only read ----------
+
+
+def keeper_database(server: Server) -> str:
+    """A new database of KEEPER's, as a URL that gives KEEPER's password."""
+    name = f"c4book_{os.urandom(6).hex()}"
+    server.sql(f"CREATE DATABASE {name} OWNER {KEEPER}")
+    return f"postgresql+psycopg://{KEEPER}:{KEEPER_PASSWORD}@/{name}?host={server.home}&port={PORT}"
+
+
+def c4book(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*c4book_command(), *args], capture_output=True, text=True, timeout=120)
+
+
+def test_a_password_in_the_url_is_never_shown(postgres_server, ray_session):
+    """Not in a build's report, stats, a query, verify, an error, nor the repr of what holds
+    the URL: each shows it masked (``keeper:***@``), and still connects with it."""
+    db = keeper_database(postgres_server)
+    wrong_password = secrets.token_hex(8)
+    with pytest.raises(BookConnectionError, match="password authentication failed") as refused:
+        # The server checks the password: the URL's value must carry it.
+        Book.open(db.replace(KEEPER_PASSWORD, wrong_password))
+    out = io.StringIO()
+    summary = build(db, 9, SMALL_ROOT, progress=False, table_log2=20, out=out)
+    masked = [out.getvalue(), repr(summary), str(summary.db), f"{summary.db}"]
+    with Book.open(db) as book:
+        masked.append(repr(book))
+    store = BookStore(db, SMALL_ROOT, Position.from_moves(SMALL_ROOT).canonical_key)
+    try:
+        masked.append(repr(store))
+        with BuildLock(store.engine, db, "pack"), pytest.raises(BuildLockedError) as locked:
+            build(db, 9, SMALL_ROOT, progress=False)
+    finally:
+        store.close()
+    with pytest.raises(BookError) as other_root:
+        build(db, 9, "4444", progress=False)
+    masked += [str(e.value) + repr(e.value) for e in (refused, locked, other_root)]
+    commands = [
+        ("stats", "--db", db),
+        ("stats", "--db", db, "--json"),
+        ("verify", "--db", db, "--sample", "3", "--no-progress"),
+        ("build", "--root", "4444", "--ply", "9", "--db", db),  # another root: refused
+    ]
+    results = [c4book(*command) for command in commands]
+    assert [r.returncode for r in results] == [0, 0, 0, 1], [r.stderr for r in results]
+    masked += [r.stdout + r.stderr for r in results]
+    query = c4book("query", "4444443", "--db", db)
+    unreachable = c4book("query", "4444443", "--db", db.replace(f"port={PORT}", f"port={PORT + 1}"))
+    assert query.returncode == 0 and unreachable.returncode == 1
+    assert unreachable.stderr.startswith("c4book query: error: cannot connect to 'postgresql")
+    masked.append(unreachable.stderr)
+    assert all(f"{KEEPER}:***@" in text for text in masked), masked
+    everything = "".join([*masked, query.stdout, query.stderr])
+    assert KEEPER_PASSWORD not in everything and wrong_password not in everything
+
+
+# While Ray starts, about 13 s; while batches are written (slow), about 20 s.
+@pytest.mark.parametrize("during", ["start", pytest.param("search", marks=pytest.mark.slow)])
+def test_a_server_stopped_mid_build_is_one_line_and_the_rerun_completes_the_book(
+    postgres_server, stop_reference, ray_session, during
+):
+    """The server stopped while the frontier is searched (and written), or while Ray starts:
+    the build says so in one line and exits 1; the server back, the rerun resumes from the
+    batches stored and ends with the whole book."""
+    db = keeper_database(postgres_server)  # its password masked in the error too
+    args = [*c4book_command(), *small_build_args(db, STOP_PLY, "--workers", "2", "--no-progress")]
+    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    engine = create_engine(db)
+    try:
+        if during == "search":
+            wait_until(lambda: frontier_rows(engine), "frontier rows in PostgreSQL", 120)
+            postgres_server.stop("immediate")
+        else:
+            wait_until(lambda: counted(engine, "name = 'build_lock'", "meta"), "the lock")
+            time.sleep(1)  # past the listing (0.3 s), into Ray's start (several seconds)
+            postgres_server.stop("fast")
+        out, err = first.communicate(timeout=120)
+    finally:
+        engine.dispose()
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+        if postgres_server.pid is None:
+            postgres_server.start()
+    assert first.returncode == 1, err
+    assert err.count("\n") == 1 and re.match(
+        r"c4book build: error: (lost the connection|cannot connect) to "
+        rf"'postgresql\+psycopg://{KEEPER}:\*\*\*@.*; every batch written before is kept: "
+        "run the same command again once the server is back, to resume$",
+        err,
+    ), err
+    assert KEEPER_PASSWORD not in out + err
+    engine = create_engine(db)
+    try:
+        stored = frontier_rows(engine)
+    finally:
+        engine.dispose()
+    if during == "search":
+        assert stored >= 1
+    rerun = build(db, STOP_PLY, SMALL_ROOT, progress=False, table_log2=20)
+    assert rerun.already_stored == stored and rerun.searched == STOP_FRONTIER - stored
+    assert postgres_rows(db) == sqlite_rows(stop_reference)
+    assert stored_tables(db) == stored_tables(f"sqlite:///{stop_reference}")
+
+
+def test_a_role_that_may_only_read_is_told_it_cannot_write(postgres_server, tmp_path, ray_session):
+    """``build`` and ``merge`` with a role granted only CONNECT and SELECT: one line naming
+    the book, the role and the table, exit 1, and the book as it was; a query still reads."""
+    db = new_database(postgres_server.url)
+    build(db, 9, SMALL_ROOT, progress=False, table_log2=20)
+    part = str(tmp_path / "part.db")
+    build(part, 10, SMALL_ROOT, progress=False, table_log2=20, part="1/2")
+    name, role = db.split("/")[3].split("?")[0], f"reader_{os.urandom(4).hex()}"
+    postgres_server.sql(f"CREATE ROLE {role} LOGIN", f"GRANT CONNECT ON DATABASE {name} TO {role}")
+    postgres_server.sql(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}", database=name)
+    reader = db.replace("c4@", f"{role}@")
+    before = entries(db)
+    assert c4book("query", "4444443", "--db", reader).returncode == 0
+    for command in (
+        small_build_args(reader, 10, "--no-progress"),
+        ("merge", "--db", reader, part),
+    ):
+        result = c4book(*command)
+        assert result.returncode == 1
+        assert result.stderr == (
+            f"c4book {command[0]}: error: no write permission on {reader!r} for its role "
+            f"{role!r}: permission denied for table meta\n"
+        )
+    assert entries(db) == before

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from .location import book_location
 from .schema import BookError, Meta
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class BuildLock:
 
     def __init__(self, engine: Engine, db: str, command: str = "build"):
         self.engine = engine
-        self.db = db
+        self.db = book_location(db)  # a URL's password masked in every message
         self.command = command
         self.owner: LockOwner | None = None
         self._value: str | None = None  # the row as we last wrote it
@@ -179,8 +180,10 @@ class BuildLock:
                         delete(Meta).where(Meta.name == LOCK_NAME, Meta.value == self._value)
                     ).rowcount:
                         conn.execute(delete(Meta).where(Meta.name == COMMAND_NAME))
-            except OperationalError:
-                pass  # an unwritable book: the row names a dead pid, which frees it
+            except (OperationalError, BookError):
+                # An unwritable book, or its server gone: the row names a dead pid, which
+                # frees it, and the error that ended the command is the one to tell.
+                pass
             self._value = None
 
     # -- the rows -------------------------------------------------------------

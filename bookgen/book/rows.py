@@ -21,7 +21,7 @@ from sqlalchemy import text
 
 from .checksum import move_score_words, row_checksums
 from .collector import paused
-from .schema import BEST_BITS, BEST_TEXT, COLUMNS, corrupt_database, damaged_ply
+from .schema import BEST_BITS, BEST_TEXT, COLUMNS, corrupt_database, cursor_error, damaged_ply
 from .segment import Segment
 
 READ_CHUNK = 20_000  # rows fetched at a time: each chunk's objects go before the next
@@ -183,10 +183,10 @@ def read_rows(
                 ):
                     into.append(column.astype(kept, copy=False))
     except Exception as error:
-        corrupt = corrupt_database(db, error)
-        if corrupt is None:
+        named = corrupt_database(db, error) or cursor_error(db, conn, error, "SELECT")
+        if named is None:
             raise
-        raise corrupt from None
+        raise named from None
     finally:
         cursor.close()
     if not keys:

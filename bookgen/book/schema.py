@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from sqlalchemy import BigInteger, Integer, LargeBinary, SmallInteger, String
+from sqlalchemy import BigInteger, Engine, Integer, LargeBinary, SmallInteger, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from solver.bitboard import MAX_WIDTH, Board
@@ -131,6 +131,14 @@ class IncompatibleBookError(BookError, ValueError):
     """A book for another board size or another root than asked."""
 
 
+class BookConnectionError(BookError, ConnectionError):
+    """A book's database server that cannot be reached, or that went away."""
+
+
+class BookPermissionError(BookError, PermissionError):
+    """A database role without a right that the command needs on the book's tables."""
+
+
 def board_of_meta(meta: dict[str, str], db: str) -> Board:
     """The board a book records; ``CorruptBookError`` if its record is not a board."""
     try:
@@ -165,3 +173,51 @@ def corrupt_database(db: str, error: BaseException) -> CorruptBookError | None:
 
 
 _NOT_UTF8 = "Could not decode to UTF-8"  # the sqlite3 module's word for it
+
+# SQLSTATEs: a server gone or refusing connections (class 08, shutting down, starting),
+# and a role without a right (on PostgreSQL, and in the SQL standard).
+SERVER_GONE = ("08", "57P01", "57P02", "57P03")
+INSUFFICIENT_PRIVILEGE = "42501"
+
+
+def server_error(
+    db: str, engine: Engine, error: BaseException, *, statement: str | None
+) -> BookError | None:
+    """The error of a database server (``error``, its driver's own) that says the book
+    cannot be used as it is named, as one line naming it: no such database, no connection
+    (``statement`` is ``None`` while connecting), a role without a right; else ``None``
+    (and always on SQLite, a file: ``corrupt_database``)."""
+    if engine.dialect.name == "sqlite":
+        return None
+    state = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None) or ""
+    why = " ".join(str(error).split())
+    name = engine.url.database
+    if f'database "{name}" does not exist' in why:  # at connect; c4book makes no database
+        return BookNotFoundError(
+            f"PostgreSQL has no database {name!r} at {db!r}: create it first with "
+            f"`createdb {name}` (with the URL's host, port and user); c4book makes the "
+            "tables, not the database"
+        )
+    if state == INSUFFICIENT_PRIVILEGE:
+        reads = statement is not None and statement.lstrip()[:6].upper() == "SELECT"
+        return BookPermissionError(
+            f"no {'read' if reads else 'write'} permission on {db!r} for its role "
+            f"{engine.url.username!r}: {why}"
+        )
+    if isinstance(error, engine.dialect.loaded_dbapi.OperationalError) and (
+        not state or state.startswith(SERVER_GONE)
+    ):
+        if statement is None:
+            return BookConnectionError(f"cannot connect to {db!r}: {why}")
+        return BookConnectionError(f"lost the connection to {db!r}: {why}")
+    return None
+
+
+def cursor_error(db: str, conn, error: BaseException, statement: str) -> BookError | None:
+    """``server_error`` of an error from the driver's own cursor, which SQLAlchemy never
+    sees: a connection it found gone is dropped from the pool here (``invalidate``), as
+    SQLAlchemy would, rather than rolled back on its way back (which fails, and logs)."""
+    named = server_error(db, conn.engine, error, statement=statement)
+    if isinstance(named, BookConnectionError):
+        conn.invalidate()
+    return named

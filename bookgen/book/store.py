@@ -52,6 +52,8 @@ from .schema import (
     SegmentRow,
     board_of_meta,
     corrupt_database,
+    cursor_error,
+    server_error,
 )
 from .segment import Segment, check_row, merge, pack, unpack
 
@@ -133,13 +135,25 @@ def make_engine(db: str, *, readonly: bool = False) -> Engine:
     path = sqlite_path(db)
     if path is None:
         try:
-            return create_engine(db)
+            engine = create_engine(db)
         except (ArgumentError, NoSuchModuleError, ValueError) as error:  # (ValueError: a port)
             raise BookError(f"{db!r} is not a database URL c4book can open: {error}") from None
         except ImportError as error:  # a dialect whose driver is not installed
             raise BookError(
                 f"{db!r} needs the database driver {error.name!r}, which is not installed"
             ) from None
+
+        def named(context) -> None:
+            """A server's refusal or absence (``server_error``) as one line naming the book,
+            wherever c4book meets it."""
+            error = server_error(
+                db, engine, context.original_exception, statement=context.statement
+            )
+            if error is not None:
+                raise error
+
+        event.listen(engine, "handle_error", named)
+        return engine
     if readonly:
         # Quoted: '#', '?' or '%' in a file name would otherwise end the path.
         uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
@@ -227,8 +241,7 @@ def read_meta(
     """
     try:
         conn = engine.connect()
-    except DatabaseError as error:  # a server that does not answer, a database not created
-        _check_database_exists(engine, db, error)
+    except DatabaseError as error:  # a file SQLite cannot open (a server's: ``make_engine``)
         raise BookError(f"cannot connect to {db!r}: {' '.join(str(error.orig).split())}") from None
     try:
         with conn:
@@ -245,7 +258,6 @@ def read_meta(
     except DatabaseError as error:
         if isinstance(error, OperationalError) and "locked" in str(error):
             raise BookError(f"{db!r} is locked by another process") from None
-        _check_database_exists(engine, db, error)
         raise CorruptBookError(
             f"{db!r} is damaged or not a database: {' '.join(str(error.orig).split())}"
         ) from None
@@ -275,18 +287,6 @@ def read_meta(
     _check_root(meta, db, found)
     _check_values(meta, db)
     return meta
-
-
-def _check_database_exists(engine: Engine, db: str, error: DatabaseError) -> None:
-    """A PostgreSQL server that has no database of the URL's name: said as that (a build
-    makes a book's tables, never the database)."""
-    name = engine.url.database
-    if engine.dialect.name == "postgresql" and f'database "{name}" does not exist' in str(error):
-        raise BookNotFoundError(
-            f"PostgreSQL has no database {name!r} at {db!r}: create it first with "
-            f"`createdb {name}` (with the URL's host, port and user); c4book makes the "
-            "tables, not the database"
-        ) from None
 
 
 def _check_values(meta: dict[str, str], db: str) -> None:
@@ -692,7 +692,8 @@ class BookStore:
                 self._copy_into(conn, pgcopy.STAGING, rows)
                 conn.exec_driver_sql(pgcopy.move_sql(_REPLACE if replace else "DO NOTHING"))
         except dbapi.Error as error:  # the driver's own, from its cursor: named here
-            raise BookError(f"cannot write to {self.db!r}: {error}") from None
+            named = cursor_error(self.db, conn, error, "COPY")
+            raise named or BookError(f"cannot write to {self.db!r}: {error}") from None
 
     @staticmethod
     def _copy_into(conn, table: str, rows: Rows) -> None:
@@ -720,6 +721,9 @@ class BookStore:
         if not self.readonly:
             fold_wal(self.engine)
         self.engine.dispose()
+
+    def __repr__(self) -> str:
+        return f"BookStore({self.db!r}, readonly={self.readonly})"
 
 
 def write_meta(

@@ -29,6 +29,7 @@ from solver.errors import C4Error
 
 from ..book.location import book_location
 from ..book.lock import BuildLock
+from ..book.schema import BookConnectionError, BookError
 from ..book.segment import Segment
 from ..book.store import BookStore, reclaim_space, remove_book_files
 from ..progress import progress_bar
@@ -133,10 +134,15 @@ def build(
                     verbose,
                     part,
                 )
-        except Exception:
+        except Exception as error:
             # A book this run made and wrote nothing into goes again (a full disk, no Ray):
             # the rerun finds no half-made file in its place.
             discard = store.created and not store.wrote
+            if isinstance(error, BookConnectionError):  # each batch was its own transaction
+                raise BookConnectionError(
+                    f"{error}; every batch written before is kept: run the same command "
+                    "again once the server is back, to resume"
+                ) from None
             raise
         finally:
             store.close()
@@ -243,7 +249,16 @@ def _build(
         summary.interrupted = True
         summary.stopped_by = stop.signal
     finally:
-        summary.positions_per_ply = {p: n for p, n in store.count_by_ply().items() if p <= ply}
+        summary.positions_per_ply = _stored_counts(store, ply)
+
+
+def _stored_counts(store: BookStore, ply: int) -> dict[int, int] | None:
+    """Positions stored per ply up to ``ply``, for the report; ``None`` when the book cannot
+    be read (its server gone), which must not hide the error that ended the build."""
+    try:
+        return {p: n for p, n in store.count_by_ply().items() if p <= ply}
+    except BookError:
+        return None
 
 
 def _sorted_entries(solved: list) -> Segment:

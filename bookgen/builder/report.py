@@ -13,7 +13,8 @@ class BuildSummary:
     root: str
     ply: int
     db: str
-    positions_per_ply: dict[int, int] = field(default_factory=dict)
+    # ``None``: unknown, the book could not be read at the end (its server gone)
+    positions_per_ply: dict[int, int] | None = field(default_factory=dict)
     searched: int = 0  # frontier positions solved by this run
     already_stored: int = 0  # frontier positions found in the book
     frontier: int = 0  # positions at the last ply
@@ -54,10 +55,13 @@ class BuildSummary:
             f"book {self.db}: {board}root {self.root or '(empty board)'}, up to ply {self.ply}"
             + (f", part {self.part}" if self.part else "")
         ]
-        lines.append("  ply  positions")
-        for ply, count in self.positions_per_ply.items():
-            lines.append(f"  {ply:>3}  {count:>9,}")
-        lines.append(f"  total {sum(self.positions_per_ply.values()):,} positions")
+        if self.positions_per_ply is None:
+            lines.append("  positions per ply unknown: the book could not be read at the end")
+        else:
+            lines.append("  ply  positions")
+            for ply, count in self.positions_per_ply.items():
+                lines.append(f"  {ply:>3}  {count:>9,}")
+            lines.append(f"  total {sum(self.positions_per_ply.values()):,} positions")
         lines.append(
             f"searched {self.searched:,} frontier positions in {self.batches:,} batches "
             f"({self.already_stored:,} already stored), derived {self.derived:,}"

@@ -113,10 +113,10 @@ def port(text: str) -> int:
 
 def written_db(text: str) -> str:
     """A book to write: a file or a database that outlives the command, not one in memory."""
-    from ..book.location import check_lasting
+    from ..book.location import book_location, check_lasting
 
     try:
-        return check_lasting(text)
+        return check_lasting(book_location(text))
     except ArgumentError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

@@ -10,6 +10,7 @@ import sys
 from solver.bitboard import DEFAULT_TABLE_LOG2, MAX_THREADS
 from solver.errors import C4Error
 
+from ..book.location import book_location
 from ..builder import DEFAULT_SAMPLE, WORKER_TABLE_LOG2
 from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
 from ..play.levels import LEVELS
@@ -377,7 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
         "ply (searching whatever no part stored) and derives the plies above.",
     )
     _add_db(p, writes=True)
-    p.add_argument("parts", metavar="PART", nargs="+", help="a book built with --part")
+    p.add_argument(
+        "parts", metavar="PART", nargs="+", type=book_location, help="a book built with --part"
+    )
     p.set_defaults(run=_run_merge)
 
     p = commands.add_parser(

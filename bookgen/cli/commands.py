@@ -8,6 +8,7 @@ from typing import IO
 
 from solver import Board, Position
 
+from ..book.location import shown
 from ..book.reader import Book, as_position
 from ..book.store import BookStore, sqlite_path
 from ..play.analysis import analyze, describe_score
@@ -152,7 +153,7 @@ def book_stats(db: str) -> dict:
         }
 
     return {
-        "db": db,
+        "db": shown(db),  # (JSON writes a string's value, not its masked text)
         "board": str(board),
         "root": info.root,
         "max_ply": info.max_ply,
