@@ -25,7 +25,7 @@ from _args import parse_args
 ROOT = Path(__file__).resolve().parent.parent
 PICTURE = ROOT / "docs" / "explorer.png"
 POSITION = "4453"  # the README's caption says it: "The explorer at 4453"
-VIEWPORT = {"width": 1000, "height": 760}
+WIDTH, HEIGHT = 1000, 760  # the picture, in CSS pixels
 CHROMIUM = "/usr/bin/chromium"
 # Chromium's flags on this machine's closed network (scripts/bench_web.py's ARGS).
 ARGS = [
@@ -80,7 +80,7 @@ def shoot(db: Path, position: str, out: Path) -> dict[str, str]:
             raise SystemExit("c4book serve printed no address")
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page(viewport=VIEWPORT)
+            page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
             page.goto(f"{found.group(0)}?pos={position}")
             page.wait_for_selector(f"body[data-ready='1'][data-pos='{position}']", timeout=60_000)
             facts = {"c4book position": position, "c4book summary": page.inner_text("#summary")}
