@@ -21,23 +21,13 @@ import zlib
 from pathlib import Path
 
 from _args import parse_args
+from bench_web import ARGS  # Chromium's flags on this machine's closed network
 
 ROOT = Path(__file__).resolve().parent.parent
 PICTURE = ROOT / "docs" / "explorer.png"
 POSITION = "4453"  # the README's caption says it: "The explorer at 4453"
 WIDTH, HEIGHT = 1000, 760  # the picture, in CSS pixels
 CHROMIUM = "/usr/bin/chromium"
-# Chromium's flags on this machine's closed network (scripts/bench_web.py's ARGS).
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def with_text(png: bytes, facts: dict[str, str]) -> bytes:
