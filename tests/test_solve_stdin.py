@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bookgen.cli.solve_stdin import format_scores, solve_lines
+from solver import Board
 
 DATA = Path(__file__).parent / "data"
 MIDDLE_EASY = DATA / "Test_L2_R1"
@@ -161,10 +162,17 @@ def test_solve_lines_scores_and_ignores_extra_fields():
 
 
 def test_solve_lines_skips_blank_lines_but_counts_them():
-    status, out, err = solve_text("\n   \n427566236745127177115664464254\n\n48\n")
+    status, out, err = solve_text(" \n   \n427566236745127177115664464254\n\t\n48\n")
     assert status == 1
     assert out == "427566236745127177115664464254 2\n"
     assert err == "line 5: illegal move '8' at position 2 of '48': columns are digits 1-7\n"
+
+
+def test_an_empty_line_is_the_empty_board_as_in_pons_solver():
+    # Pons' solver reads an empty line as no moves, and prints the line, a space, the score.
+    four = Board(4, 4)  # (7x6's empty board takes minutes)
+    assert solve_text("\n3\r\n\n", board=four) == (0, " 0\n3 0\n 0\n", "")
+    assert solve_text("\n", board=four, analyze=True) == (0, " 0 0 0 0\n", "")
 
 
 def test_solve_lines_weak():

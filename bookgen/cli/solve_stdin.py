@@ -28,14 +28,17 @@ def solve_lines(
     bad lines and carry on.
 
     Returns the exit status: 0 when every line was solved, 1 otherwise.
-    Blank lines are skipped.  ``threads``: search threads (``None``: one per core).
+    An empty line is the empty board, as in Pons' solver; a line of blanks is
+    skipped.  ``threads``: search threads (``None``: one per core).
     """
     solver = Solver(table_log2=table_log2, threads=threads, board=board)
     status = 0
     for number, line in enumerate(lines, start=1):
         fields = line.split()
         if not fields:
-            continue
+            if line.strip("\r\n"):  # blanks only: nothing asked
+                continue
+            fields = [""]  # nothing at all: the empty board
         moves = fields[0]
         try:  # (the writes stay outside: output that fails stops the command)
             position = Position.from_moves(moves, solver.board)
