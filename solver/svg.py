@@ -9,8 +9,8 @@ notebook first draws a board, as python-chess draws its own.  The colours are
 the explorer's (``bookgen/web/static/style.css``): a blue frame, red discs for
 the first player and yellow for the second, which differ in lightness as much
 as in hue, so they stay apart for colour-blind eyes.  A move's score is
-written out, its sign first; its colour only repeats it, blue for a win and
-orange for a loss (the pair that every kind of colour blindness tells apart),
+written out, its sign first; its colour only repeats it, the explorer's
+(``palette``): blue for a win and vermillion for a loss, deeper the quicker,
 grey for a draw; a best move is starred.
 """
 
@@ -19,12 +19,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from .bitboard import Board
+from .palette import score_colour
 from .position import Position
 
 CELL = 100  # the drawing's units a cell; ``size`` scales the whole
 FRAME, HOLE, RIM = "#1d4fa8", "#f3f5f9", "#123a80"
 FIRST, SECOND, LAST = "#d7263d", "#f4c430", "#ffffff"  # discs; the last one's ring
-WIN, DRAW, LOSS, TEXT = "#1f5fbf", "#6b7686", "#d9621a", "#1b1f24"
+MUTED, TEXT = "#6b7686", "#1b1f24"  # the column numbers; a full column's mark
 PIXELS_A_CELL = 44  # the default size
 STAR = "\u2605"
 
@@ -77,19 +79,20 @@ def board_svg(
     base = height * CELL + CELL * 2 // 5
     parts += [
         f'<text x="{col * CELL + CELL // 2}" y="{base}" text-anchor="middle" '
-        f'font-size="30" fill="{DRAW}">{col + 1}</text>'
+        f'font-size="30" fill="{MUTED}">{col + 1}</text>'
         for col in range(width)
     ]
     if labels:
-        parts += _score_labels(width, height, move_scores, best_moves)
+        parts += _score_labels(board, move_scores, best_moves)
     parts.append("</svg>")
     return "\n".join(parts)
 
 
 def _score_labels(
-    width: int, height: int, move_scores: Sequence[int | None] | None, best_moves: Sequence[int]
+    board: Board, move_scores: Sequence[int | None] | None, best_moves: Sequence[int]
 ) -> list[str]:
     """Under each column: its move's score on its colour, a star if it is best."""
+    width, height = board.width, board.height
     top = height * CELL + CELL // 2
     parts = []
     for col in range(width):
@@ -99,7 +102,7 @@ def _score_labels(
             continue  # a full column, or a score the book does not hold
         x = col * CELL + CELL // 2
         text = "" if score is None else f"{score:+d}" if score else "0"
-        fill = HOLE if score is None else WIN if score > 0 else LOSS if score < 0 else DRAW
+        fill = HOLE if score is None else score_colour(score, board)
         colour = TEXT if score is None else "#ffffff"
         outline = f' stroke="{TEXT}" stroke-width="4"' if star else ""
         parts.append(

@@ -13,6 +13,7 @@ from conftest import c4book_server
 
 from bookgen import Book
 from solver import Position
+from solver.palette import score_colour
 from solver.svg import FIRST, SECOND
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
@@ -61,6 +62,11 @@ def shown(page, moves: str) -> None:
     page.wait_for_selector(f"body[data-ready='1'][data-pos='{moves}']", timeout=WAIT_MS)
 
 
+def rgb(colour: str) -> str:
+    """``#rrggbb`` as a browser's computed style writes it."""
+    return "rgb({}, {}, {})".format(*(int(colour[i : i + 2], 16) for i in (1, 3, 5)))
+
+
 def scores(page) -> list[int | None]:
     values = page.eval_on_selector_all(
         "#scores .score", "labels => labels.map(l => l.dataset.score)"
@@ -85,6 +91,11 @@ def test_the_page_walks_the_book_and_plays_the_ai(server, browser, book, tmp_pat
     assert page.locator("#scores .score.best").count() == 3
     assert page.locator("#moves tbody tr").count() == 7
     assert page.inner_text("#moves tbody tr:first-child").split()[:2] == ["\u2605", "3"]
+    # The palette (solver/palette.py), the same as the notebook's: each score's colour.
+    backgrounds = page.eval_on_selector_all(
+        "#scores .score", "labels => labels.map(l => getComputedStyle(l).backgroundColor)"
+    )
+    assert backgrounds == [rgb(score_colour(s)) for s in book.get("4453").move_scores]
 
     page.click("#board rect.col[data-col='1']")
     shown(page, "44531")

@@ -33,6 +33,7 @@ from starlette.routing import Route
 
 from solver import STANDARD, Board, Position
 from solver.errors import ArgumentError, IllegalMoveError, is_whole
+from solver.palette import score_colours
 
 from ..limits import MAX_SERVE_WORKERS
 from ..play.game import describe_decision
@@ -155,6 +156,8 @@ def create_app(
         "default_level": DEFAULT_LEVEL,
         "time": cap,
         "board": {"width": book.board.width, "height": book.board.height},
+        # Each score's colour, written once (solver.palette) for this page and the notebook's SVG.
+        "colours": {str(score): colour for score, colour in score_colours(book.board).items()},
         "book": {
             "root": book.info.root,
             "max_ply": book.info.max_ply,

@@ -115,16 +115,11 @@ function renderLine() {
 
 // -- scores -------------------------------------------------------------------------------
 
-// The largest score: a win with the first player's 4th stone (on 7x6, 18).
-const quickest = () => Math.floor((WIDTH * HEIGHT + 1) / 2) - 3;
-
+// Each score's colour comes with the page's info (solver/palette.py): blue wins and
+// vermillion losses, deeper the quicker, grey draws; safe for colour-blind eyes.
 function colour(score) {
   if (score === null || score === undefined) return "";
-  if (score === 0) return "hsl(215 14% 50%)";
-  // Quicker results in deeper colours: a slow loss is orange, a quick one dark red.
-  const fast = Math.min(1, (Math.abs(score) - 1) / (quickest() - 1));
-  return score > 0 ? `hsl(${100 + 40 * fast} 55% ${44 - 18 * fast}%)`
-                   : `hsl(${28 - 28 * fast} 80% ${50 - 20 * fast}%)`;
+  return state.info.colours[String(score)] || "";
 }
 
 const signed = (score) => (score > 0 ? `+${score}` : `${score}`);
