@@ -634,7 +634,7 @@ def test_a_bad_board_is_one_line_naming_what_is_allowed(command, board, tmp_path
 def test_solve_reads_positions_of_the_board_given():
     board = Board(6, 5)
     solver = Solver(board=board, table_log2=20)
-    lines = ["", "3", "34", "616161", "17"]
+    lines = [" ", "3", "34", "616161", "17"]  # (blanks alone: skipped)
     result = c4book("solve", "--board", "6x5", "--threads", "1", stdin="\n".join(lines) + "\n")
     assert result.returncode == 1  # "17": 7 is no column of 6x5
     assert result.stdout.splitlines() == [
