@@ -251,6 +251,15 @@ def unseal(path: str, version: int = 4) -> None:
 @contextmanager
 def c4book_server(db, *options: str):
     """A real ``c4book serve`` of ``db`` on a free port of 127.0.0.1: its address."""
+    with c4book_server_process(db, *options) as (_, address):
+        yield address
+
+
+@contextmanager
+def c4book_server_process(db, *options: str, **popen):
+    """``c4book_server``, with its process: (process, address); ``popen``: more of
+    ``subprocess.Popen``'s arguments.  Stopped by its pid when the block ends, however
+    it ends."""
     import re
     import select
     import tempfile
@@ -261,6 +270,7 @@ def c4book_server(db, *options: str):
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,
+            **popen,
         )
         assert process.stdout is not None  # (stdout=PIPE)
         try:
@@ -272,7 +282,7 @@ def c4book_server(db, *options: str):
                 process.wait()
                 errors.seek(0)
                 raise AssertionError(f"no address in {line!r}; stderr: {errors.read()[-2000:]}")
-            yield found.group(0)
+            yield process, found.group(0)
         finally:
             process.terminate()
             try:

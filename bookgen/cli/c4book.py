@@ -427,6 +427,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="searches at once, as many more may wait; each holds up to ~200 MiB "
         f"(default: one per core, at most 4; at most {MAX_SERVE_WORKERS})",
     )
+    p.add_argument(
+        "--idle-timeout",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="close a connection whose client takes longer than this to send a whole "
+        "request (from connecting, or from the request's first byte), to start its next "
+        "one, or to read an answer; a request's URL and headers may take 32 KiB "
+        "(default: 10)",
+    )
     p.set_defaults(run=_run_serve)
     return parser
 
@@ -552,7 +562,14 @@ def _run_serve(args: argparse.Namespace) -> int:
         )
         return 1
     return serve(
-        _found(args.db), args.host, args.port, args.time, args.cors, args.workers, out=sys.stdout
+        _found(args.db),
+        args.host,
+        args.port,
+        args.time,
+        args.cors,
+        args.workers,
+        out=sys.stdout,
+        idle=args.idle_timeout,
     )
 
 

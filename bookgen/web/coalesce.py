@@ -51,6 +51,9 @@ class GatheringTransport:
             if not self._transport.is_closing():
                 self._transport.write(data)
 
+    def is_closing(self) -> bool:  # (asked on every read: faster than through __getattr__)
+        return self._transport.is_closing()
+
     def get_write_buffer_size(self) -> int:
         return self._transport.get_write_buffer_size() + self._size
 
