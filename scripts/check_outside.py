@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> None:
 
     entries = sample(args.db, args.plies, args.count, args.seed)
     theirs = outside_scores(args.solver, [e.moves for e in entries], args.timeout)
-    wrong, per_ply, with_moves = 0, {}, 0
+    wrong, with_moves = 0, 0
+    per_ply: dict[int, int] = {}
     for entry, scores in zip(entries, theirs, strict=True):
         score = max(s for s in scores if s is not None)
         best = tuple(col for col, s in enumerate(scores, start=1) if s == score)
