@@ -156,6 +156,9 @@ def test_csv_reads_with_the_standard_library_and_agrees(tmp_path, stats, ply10_b
     assert dict(enumerate(np.bincount(plies).tolist())) == {p: stats[p] for p in range(10)}
     for row in random.Random(40).sample(rows, SAMPLE):
         assert_row_is_the_books(dict(zip(header, row, strict=True)), ply10_book)
+    one = c4book("export", "--db", str(PLY10), "--out", str(out), "--plies", "8", "--force")
+    assert one.returncode == 0, one.stderr
+    assert f"{stats[8]:,} rows of ply 8 written to" in one.stdout  # (was "plies 8-8")
 
 
 def test_mirrors_add_each_mirror_image(tmp_path, ply10_book):

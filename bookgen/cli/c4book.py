@@ -526,9 +526,10 @@ def _run_export(args: argparse.Namespace) -> int:
         force=args.force,
         progress=not args.no_progress,
     )
+    first, last = done.plies[0], done.plies[-1]
+    plies = f"ply {first}" if first == last else f"plies {first}-{last}"
     print(
-        f"{done.rows:,} rows of plies {done.plies[0]}-{done.plies[-1]} written to "
-        f"{done.path} ({done.format}, {done.seconds:.1f} s)"
+        f"{done.rows:,} rows of {plies} written to {done.path} ({done.format}, {done.seconds:.1f} s)"
     )
     return 0
 
