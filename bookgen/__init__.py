@@ -16,6 +16,7 @@ from .book.schema import (
     SchemaMismatchError,
 )
 from .play.player import Decision, Player
+from .play.review import PlayerSummary, Review, ReviewedMove, review
 
 if TYPE_CHECKING:  # type checkers see build's types; Python loads it on first use
     from .builder.driver import build
@@ -32,8 +33,12 @@ __all__ = [
     "IncompatibleBookError",
     "NotABookError",
     "Player",
+    "PlayerSummary",
+    "Review",
+    "ReviewedMove",
     "SchemaMismatchError",
     "build",
+    "review",
 ]
 
 

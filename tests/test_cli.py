@@ -24,6 +24,7 @@ SUBCOMMANDS = [
     "solve",
     "build",
     "query",
+    "review",
     "move",
     "play",
     "stats",

@@ -33,7 +33,7 @@ DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob(
 SCRIPTS = ROOT / "scripts"
 
 # c4book commands run here as the docs show them (quick, and they write nothing) ...
-RUN = {"solve", "query", "move", "play", "stats"}
+RUN = {"solve", "query", "review", "move", "play", "stats"}
 # ... and those that parse but are not run, and why.  A new command goes in one of the two.
 NOT_RUN = {
     "build": "writes a book: 48 s for the quick start's, hours for a ply of the shipped book",

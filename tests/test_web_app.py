@@ -704,3 +704,44 @@ def ended(sock) -> bool:
         return False
     except ConnectionResetError:
         return True
+
+
+# -- /api/review ----------------------------------------------------------------------
+
+
+def test_a_review_is_reviews_answer_past_the_book_too(client, book):
+    from bookgen import review
+
+    for moves in ("12121342", "1212121", "4453", "", PAST_BOOK[0]):
+        answer = get(client, f"/api/review?pos={moves}")
+        assert answer == {**review(moves, book).to_json(), "complete": True}
+    finished = get(client, "/api/review?pos=1212121")
+    assert (finished["finished"], finished["winner"]) == (True, "first")
+    assert [m["symbol"] for m in finished["played"]] == ["??", "", "", "?!", "", "??", ""]
+
+
+@pytest.mark.parametrize(
+    "moves, says",
+    [
+        ("4453x", "illegal move 'x' at position 5 of '4453x'"),
+        ("4444444", "column 4 is full at move 7"),
+        ("12121213", "comes after the game was won"),
+        ("1" * 43, "43 moves: a game has at most 42"),
+    ],
+)
+def test_a_bad_game_to_review_is_a_400_naming_it(client, moves, says):
+    answer = get(client, f"/api/review?pos={moves}", 400)
+    assert answer["param"] == "pos" and says in answer["error"]
+
+
+def test_a_review_past_the_cap_keeps_the_moves_reviewed_in_time(short, client):
+    game = HARD_TOO + "1"  # its 11th position's moves take seconds to solve
+    started = time.perf_counter()
+    answer = get(short, f"/api/review?pos={game}")
+    took = time.perf_counter() - started
+    assert answer["complete"] is False and 10 <= len(answer["played"]) < len(game)
+    assert took < 5 * 0.1 + 2.0  # five caps (a loaded machine: slack)
+    whole = get(client, f"/api/review?pos={game}")
+    assert whole["complete"] and answer["played"] == whole["played"][: len(answer["played"])]
+    reviewed = answer["summary"]["first"]["moves"] + answer["summary"]["second"]["moves"]
+    assert reviewed == len(answer["played"])

@@ -201,3 +201,48 @@ def test_a_notebook_draws_book_entries_as_svg(browser, book, tmp_path):
     assert (box["width"], box["height"]) == (7 * 44, pytest.approx(7 * 44 * 720 / 700, abs=1))
     page.screenshot(path=str(tmp_path / "notebook.png"), full_page=True)
     assert (tmp_path / "notebook.png").stat().st_size > 10_000
+
+
+def test_the_line_shows_each_moves_mark_and_the_better_move(server, browser, book, tmp_path):
+    from bookgen import review
+
+    # x and o stack three each; x misses the win at once (7: 4, a mistake), o the block (8: 2).
+    game = "12121342"
+    expected = review(game, book).played
+    page = browser.new_page(viewport={"width": 1000, "height": 760})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + f"?pos={game}")
+    shown(page, game)
+    page.wait_for_selector(f"body[data-reviewed='{game}']", timeout=WAIT_MS)
+    buttons = page.eval_on_selector_all(
+        "#line button",
+        "all => all.map(b => [b.textContent, b.dataset.mark, b.getAttribute('aria-label')])",
+    )
+    # Each mark as a symbol beside the move and in words for a screen reader, not colour alone.
+    assert buttons == [
+        [
+            f"{m.number}. {m.column}{m.symbol}",
+            m.mark,
+            f"move {m.number}, {m.column}: "
+            + {"best": "best", "inaccuracy": "an inaccuracy"}.get(m.mark, f"a {m.mark}"),
+        ]
+        for m in expected
+    ]
+    assert [m.symbol for m in expected[-2:]] == ["?", "?"]
+    assert page.inner_text("#review-move") == (
+        "Move 8, yellow played 2: a mistake (?), a loss (-17). Better: 1, a draw (0)."
+    )
+    page.click("#line li:nth-child(7) button")  # the better move, on click
+    shown(page, game[:7])
+    assert page.inner_text("#review-move") == (
+        "Move 7, red played 4: a mistake (?), a draw (0). Better: 1, a win (+18)."
+    )
+    summary = page.inner_text("#review-summary")
+    first = review(game, book).first
+    assert f"Red {first.accuracy:g}% of moves best" in summary
+    page.click("#line li:nth-child(3) button")
+    shown(page, game[:3])
+    assert page.inner_text("#review-move").endswith(": best, a loss (-2).")
+    page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
+    assert errors == []

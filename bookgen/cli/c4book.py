@@ -212,6 +212,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _add_position_command(
         commands,
+        "review",
+        moves_help="the game's moves, e.g. 4453 or a whole game; it may end in a win or a full "
+        "board",
+        help="each move of a game marked best, inaccuracy, mistake or blunder",
+        description="Review a game move by move from exact scores (the book first, the solver "
+        "past it): the position's score before each move, the move's score for its "
+        "player, the best moves, and a mark: a blunder turns a win into a loss, a "
+        "mistake drops the result one step (a win to a draw, a draw to a loss), an "
+        "inaccuracy keeps it but wins more slowly or loses sooner; any other move is "
+        "best. Then each player's marks and accuracy: the percentage of their moves "
+        "marked best (docs/ai.md).",
+    )
+    p.set_defaults(
+        run=lambda a: _commands().run_review(a.moves, _db(a), a.json, sys.stdout, a.board)
+    )
+
+    p = _add_position_command(
+        commands,
         "move",
         help="the AI's move for a position",
         description="Print the column (1-7) the AI plays, and how it "
@@ -441,10 +459,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_position_command(commands, name: str, **about: str) -> argparse.ArgumentParser:
-    """A command about one position (``query``, ``move``): MOVES, the book options, --json."""
+def _add_position_command(
+    commands, name: str, moves_help: str = 'moves played so far, e.g. 4453 or ""', **about: str
+) -> argparse.ArgumentParser:
+    """A command about one position or game (``query``, ``move``, ``review``): MOVES, the book
+    options, --json."""
     parser = commands.add_parser(name, **about)
-    parser.add_argument("moves", metavar="MOVES", help='moves played so far, e.g. 4453 or ""')
+    parser.add_argument("moves", metavar="MOVES", help=moves_help)
     _add_book_options(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     return parser

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import IO
+from typing import IO, Any
 
 from solver import Board, Position
 
 from ..book.location import shown
 from ..book.reader import Book, as_position
 from ..book.store import BookStore, sqlite_path
-from ..play.analysis import analyze, describe_score
+from ..play.analysis import analyze, describe_score, ordinal
 from ..play.levels import lookahead
 from ..play.player import Player
 from ..progress import SEARCH_NOTICE, notice_if_slow
@@ -33,18 +33,24 @@ def _move_score(score: int | None) -> str:
     return "full" if score is None else _signed(score)
 
 
-def run_query(
-    moves: str, db: str | None, as_json: bool, out: IO[str], board: Board | None = None
-) -> int:
+def _examined(moves: str, db: str | None, board: Board | None, examine) -> tuple[Position, Any]:
+    """``moves`` read on the book's board (or ``board``, or 7x6 with no book), and what
+    ``examine(position, book)`` makes of it; a search that takes a while says so."""
     book = open_book(db, board)
-    board = book.board if book is not None else board or Board()
     try:
-        position = as_position(moves, board)
+        position = as_position(moves, book.board if book is not None else board or Board())
         with notice_if_slow(SEARCH_NOTICE):
-            result = analyze(position, book)
+            return position, examine(position, book)
     finally:
         if book is not None:
             book.close()
+
+
+def run_query(
+    moves: str, db: str | None, as_json: bool, out: IO[str], board: Board | None = None
+) -> int:
+    position, result = _examined(moves, db, board, analyze)
+    board = position.board
     if as_json:
         out.write(json.dumps(result.to_json()) + "\n")
         return 0
@@ -223,5 +229,57 @@ def run_stats(db: str, as_json: bool, out: IO[str]) -> int:
         out.write(
             f"file {stats['file_bytes']:,} bytes, "
             f"{stats['bytes_per_position']} bytes per position\n"
+        )
+    return 0
+
+
+def run_review(
+    moves: str, db: str | None, as_json: bool, out: IO[str], board: Board | None = None
+) -> int:
+    from ..play.review import review
+
+    position, result = _examined(moves, db, board, review)
+    if as_json:
+        out.write(json.dumps(result.to_json()) + "\n")
+        return 0
+    count = f"{position.ply} move{'' if position.ply == 1 else 's'}"
+    if result.winner is not None:
+        stone = "x" if result.winner == "first" else "o"
+        end = f"{result.winner} player ({stone}) won with its {ordinal((position.ply + 1) // 2)} stone"
+    elif result.finished:
+        end = "the board is full: a draw"
+    else:
+        end = f"unfinished, {'x' if position.ply % 2 == 0 else 'o'} to play"
+    out.write(f"moves  {position.moves or '(empty board)'}  ({count}; {end})\n")
+    if result.played:
+        out.write(
+            "score: the move's, for its player; best: the best moves and their score, "
+            "the position's (Pons' convention)\n\n"
+        )
+        out.write("    #  by  move  score  best                mark\n")
+    for move in result.played:
+        best = f"{' '.join(map(str, move.best_moves))}: {_signed(move.score_before)}"
+        mark = f"{move.mark} {move.symbol}".rstrip()
+        stone = "x" if move.player == "first" else "o"
+        out.write(
+            f"  {move.number:>3}  {stone}   {move.column:>4}  {_signed(move.score):>5}  "
+            f"{best:<18}  {mark}\n"
+        )
+    out.write("\n")
+    for summary in (result.first, result.second):
+        stone = "x" if summary.player == "first" else "o"
+        marks = ", ".join(
+            f"{count} {one if count == 1 else many}"
+            for count, one, many in (
+                (summary.best, "best", "best"),
+                (summary.inaccuracy, "inaccuracy", "inaccuracies"),
+                (summary.mistake, "mistake", "mistakes"),
+                (summary.blunder, "blunder", "blunders"),
+            )
+        )
+        score = "-" if summary.accuracy is None else f"{summary.accuracy:.1f}%"
+        out.write(
+            f"{summary.player:<6} player ({stone}): {summary.moves:>2} moves, {marks}; "
+            f"accuracy {score}\n"
         )
     return 0

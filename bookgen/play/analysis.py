@@ -44,20 +44,21 @@ def new_solver(board: Board = STANDARD):
     return Solver(board=board)
 
 
+def board_of(moves: str | Position, book: Book | None, solver) -> Board:
+    """The board a move string is read on: the book's, else the solver's, else 7x6 (a
+    ``Position`` brings its own when there is neither)."""
+    if book is not None:
+        return book.board
+    if solver is not None:
+        return solver.board
+    return moves.board if isinstance(moves, Position) else STANDARD
+
+
 def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Analysis:
     """Exact analysis of a position: from the book where it can, by search otherwise.
 
     A move string is read on the book's board, else the solver's, else 7x6."""
-    board = (
-        book.board
-        if book is not None
-        else solver.board
-        if solver is not None
-        else moves.board
-        if isinstance(moves, Position)
-        else STANDARD
-    )
-    position = as_position(moves, board)
+    position = as_position(moves, board_of(moves, book, solver))
     if position.is_game_over:
         raise GameOverError(
             f"the game is over after {position.moves!r}: nothing to analyze", position.moves
@@ -92,7 +93,7 @@ def analyze(moves: str | Position, book: Book | None = None, solver=None) -> Ana
             used_book = True
             return child_entry.score
         searched = True
-        solver = solver or new_solver(board)
+        solver = solver or new_solver(position.board)
         return solver.solve(child)
 
     scores = position.move_scores(child_score)

@@ -5,6 +5,7 @@
     GET /api/position?moves=    a position's score and every move's
     GET /api/move?moves=&level=&time=   the AI's move and how it found it
     GET /solve?pos=             {"pos": ..., "score": [7 scores, 100 for a full column]}
+    GET /api/review?pos=        a game's review: each move's mark, each player's accuracy
 
 Book positions are answered on the event loop, most of them by the hot path
 in front of the routes (``fastpath``); searches go to the bounded
@@ -52,6 +53,7 @@ STATIC = {
 }
 FULL_COLUMN = 100  # Pons' /solve marks a full column so
 SOLVED_KEPT = 10_000  # searched answers remembered (a few hundred bytes each)
+REVIEW_CAPS = 5  # a review may take five caps: each position past the book is a search
 # The page loads nothing from elsewhere, and nothing may frame it.
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
@@ -230,6 +232,10 @@ def create_app(
             answer["proven"] = False
         return JSON(answer)
 
+    async def api_review(request: Request) -> Response:
+        position = _position(request, "pos", book.board)
+        return JSON(await pool.run(review_json, position, cap * REVIEW_CAPS))
+
     @asynccontextmanager
     async def lifespan(app):
         pool.start()
@@ -247,6 +253,7 @@ def create_app(
         Route("/api/position", api_position),
         Route("/api/move", api_move),
         Route("/solve", pons_solve),
+        Route("/api/review", api_review),
     ]
     # The hot path first: it passes on any request with an Origin, for CORS to judge.
     middleware = [Middleware(BookFastPath, book=shared, full_column=FULL_COLUMN)]
@@ -265,6 +272,13 @@ def create_app(
     )
     app.state.pool = pool
     return app
+
+
+def review_json(explorer: Explorer, position: Position, seconds: float) -> dict:
+    """``/api/review``'s answer, on a worker: ``Review.to_json`` and ``complete``, whether
+    every move was reviewed within ``seconds`` (the moves past that are left out)."""
+    review, complete = explorer.review(position, seconds)
+    return {**review.to_json(), "complete": complete}
 
 
 async def _bad_input(request: Request, error: BadInputError) -> Response:

@@ -24,6 +24,7 @@ from solver.errors import SearchLimitError
 
 from .. import Decision, Player
 from ..play.analysis import describe_score
+from ..play.review import Review, reviewed_moves, summarize
 
 if TYPE_CHECKING:
     from solver import Solver
@@ -369,6 +370,24 @@ class Explorer:
             best_found,
             time.perf_counter() - started,
         )
+
+    def review(self, position: Position, seconds: float) -> tuple[Review, bool]:
+        """The review of ``position``'s game, as far as it gets within ``seconds``: the moves
+        reviewed in time, and whether they are all of them."""
+        done: list = []
+        deadline = time.perf_counter() + seconds
+        moves = reviewed_moves(position, self.book, self.solver)
+        # The alarm's thread stops the kernel (it releases the GIL) at the deadline.
+        self._alarm.set(deadline, lambda: self.solver.set_node_limit(1))
+        try:
+            while len(done) < position.ply and time.perf_counter() < deadline:
+                done.append(next(moves))
+        except SearchLimitError:
+            pass  # (the moves reviewed so far are kept)
+        finally:
+            self._alarm.cancel()
+            self.solver.set_node_limit(None)
+        return summarize(position, done), len(done) == position.ply
 
     def _columns(self, position: Position, entry, started: float) -> tuple[MoveScore, ...]:
         """Every column's score: from the book's entries, else solved, centre first, in time."""

@@ -16,6 +16,8 @@ const state = {
   seq: 0,         // the latest position asked for: older answers are dropped
   cache: new Map(),
   notice: "",     // shown once with the next position: what was wrong with the URL
+  review: null,   // /api/review of the line (or of a line it came from)
+  reviewSeq: 0,   // the latest review asked for
 };
 
 const moves = () => state.line.slice(0, state.cursor);
@@ -105,12 +107,91 @@ function renderLine() {
     const button = document.createElement("button");
     button.textContent = `${index + 1}. ${col}`;
     button.title = `go to the position after move ${index + 1}`;
+    markMove(button, reviewed(index));
     if (index === state.cursor - 1) button.classList.add("current");
     if (index >= state.cursor) button.classList.add("ahead");
     button.addEventListener("click", () => go(index + 1));
     item.appendChild(button);
     list.appendChild(item);
   });
+  renderReview();
+}
+
+// -- the review of the line ----------------------------------------------------------------
+
+// Each move of the line is marked from exact scores (bookgen/play/review.py): "?!" an
+// inaccuracy, "?" a mistake, "??" a blunder, nothing for a best move; the words say it too.
+const MARK_WORDS = { best: "best", inaccuracy: "an inaccuracy", mistake: "a mistake",
+                     blunder: "a blunder" };
+const result = (score) => `${score > 0 ? "a win" : score < 0 ? "a loss" : "a draw"} (${signed(score)})`;
+
+async function loadReview() {
+  const line = state.line;
+  if (state.review && state.review.moves === line && state.review.complete) return;
+  const seq = ++state.reviewSeq;
+  let review;
+  try {
+    review = await getJSON(`/api/review?pos=${line}`);
+  } catch (error) {
+    return;  // the marks are extras: the position's own answer shows what went wrong
+  }
+  if (seq !== state.reviewSeq) return;
+  state.review = review;
+  renderLine();
+  document.body.dataset.reviewed = line;
+}
+
+function reviewed(index) {
+  // Move index + 1's review, if the review is of the line's moves up to it.
+  const review = state.review;
+  if (!review || review.moves.slice(0, index + 1) !== state.line.slice(0, index + 1)) return null;
+  return review.played[index] ?? null;
+}
+
+function markMove(button, move) {
+  if (!move) return;
+  button.dataset.mark = move.mark;
+  if (move.symbol) {
+    const symbol = text("span", move.symbol);
+    symbol.className = "mark";
+    button.append(symbol);
+  }
+  const words = `move ${move.number}, ${move.column}: ${MARK_WORDS[move.mark]}`;
+  button.setAttribute("aria-label", words);
+  button.title = `${words}; go to the position after it`;
+}
+
+function renderReview() {
+  // The move on the board: its mark, its result, and the better move when there was one.
+  const note = $("review");
+  const move = state.cursor > 0 ? reviewed(state.cursor - 1) : null;
+  if (!move) {
+    note.replaceChildren();
+    return;
+  }
+  const who = move.player === "first" ? "red" : "yellow";
+  let words = `Move ${move.number}, ${who} played ${move.column}: ${MARK_WORDS[move.mark]}` +
+              `${move.symbol ? ` (${move.symbol})` : ""}, ${result(move.score)}.`;
+  if (move.mark !== "best") {
+    const columns = move.best_moves.join(" or ");
+    words += ` Better: ${columns}, ${result(move.score_before)}.`;
+  }
+  const line = text("span", words);
+  line.id = "review-move";
+  const review = state.review;
+  const players = ["first", "second"].map((player) => {
+    const s = review.summary[player];
+    const name = player === "first" ? "Red" : "Yellow";
+    const marks = ["inaccuracy", "mistake", "blunder"].filter((mark) => s[mark])
+      .map((mark) => `${s[mark]} ${mark === "inaccuracy" && s[mark] > 1 ? "inaccuracies" :
+                                    mark + (s[mark] > 1 ? "s" : "")}`);
+    return s.moves ? `${name} ${s.accuracy}% of moves best` +
+                     (marks.length ? ` (${marks.join(", ")})` : "") : "";
+  }).filter(Boolean);
+  const partial = review.complete ? "" : ` (the first ${review.played.length} moves, in time)`;
+  const summary = text("span", ` Accuracy${partial}: ${players.join("; ")}.`);
+  summary.id = "review-summary";
+  note.replaceChildren(line, summary);
 }
 
 // -- scores -------------------------------------------------------------------------------
@@ -242,6 +323,7 @@ function update(push) {
   renderBoard();
   renderLine();
   load(pos);
+  loadReview();
 }
 
 async function load(pos) {
