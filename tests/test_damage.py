@@ -261,7 +261,7 @@ def test_a_damaged_row_is_refused_by_every_command(stopped_build, tmp_path, fiel
     )
     run_sql(path, f"UPDATE positions SET {change} WHERE key = {key}")
     moves = book_moves(stopped_build, SMALL_PLY)[book_keys_of(stopped_build).index(key)]
-    damaged = f"the book's ply {SMALL_PLY} is damaged: its row of key {key} fails its checksum"
+    damaged = f"{path!r}: ply {SMALL_PLY} is damaged: its row of key {key} fails its checksum"
     before = stored_rows(path)
     commands = [["move", moves, "--json"], ["pack"]]
     if field == "score":  # the readers are the same for either field

@@ -377,8 +377,9 @@ def test_a_damaged_segment_is_a_problem_named_by_its_ply(small_book_copy):
     assert report.entries == 753 - 36
     assert [p for p in report.problems if "ply 10" in p] == [
         (
-            "the book's ply 10 is damaged: its segment does not decompress (decompression error: "
-            "did not decompress full frame); rebuild it or take book.db from a good copy"
+            f"{small_book_copy!r}: ply 10 is damaged: its segment does not decompress "
+            "(decompression error: did not decompress full frame); rebuild it or take the "
+            "book from a good copy"
         )
     ]
     assert report.plies_counted == ALL_PLIES

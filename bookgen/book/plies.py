@@ -109,7 +109,9 @@ class Plies:
                 SegmentRow.ply, SegmentRow.id
             )
         ):
-            parts.setdefault(ply, []).append(check_row(unpack(data, ply, board), ply, count, board))
+            parts.setdefault(ply, []).append(
+                check_row(unpack(data, ply, board, db), ply, count, board, db)
+            )
         row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
         row_counts = {}
         if len(row_plies):
@@ -127,7 +129,7 @@ class Plies:
                 missing[0], "the meta lists it complete, but the book holds none of its positions"
             )
         plies = cls(
-            {ply: merge(p, ply) for ply, p in parts.items()}, row_counts, complete, db, board
+            {ply: merge(p, ply, db) for ply, p in parts.items()}, row_counts, complete, db, board
         )
         del parts
         _return_freed_memory()

@@ -177,7 +177,7 @@ def read_rows(
                 # peak of reading a ply (32 bytes a row, then 56 while they are joined).
                 for into, column, kept in zip(
                     (plies, keys, scores, best),
-                    _checked(chunk, width),
+                    _checked(chunk, width, db),
                     (*_KEPT, kind),
                     strict=True,
                 ):
@@ -200,7 +200,7 @@ def read_rows(
     return np.concatenate(plies), Segment(stored, np.concatenate(scores), np.concatenate(best))
 
 
-def _checked(chunk: list[tuple], width: int) -> tuple[np.ndarray, ...]:
+def _checked(chunk: list[tuple], width: int, db: str) -> tuple[np.ndarray, ...]:
     """``(plies, keys as SQL stores them, scores, best-move bits)`` of fetched rows, every
     field checked: of its type, best moves as written, the checksum right."""
     bad = np.zeros(len(chunk), bool)
@@ -209,7 +209,7 @@ def _checked(chunk: list[tuple], width: int) -> tuple[np.ndarray, ...]:
     bad |= expected != _integers(columns[7], bad)
     if bad.any():
         at = int(np.flatnonzero(bad)[0])
-        raise damaged_ply(chunk[at][1], f"its row of key {chunk[at][0]!r} fails its checksum")
+        raise damaged_ply(chunk[at][1], f"its row of key {chunk[at][0]!r} fails its checksum", db)
     return plies, keys, scores, best
 
 
@@ -245,7 +245,7 @@ def stamp_rows(conn, db: str, width: int) -> int:
         checksums = _fields(list(zip(*chunk, strict=True)), width, bad)[-1]
         if bad.any():
             at = int(np.flatnonzero(bad)[0])
-            raise damaged_ply(chunk[at][1], f"its row of key {chunk[at][0]!r} cannot be read")
+            raise damaged_ply(chunk[at][1], f"its row of key {chunk[at][0]!r} cannot be read", db)
         conn.execute(
             update,
             [

@@ -150,10 +150,12 @@ def board_of_meta(meta: dict[str, str], db: str) -> Board:
         ) from None
 
 
-def damaged_ply(ply: int, why: str) -> CorruptBookError:
-    """The error of a damaged part of ``ply`` (a segment, a row): a damaged book never answers."""
+def damaged_ply(ply: int, why: str, db: str | None = None) -> CorruptBookError:
+    """The error of a damaged part of ``ply`` (a segment, a row) of the book ``db``: a damaged
+    book never answers."""
+    where = f"{db!r}:" if db else "the book's"
     return CorruptBookError(
-        f"the book's ply {ply!r} is damaged: {why}; rebuild it or take book.db from a good copy"
+        f"{where} ply {ply!r} is damaged: {why}; rebuild it or take the book from a good copy"
     )
 
 

@@ -89,12 +89,12 @@ def pack(segment: Segment) -> bytes:
     return header + zstandard.ZstdCompressor(level=LEVEL).compress(payload.data)
 
 
-def unpack(blob: bytes | None, ply: int, board: Board = STANDARD) -> Segment:
-    """The segment in ``blob``, of a book of ``board``; ``CorruptBookError`` naming ``ply``
-    if it is damaged."""
+def unpack(blob: bytes | None, ply: int, board: Board = STANDARD, db: str | None = None) -> Segment:
+    """The segment in ``blob``, of the book ``db`` of ``board``; ``CorruptBookError`` naming
+    ``ply`` (and ``db``) if it is damaged."""
 
     def damaged(why: str) -> CorruptBookError:
-        return damaged_ply(ply, why)
+        return damaged_ply(ply, why, db)
 
     if blob is None or len(blob) < HEADER.size:
         raise damaged("its segment is truncated")
@@ -131,32 +131,34 @@ def unpack(blob: bytes | None, ply: int, board: Board = STANDARD) -> Segment:
     return Segment(keys, scores, best)
 
 
-def check_row(segment: Segment, ply: int, count: int, board: Board = STANDARD) -> Segment:
+def check_row(
+    segment: Segment, ply: int, count: int, board: Board = STANDARD, db: str | None = None
+) -> Segment:
     """``segment`` if its row's ``ply`` and ``count`` describe it: as many positions, and
     its first or last one of ``ply`` stones (a row whose ply was damaged moves the whole
-    segment to another ply); else ``CorruptBookError``."""
+    segment to another ply); else ``CorruptBookError`` naming the book ``db``."""
     if count != len(segment.keys):
         raise damaged_ply(
-            ply, f"its segment's row says {count} positions, the segment {len(segment.keys)}"
+            ply, f"its segment's row says {count} positions, the segment {len(segment.keys)}", db
         )
     if count:
         _, masks = walker(board).boards_of_keys(segment.keys[[0, -1]])
         stones = [int(mask).bit_count() for mask in masks.tolist()]
         if ply not in stones:
-            raise damaged_ply(ply, f"its segment holds positions of {stones[0]} stones")
+            raise damaged_ply(ply, f"its segment holds positions of {stones[0]} stones", db)
     return segment
 
 
-def merge(parts: list[Segment], ply: int) -> Segment:
+def merge(parts: list[Segment], ply: int, db: str | None = None) -> Segment:
     """One segment of ``ply`` of several, in key order; best-move bits kept only if every part
-    has them.  Parts that share a key are a damaged book."""
+    has them.  Parts that share a key are a damaged book (``db``)."""
     if len(parts) == 1:
         return parts[0]
     keys = np.concatenate([p.keys for p in parts])
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
-        raise damaged_ply(ply, "two of its parts (segments or rows) hold the same key")
+        raise damaged_ply(ply, "two of its parts (segments or rows) hold the same key", db)
     scores = np.concatenate([p.scores for p in parts])[order]
     best = (
         np.concatenate([p.best for p in parts])[order]

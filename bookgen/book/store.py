@@ -457,14 +457,16 @@ class BookStore:
         if ply not in self._segments:
             with self.engine.connect() as conn:
                 parts = [
-                    check_row(unpack(data, ply, self.board), ply, count, self.board)
+                    check_row(
+                        unpack(data, ply, self.board, self.db), ply, count, self.board, self.db
+                    )
                     for count, data in conn.execute(
                         select(SegmentRow.count, SegmentRow.data)
                         .where(SegmentRow.ply == ply)
                         .order_by(SegmentRow.id)
                     )
                 ]
-            self._segments[ply] = merge(parts, ply) if parts else None
+            self._segments[ply] = merge(parts, ply, self.db) if parts else None
         return self._segments[ply]
 
     def keys_at(self, ply: int, low: int = 0, high: int = KEY_LIMIT) -> np.ndarray:
@@ -499,7 +501,7 @@ class BookStore:
         rows, segment = self._row_entries(ply), self.segment_at(ply)
         if segment is None:
             return rows
-        return merge([segment, rows], ply) if len(rows.keys) else segment
+        return merge([segment, rows], ply, self.db) if len(rows.keys) else segment
 
     def scores_at(self, ply: int) -> tuple[np.ndarray, np.ndarray]:
         """``(keys, scores)`` of every entry at ``ply``, sorted by key."""
