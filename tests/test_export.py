@@ -6,13 +6,21 @@ scores come from its children, its last ply has none; the 6x5 book shows any boa
 """
 
 import csv
+import functools
 import hashlib
 import json
+import os
 import random
+import shlex
+import shutil
 import signal
+import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -248,7 +256,16 @@ def test_an_unwritable_or_unknown_output_is_refused(tmp_path, out, named):
     assert_refused(result, tmp_path, named)
 
 
-def test_an_interrupted_export_leaves_no_file(tmp_path):
+@pytest.mark.parametrize(
+    "signum, status, said",
+    [
+        (signal.SIGINT, 130, "interrupted"),
+        (signal.SIGTERM, 143, "interrupted by SIGTERM"),
+        (signal.SIGHUP, 129, "interrupted by SIGHUP"),
+    ],
+    ids=["SIGINT", "SIGTERM", "SIGHUP"],
+)
+def test_an_interrupted_export_leaves_no_file(tmp_path, signum, status, said):
     out = tmp_path / "big.csv"
     process = subprocess.Popen(
         [*c4book_command(), "export", "--db", str(PLY10), "--out", str(out), "--no-progress"],
@@ -260,7 +277,7 @@ def test_an_interrupted_export_leaves_no_file(tmp_path):
         while not any(p.stat().st_size for p in tmp_path.glob(".big.csv.*.part")):
             assert process.poll() is None and time.monotonic() < deadline
             time.sleep(0.01)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         _, errors = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
@@ -272,9 +289,168 @@ def test_an_interrupted_export_leaves_no_file(tmp_path):
         # (Popen sends none to a finished process): then the whole file, never a part.
         assert left == ["big.csv"], (left, errors)
         return
-    assert process.returncode == 130 and "interrupted" in errors, errors
+    assert process.returncode == status and errors == f"c4book export: {said}\n", errors
     # Nothing, or (the signal handled only after the rename) the whole file: never a part.
     assert left in ([], ["big.csv"])
+
+
+# -- outputs that are not files: written into, never replaced --------------------------------
+
+
+def char_device(tmp_path: Path, name: str) -> Path:
+    """A character device as ``/dev/NAME`` (null, full): as root a node of its own in
+    ``tmp_path``, so that a regression replaces that one, not the machine's; else the
+    machine's own, which a user cannot replace."""
+    real = Path("/dev") / name
+    if os.geteuid() != 0:
+        return real
+    made = tmp_path / name
+    os.mknod(made, 0o666 | stat.S_IFCHR, os.stat(real).st_rdev)
+    try:
+        os.close(os.open(made, os.O_WRONLY))
+    except PermissionError:  # a file system mounted nodev opens no device
+        made.unlink()
+        return real
+    return made
+
+
+def assert_device(path: Path, rdev: int) -> None:
+    info = os.stat(path)
+    assert stat.S_ISCHR(info.st_mode) and info.st_rdev == rdev, oct(info.st_mode)
+
+
+def test_a_device_is_written_into_never_replaced(tmp_path, ply10_book):
+    null = char_device(tmp_path, "null")
+    rdev = os.stat(null).st_rdev
+    # As the issue found it (there /dev/null became a file): --force replaces nothing here.
+    command = ["export", "--db", str(PLY10), "--out", str(null), "--format", "csv"]
+    result = c4book(*command, "--plies", "2", "--force", "--no-progress")
+    assert result.returncode == 0 and result.stdout.startswith("25 rows of ply 2"), (
+        result.stderr
+    )
+    assert_device(null, rdev)
+    assert export(str(null), format="uci", plies=8, db=ply10_book).rows == 67_557  # no --force
+    assert_device(null, rdev)
+    assert [p.name for p in tmp_path.iterdir()] in ([], ["null"])  # no temporary file
+
+
+@pytest.mark.parametrize("format", ["csv", "uci", "parquet"])
+def test_a_pipe_receives_the_file_s_bytes_and_stays_a_pipe(tmp_path, ply10_book, format):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with open(tmp_path / "received", "wb") as received:
+        reader = subprocess.Popen(["cat", str(fifo)], stdout=received)
+    try:
+        export(str(fifo), format=format, plies="7-8", db=ply10_book)
+        reader.wait(timeout=60)
+    finally:
+        if reader.poll() is None:  # the export never wrote into its pipe
+            reader.kill()
+            reader.wait()
+    export(str(tmp_path / "file"), format=format, plies="7-8", db=ply10_book)
+    assert (tmp_path / "received").read_bytes() == (tmp_path / "file").read_bytes()
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "file", "received"]
+
+
+def test_stdout_as_the_output_holds_the_rows_alone():
+    result = c4book(
+        "export", "--db", str(PLY10), "--out", "/dev/stdout", "--format", "csv", "--plies", "2"
+    )
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0 and len(lines) == 1 + 25 and lines[0].startswith("ply,moves,")
+    assert "25 rows of ply 2 written to /dev/stdout" in result.stderr  # not in the rows
+
+
+def test_a_socket_or_a_block_device_is_refused(tmp_path):
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(tmp_path / "sock"))
+        with pytest.raises(OutputError, match=r"'.*sock' is a socket: give a file name"):
+            export(str(tmp_path / "sock"), format="csv", db=str(PLY10))
+    if os.geteuid() == 0:  # a node of no device: were it opened, it would take nothing
+        os.mknod(tmp_path / "disk", 0o600 | stat.S_IFBLK, os.makedev(0, 0))
+        with pytest.raises(OutputError, match=r"'.*disk' is a block device: give a file name"):
+            export(str(tmp_path / "disk"), format="csv", db=str(PLY10))
+        assert stat.S_ISBLK(os.stat(tmp_path / "disk").st_mode)
+
+
+def test_a_link_is_followed_and_kept(tmp_path):
+    (tmp_path / "real.csv").write_text("old\n")
+    (tmp_path / "link.csv").symlink_to("real.csv")
+    result = c4book(
+        "export",
+        "--db",
+        str(PLY10),
+        "--out",
+        str(tmp_path / "link.csv"),
+        "--plies",
+        "2",
+        "--force",
+        "--no-progress",
+    )
+    assert result.returncode == 0, result.stderr
+    assert os.readlink(tmp_path / "link.csv") == "real.csv"
+    assert len((tmp_path / "real.csv").read_text().splitlines()) == 1 + 25
+
+
+# -- a full disk: one line, no file ---------------------------------------------------------
+
+
+def one_line_no_space(result: subprocess.CompletedProcess, out: Path) -> None:
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert (
+        result.stderr
+        == f"c4book export: error: cannot write {str(out)!r}: No space left on device\n"
+    )
+
+
+@pytest.mark.parametrize("format", ["csv", "uci", "parquet"])
+def test_a_full_device_is_one_line(tmp_path, format):
+    full = char_device(tmp_path, "full")
+    rdev = os.stat(full).st_rdev
+    result = c4book(
+        "export", "--db", str(PLY10), "--out", str(full), "--format", format, "--no-progress"
+    )
+    one_line_no_space(result, full)
+    assert_device(full, rdev)
+
+
+@functools.cache
+def tmpfs_unavailable() -> str | None:
+    """Why a file system of its own cannot be mounted here (None: it can)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return "needs root and unshare (a tmpfs in a mount namespace): CI runs it as root"
+    with tempfile.TemporaryDirectory() as folder:
+        probe = ["unshare", "--mount", "mount", "-t", "tmpfs", "-o", "size=4k", "probe", folder]
+        made = subprocess.run(probe, capture_output=True, text=True)
+    return f"cannot mount a tmpfs: {made.stderr.strip()}" if made.returncode else None
+
+
+@pytest.mark.parametrize("format", ["csv", "uci", "parquet"])
+def test_a_full_file_system_is_one_line_and_leaves_no_file(tmp_path, format):
+    if why := tmpfs_unavailable():
+        pytest.skip(why)
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    out = disk / f"book.{format}"
+    # A 64 KiB tmpfs, in a mount namespace of the export's own: nothing else sees it, and
+    # it goes with the namespace, once ``ls`` has said what the export left in it.
+    export = shlex.join(
+        [
+            *c4book_command(),
+            *("export", "--db", str(PLY10), "--out", str(out), "--format", format),
+            "--no-progress",
+        ]
+    )
+    script = (
+        f"mount -t tmpfs -o size=64k c4book-full {shlex.quote(str(disk))} || exit 99; "
+        f"{export}; status=$?; ls -A {shlex.quote(str(disk))}; exit $status"
+    )
+    result = subprocess.run(
+        ["unshare", "--mount", "sh", "-c", script], capture_output=True, text=True, timeout=300
+    )
+    one_line_no_space(result, out)
+    assert result.stdout == ""  # no summary, and nothing in the full file system
 
 
 def test_the_python_call_refuses_as_the_command_does(tmp_path, ply10_book):

@@ -5,7 +5,13 @@ import signal
 
 import pytest
 
-from bookgen.builder.interrupts import graceful_interrupts
+from bookgen.builder.interrupts import (
+    WITH_HANGUP,
+    Stopped,
+    graceful_interrupts,
+    signals_as_interrupts,
+    stop_status,
+)
 from bookgen.builder.report import BuildSummary
 
 
@@ -25,8 +31,34 @@ def test_check_raises_only_once_a_stop_was_asked():
     with graceful_interrupts() as stop:
         stop.check()
         os.kill(os.getpid(), signal.SIGTERM)
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(KeyboardInterrupt) as raised:
             stop.check()
+    assert stop_status(raised.value) == ("interrupted by SIGTERM", 143)
+
+
+def test_a_merge_s_stop_takes_sighup_too():
+    before = signal.getsignal(signal.SIGHUP)
+    with graceful_interrupts(WITH_HANGUP) as stop:
+        os.kill(os.getpid(), signal.SIGHUP)
+        assert stop.signal == signal.SIGHUP and stop.exit_status == 129
+    assert signal.getsignal(signal.SIGHUP) == before
+
+
+@pytest.mark.parametrize(
+    "signum, said, status",
+    [
+        (signal.SIGTERM, "interrupted by SIGTERM", 143),
+        (signal.SIGHUP, "interrupted by SIGHUP", 129),
+        (signal.SIGINT, "interrupted", 130),  # Python's own KeyboardInterrupt
+    ],
+)
+def test_signals_as_interrupts_raise_at_once_naming_the_signal(signum, said, status):
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    with signals_as_interrupts(), pytest.raises(KeyboardInterrupt) as raised:
+        os.kill(os.getpid(), signum)  # its handler raises as this call returns
+    assert isinstance(raised.value, Stopped) == (signum != signal.SIGINT)
+    assert stop_status(raised.value) == (said, status)
+    assert {s: signal.getsignal(s) for s in before} == before  # put back as they were
 
 
 def test_arm_takes_the_handlers_back_from_whoever_replaced_them():

@@ -11,6 +11,13 @@ says how to resume, and the exit status is 128 + the signal's number (130,
 Ray installs SIGTERM handlers of its own (``ray.init``'s exits at once);
 ``ray_connect`` keeps them out, and the handlers are armed again once Ray is
 up and after it shut down all the same.
+
+``merge`` stops the same way, between slices, on SIGHUP (a closed terminal)
+too: its exit status is 129 then.  ``export``, whose every step an interrupt
+may cut (it leaves no file), has SIGTERM and SIGHUP raise at once, as Ctrl-C
+does (``signals_as_interrupts``).  Either way the exception is a ``Stopped``
+(a ``KeyboardInterrupt``) naming the signal, and the command line says which
+(``stop_status``).
 """
 
 from __future__ import annotations
@@ -20,29 +27,48 @@ import threading
 from contextlib import contextmanager
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+WITH_HANGUP = (*SIGNALS, signal.SIGHUP)
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop by a signal, raised as Ctrl-C's ``KeyboardInterrupt`` is: ``signal`` says which."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signal = signum
+
+
+def stop_status(stop: KeyboardInterrupt) -> tuple[str, int]:
+    """How a command stopped by ``stop`` says so, and its exit status (128 + the signal)."""
+    signum = getattr(stop, "signal", signal.SIGINT)
+    if signum == signal.SIGINT:
+        return "interrupted", 128 + signum
+    return f"interrupted by {signal.Signals(signum).name}", 128 + signum
 
 
 class StopRequest(threading.Event):
-    """Set by the first Ctrl-C or SIGTERM; ``signal`` says which (None until then)."""
+    """Set by the first of ``signals`` (Ctrl-C, SIGTERM); ``signal`` says which (None until
+    then)."""
 
-    def __init__(self) -> None:
+    def __init__(self, signals: tuple[int, ...] = SIGNALS) -> None:
         super().__init__()
+        self.signals = signals
         self.signal: int | None = None
 
     def arm(self) -> None:
         """(Re)install the handlers: call again after anything that installs its own."""
         if threading.current_thread() is threading.main_thread():
-            for number in SIGNALS:
+            for number in self.signals:
                 signal.signal(number, self._on_signal)
 
     def check(self) -> None:
-        """Raise ``KeyboardInterrupt`` if a stop was requested: called between steps."""
+        """Raise ``Stopped`` if a stop was requested: called between steps."""
         if self.is_set():
-            raise KeyboardInterrupt
+            raise Stopped(self.signal or signal.SIGINT)
 
     def _on_signal(self, signum, frame) -> None:
         if self.is_set():
-            raise KeyboardInterrupt
+            raise Stopped(signum)
         self.signal = signum
         self.set()
 
@@ -53,16 +79,42 @@ class StopRequest(threading.Event):
 
 
 @contextmanager
-def graceful_interrupts():
-    """A ``StopRequest`` armed for the block; the previous handlers come back after it."""
-    stop = StopRequest()
+def graceful_interrupts(signals: tuple[int, ...] = SIGNALS):
+    """A ``StopRequest`` for ``signals``, armed for the block; the previous handlers come
+    back after it."""
+    stop = StopRequest(signals)
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-    previous = {number: signal.getsignal(number) for number in SIGNALS}
-    stop.arm()
-    try:
+    with _handlers_restored(signals):
+        stop.arm()
         yield stop
+
+
+@contextmanager
+def signals_as_interrupts():
+    """For the block, SIGTERM and SIGHUP raise ``Stopped`` in the main thread, as Ctrl-C
+    raises ``KeyboardInterrupt``: wherever the block is, it unwinds."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stopped(signum, frame):
+        raise Stopped(signum)
+
+    stopping = (signal.SIGTERM, signal.SIGHUP)
+    with _handlers_restored(stopping):
+        for number in stopping:
+            signal.signal(number, stopped)
+        yield
+
+
+@contextmanager
+def _handlers_restored(signals: tuple[int, ...]):
+    """The handlers of ``signals`` put back as they were after the block."""
+    previous = {number: signal.getsignal(number) for number in signals}
+    try:
+        yield
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)

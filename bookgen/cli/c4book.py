@@ -12,6 +12,7 @@ from solver.errors import C4Error
 
 from ..book.location import book_location
 from ..builder import DEFAULT_SAMPLE, WORKER_TABLE_LOG2
+from ..builder.interrupts import signals_as_interrupts, stop_status
 from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
 from ..play.levels import LEVELS
 from .arguments import (
@@ -308,13 +309,15 @@ def build_parser() -> argparse.ArgumentParser:
         "move's score (docs/data.md). --format uci writes the positions where "
         "neither player can win at once, in the layout of Tromp's UCI Connect-4 "
         "set (67,557 rows at ply 8 on 7x6). The file appears only once complete. "
-        "Parquet needs the data extra: pip install 'c4book[data]'.",
+        "Parquet needs the data extra: pip install 'c4book[data]'. Ctrl-C, SIGTERM or "
+        "SIGHUP stops it leaving no file, and exits 130, 143 or 129.",
     )
     p.add_argument(
         "--out",
         required=True,
         metavar="FILE",
-        help="file to write (.parquet, .csv or .data tell the format)",
+        help="file to write (.parquet, .csv or .data tell the format); a device or a pipe "
+        "(/dev/stdout, a FIFO) is written into directly",
     )
     p.add_argument(
         "--format",
@@ -334,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also write each position's mirror image as a row of its own",
     )
-    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists (and is a file)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_export)
 
@@ -538,21 +541,33 @@ def _run_play(args: argparse.Namespace) -> int:
 def _run_export(args: argparse.Namespace) -> int:
     from ..export import export
 
-    done = export(
-        args.out,
-        args.format,
-        args.plies,
-        _found(args.db),
-        mirrors=args.mirrors,
-        force=args.force,
-        progress=not args.no_progress,
-    )
+    # --out /dev/stdout: the rows are this command's output, and its summary goes apart.
+    summary = sys.stderr if _is_stdout(args.out) else sys.stdout
+    with signals_as_interrupts():  # a stopped export removes its temporary file
+        done = export(
+            args.out,
+            args.format,
+            args.plies,
+            _found(args.db),
+            mirrors=args.mirrors,
+            force=args.force,
+            progress=not args.no_progress,
+        )
     first, last = done.plies[0], done.plies[-1]
     plies = f"ply {first}" if first == last else f"plies {first}-{last}"
     print(
-        f"{done.rows:,} rows of {plies} written to {done.path} ({done.format}, {done.seconds:.1f} s)"
+        f"{done.rows:,} rows of {plies} written to {done.path} ({done.format}, {done.seconds:.1f} s)",
+        file=summary,
     )
     return 0
+
+
+def _is_stdout(path: str) -> bool:
+    """Whether ``path`` is the file this command's stdout writes."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError):  # no such path, or a stdout with no file
+        return False
 
 
 def _run_verify(args: argparse.Namespace) -> int:
@@ -711,16 +726,15 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(error, OutputError):
             _discard_output(stdout)
         return 1
-    except KeyboardInterrupt:
-        print(f"c4book {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        return _interrupted(args.command, stop)
     except SystemError as error:
         # A Ctrl-C while numba loads a kernel comes out of its C code as a SystemError
         # caused by the KeyboardInterrupt: an interrupt all the same.
-        if not _caused_by_interrupt(error):
+        cause = _interrupt_causing(error)
+        if cause is None:
             raise
-        print(f"c4book {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(args.command, cause)
     except BrokenPipeError:
         # The reader went away (``c4book solve < big | head``): stop quietly.
         _discard_output(stdout)
@@ -731,14 +745,21 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout = stdout
 
 
-def _caused_by_interrupt(error: BaseException) -> bool:
-    """Whether a KeyboardInterrupt is among the causes of ``error``."""
+def _interrupted(command: str, stop: KeyboardInterrupt) -> int:
+    """Say that ``command`` was interrupted, and by which signal: its exit status."""
+    said, status = stop_status(stop)
+    print(f"c4book {command}: {said}", file=sys.stderr)
+    return status
+
+
+def _interrupt_causing(error: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt among the causes of ``error``, if there is one."""
     seen: BaseException | None = error
     while seen is not None:
         if isinstance(seen, KeyboardInterrupt):
-            return True
+            return seen
         seen = seen.__cause__ or seen.__context__
-    return False
+    return None
 
 
 def _discard_output(stdout) -> None:

@@ -6,9 +6,9 @@
 
 One row a stored position (``--mirrors``: and each mirror image), a slice of
 a ply at a time (``bookgen.book.scan``), so memory stays bounded whatever the
-book's size.  The file is written under a temporary name beside ``out`` and
-renamed at the end: an error or an interrupt leaves nothing at ``out``.
-Formats: ``parquet`` (the ``data`` extra), ``csv`` and ``uci``; the columns
+book's size.  A file is written under a temporary name beside ``out`` and
+renamed at the end: an error or an interrupt leaves nothing at ``out``; a
+device or a pipe is written into directly (``output``).  Formats: ``parquet`` (the ``data`` extra), ``csv`` and ``uci``; the columns
 are in ``table`` and ``docs/data.md``.
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -27,6 +26,9 @@ from ..book.reader import Book
 from ..book.scan import mirrored, plies_of, slices, stored_plies
 from ..progress import progress_bar
 from . import table
+from .output import Output, OutputError
+
+__all__ = ["ExportError", "Exported", "MissingExtraError", "OutputError", "export", "format_of"]
 
 FORMATS = ("parquet", "csv", "uci")
 SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".data": "uci"}
@@ -34,10 +36,6 @@ SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".data": "uc
 
 class ExportError(C4Error, ValueError):
     """An export asked in a way that cannot be done: an unknown format, say."""
-
-
-class OutputError(C4Error, OSError):
-    """An output that exists (and may not be replaced) or cannot be written."""
 
 
 class MissingExtraError(C4Error, ImportError):
@@ -98,46 +96,22 @@ def export(
 ) -> Exported:
     """Write the book at ``db`` (a path, a URL or an open ``Book``; by default ./book.db,
     else the installed book) to ``out``.  ``plies``: a ply, ``"LO-HI"`` or a range (by
-    default every ply).  ``force`` replaces an existing ``out``."""
+    default every ply).  ``force`` replaces an existing file ``out``; a device or a pipe
+    is written into without it."""
     start = time.perf_counter()
-    if os.path.isdir(out):
-        raise OutputError(f"{out!r} is a directory: give a file name")
+    output = Output(out, force)
     chosen_format = format_of(out, format)
     writer = _writer(chosen_format)
-    if os.path.lexists(out) and not force:
-        raise OutputError(f"{out!r} exists: give --force to replace it")
     book = db if isinstance(db, Book) else Book.open(db)
     try:
         chosen = plies_of(book, plies)
         meta = table.metadata(book.db, book.board, book.info.root, mirrors)
-        temporary = _temporary(out)
-        try:
-            rows = _write(writer(temporary, book.board, meta), book, chosen, mirrors, progress)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-        # Outside the try: a Ctrl-C just after the rename finds the file complete, and
-        # must not look for the temporary name it no longer has.
-        os.replace(temporary, out)
+        with output.opened() as sink:
+            rows = _write(writer(sink, book.board, meta), book, chosen, mirrors, progress)
     finally:
         if book is not db:
             book.close()
     return Exported(out, chosen_format, rows, tuple(chosen), time.perf_counter() - start)
-
-
-def _temporary(out: str) -> str:
-    """An empty file beside ``out`` to write first, readable as ``out`` would be; an
-    ``OutputError`` naming ``out`` if its directory cannot take it."""
-    folder, name = os.path.split(os.path.abspath(out))
-    try:
-        handle, path = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
-    except OSError as error:
-        raise OutputError(f"cannot write {out!r}: {error.strerror}") from None
-    os.close(handle)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(path, 0o666 & ~umask)  # mkstemp's 0600 would outlive the rename
-    return path
 
 
 def _write(writer, book: Book, plies: list[int], mirrors: bool, progress: bool) -> int:

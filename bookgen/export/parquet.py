@@ -7,6 +7,8 @@ images were written.
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -51,14 +53,15 @@ def _strings(matrix: np.ndarray) -> pa.Array:
 
 
 class Writer:
-    """Slices into a Parquet file at ``path``."""
+    """Slices as Parquet into the open file ``sink`` (a row group each)."""
 
-    def __init__(self, path: str, board: Board, meta: dict[str, str]):
+    def __init__(self, sink: BinaryIO, board: Board, meta: dict[str, str]):
         self.board = board
         self.schema = schema(board, meta)
         self._outcomes = pa.array(table.OUTCOMES)
         self._best = pa.array(table.best_texts(board))
-        self._file = pq.ParquetWriter(path, self.schema, compression=COMPRESSION)
+        # A Python file: its errors (a full disk) come back as they are, and a pipe works.
+        self._file = pq.ParquetWriter(sink, self.schema, compression=COMPRESSION)
 
     def write(self, part: Slice) -> int:
         board = self.board
@@ -78,4 +81,5 @@ class Writer:
         return part.size
 
     def close(self) -> None:
+        """Write the footer (the file stays open: its opener's to close)."""
         self._file.close()
