@@ -1,15 +1,40 @@
 """``bookgen.book.merge`` with ``build --part``: a frontier built in parts, each into a book
 of its own, merged and sealed, is the book one build makes, entry by entry; a merge is
-run again harmlessly, and refuses parts that do not belong together, naming them."""
+run again harmlessly, and refuses parts that do not belong together, naming them.
 
+A merge names a damaged part before it copies anything, counts the keys the book held
+already apart from those it copied, and a signal stops it with a whole book and no
+write-ahead log beside it (issue 48)."""
+
+import os
+import re
 import shutil
+import signal
+import sqlite3
+import subprocess
+from contextlib import closing
 
 import pytest
-from conftest import SMALL_PLY, SMALL_ROOT, entries
+from conftest import (
+    PLY10,
+    SMALL_PLY,
+    SMALL_ROOT,
+    c4book_command,
+    entries,
+    run_sql,
+    stored_plies,
+)
 
+from bookgen import Book, CorruptBookError
 from bookgen.book.merge import merge
-from bookgen.book.schema import IncompatibleBookError
+from bookgen.book.rows import Rows
+from bookgen.book.schema import BEST_TEXT, IncompatibleBookError
+from bookgen.book.store import BookStore
 from bookgen.builder.driver import build
+from solver import Position
+
+EMPTY_KEY = Position.from_moves("").canonical_key
+BATCH = 50_000  # rows a transaction, as a build writes its batches
 
 
 def build_part(path, part, ply=SMALL_PLY, root=SMALL_ROOT):
@@ -62,3 +87,161 @@ def test_a_merge_refuses_books_that_do_not_belong_together(small_book_path, tmp_
     assert not (tmp_path / "new.db").exists()  # a failed merge leaves no book it made
     with pytest.raises(IncompatibleBookError, match="is no book"):
         merge(str(tmp_path / "new.db"), [str(tmp_path / "missing.db")])
+
+
+# -- parts written as a build writes its batches: the last ply of the book to ply 10 -----------
+
+
+@pytest.fixture(scope="module")
+def frontier():
+    """The 809,464 entries of ply 10 of the book to ply 10, with their best moves."""
+    return stored_plies(str(PLY10))[10]
+
+
+def write_part(path, frontier, start: int, stop: int) -> str:
+    """A part as ``build --part`` leaves one: the entries ``start:stop`` of ``frontier`` as
+    rows of a book of its own, written by the build's writer, nothing sealed."""
+    store = BookStore(str(path), "", EMPTY_KEY)
+    try:
+        for first in range(start, stop, BATCH):
+            some = slice(first, min(first + BATCH, stop))
+            store.insert_new(
+                Rows(10, frontier.keys[some], frontier.scores[some], frontier.best[some])
+            )
+    finally:
+        store.close()
+    return str(path)
+
+
+def pack(path: str) -> None:
+    """Pack a part's rows into a segment, as ``c4book pack`` does."""
+    store = BookStore(path, "", EMPTY_KEY)
+    try:
+        store.pack_rows(10)
+    finally:
+        store.close()
+
+
+def c4book(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*c4book_command(), *args], capture_output=True, text=True, timeout=300)
+
+
+def beside(path: str) -> list[str]:
+    """The files in ``path``'s folder named after it: the book, and any -wal or -shm."""
+    folder, name = os.path.split(path)
+    return sorted(f for f in os.listdir(folder) if f.startswith(name))
+
+
+def damage_a_segment(path: str) -> None:
+    with closing(sqlite3.connect(path)) as conn:
+        ((blob,),) = conn.execute("SELECT data FROM segments WHERE ply = 10")
+        changed = bytearray(blob)
+        changed[len(changed) // 2] ^= 0x55
+        conn.execute("UPDATE segments SET data = ? WHERE ply = 10", (bytes(changed),))
+        conn.commit()
+
+
+@pytest.mark.parametrize("where", ["row", "segment"])
+def test_a_damaged_part_is_named_before_any_part_is_copied(frontier, tmp_path, where):
+    book = write_part(tmp_path / "book.db", frontier, 0, 1000)  # the target: it exists
+    one = write_part(tmp_path / "one.db", frontier, 1000, 3000)
+    bad = write_part(tmp_path / "bad.db", frontier, 3000, 5000)
+    if where == "row":
+        key = int(frontier.keys[4000])
+        run_sql(bad, f"UPDATE positions SET score = score + 2 WHERE key = {key}")
+        damage = f"its row of key {key} fails its checksum"
+    else:  # a part packed, then a byte of its segment changed
+        pack(bad)
+        damage_a_segment(bad)
+        damage = "its segment"
+    before = entries(book)
+    result = c4book("merge", "--db", book, one, bad)
+    assert result.returncode == 1 and result.stdout == "", result.stdout  # nothing copied
+    assert result.stderr.startswith(f"c4book merge: error: {bad!r}: ply 10 is damaged: {damage}")
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert entries(book) == before and beside(book) == ["book.db"]
+    new = str(tmp_path / "new.db")
+    with pytest.raises(CorruptBookError, match=f"^{re.escape(repr(bad))}: ply 10 is damaged"):
+        merge(new, [one, bad])
+    assert not os.path.exists(new)  # a book the merge would have made is not made
+
+
+def test_keys_already_stored_are_counted_apart_from_those_copied(frontier, tmp_path):
+    one = write_part(tmp_path / "one.db", frontier, 0, 3000)
+    two = write_part(tmp_path / "two.db", frontier, 2000, 5000)  # 1,000 keys in both
+    book = str(tmp_path / "book.db")
+    copied = merge(book, [one, two])
+    assert [(c.plies, c.stored) for c in copied] == [
+        ({10: 3000}, {10: 0}),
+        ({10: 2000}, {10: 1000}),
+    ]
+    # Again, once a pack has moved the rows into a segment (the key's conflict SQL no longer
+    # sees them: they were written twice, a damaged book), and the book into itself.
+    pack(book)
+    result = c4book("merge", "--db", book, two, book)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        f"{two}: ply 10 0 copied, 3,000 already stored\n"
+        f"{book}: ply 10 0 copied, 5,000 already stored\n"
+    )
+    expected = sorted(
+        zip(
+            frontier.keys[:5000].tolist(),
+            [10] * 5000,
+            frontier.scores[:5000].tolist(),
+            [BEST_TEXT[b] for b in frontier.best[:5000].tolist()],
+            strict=True,
+        )
+    )
+    assert entries(book) == expected and beside(book) == ["book.db"]
+
+
+@pytest.fixture(scope="module")
+def two_parts(frontier, tmp_path_factory) -> tuple[str, str]:
+    folder = tmp_path_factory.mktemp("parts")
+    return (
+        write_part(folder / "one.db", frontier, 0, 60_000),
+        write_part(folder / "two.db", frontier, 60_000, 120_000),
+    )
+
+
+@pytest.mark.parametrize(
+    "signum, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=["SIGTERM", "SIGHUP"]
+)
+def test_a_merge_stopped_by_a_signal_leaves_a_whole_book_and_no_log(
+    two_parts, tmp_path, signum, status
+):
+    one, two = two_parts
+    book = str(tmp_path / "book.db")
+    process = subprocess.Popen(
+        [*c4book_command(), "merge", "--db", book, one, two],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None  # (a PIPE)
+        first = process.stdout.readline()  # the first part is copied: stop it in the second
+        process.send_signal(signum)
+        rest, errors = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert first == f"{one}: ply 10 60,000 copied, 0 already stored\n"
+    name = signal.Signals(signum).name
+    # (The merge may have ended before the signal came, on a loaded machine: then it is whole.)
+    if process.returncode != 0:
+        assert process.returncode == status and errors == f"c4book merge: interrupted by {name}\n"
+    assert beside(book) == ["book.db"]  # no -wal, no -shm
+    with Book.open(book, compiled=False) as opened:  # whole: every row checked
+        assert opened.count_by_ply()[10] in (60_000, 120_000) and rest in (
+            "",
+            f"{two}: ply 10 60,000 copied, 0 already stored\n",
+        )
+    again = c4book("merge", "--db", book, one, two)
+    assert again.returncode == 0 and again.stdout.startswith(
+        f"{one}: ply 10 0 copied, 60,000 already stored\n{two}: ply 10 "
+    )
+    with Book.open(book, compiled=False) as opened:
+        assert opened.count_by_ply() == {10: 120_000}

@@ -5,7 +5,10 @@ was grown from: a copy of the same book).  The merge copies the entries of
 every ply a part holds unsealed into the target book, a slice of keys at a
 time, each slice one idempotent transaction keyed by the canonical key: a
 merge stopped half-way is run again, and a key two parts hold is written
-once (both solved it exactly: the same score).  Plies a part holds sealed
+once (both solved it exactly: the same score).  A key the target holds already,
+as a row or packed, is left as it is and counted apart from those copied.
+Every part's entries are read, and so checked, before any is copied: a damaged
+part is named before anything is written.  Plies a part holds sealed
 must be sealed in the target too (the book the parts were grown from), and
 a ply the target holds sealed is not written to.  Then ``c4book build`` on
 the target finds the ply's entries stored, searches what no part held,
@@ -14,25 +17,36 @@ seals the ply and derives the plies above.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, NamedTuple
+
+import numpy as np
 
 from solver.bitboard import Board
 
 from .lock import BuildLock
 from .rows import Rows
 from .schema import IncompatibleBookError, board_of_meta
-from .store import BookStore, existing_meta, fold_wal, remove_book_files
+from .store import BookStore, existing_meta, remove_book_files
 
 SLICE = 1_000_000  # entries copied per transaction
 
 
 class Copied(NamedTuple):
-    """What one part gave: per ply it was building, the entries copied (a key the target
-    held already is left as it was)."""
+    """What one part gave: per ply it was building, the entries copied, and those the
+    target held already (left as they were)."""
 
     part: str
     plies: dict[int, int]
+    stored: dict[int, int]
+
+    def line(self) -> str:
+        """What the command prints of it."""
+        done = "; ".join(
+            f"ply {ply} {copied:,} copied, {self.stored[ply]:,} already stored"
+            for ply, copied in self.plies.items()
+        )
+        return f"{self.part}: {done or 'no ply being built: nothing copied'}"
 
 
 def _open_part(part: str, target_meta: dict[str, str] | None) -> tuple[BookStore, dict]:
@@ -56,10 +70,17 @@ def _describe(meta: dict[str, str]) -> str:
     return f"{meta['width']}x{meta['height']}, root {meta['root'] or '(empty board)'}"
 
 
-def merge(db: str, parts: Sequence[str], out: IO[str] | None = None) -> list[Copied]:
+def merge(
+    db: str,
+    parts: Sequence[str],
+    out: IO[str] | None = None,
+    check: Callable[[], None] = lambda: None,
+) -> list[Copied]:
     """Copy into the book ``db`` (made, from the first part's root and board, if absent)
     the entries of every ply each of ``parts`` holds unsealed; every part is opened once
-    and checked before anything is written."""
+    and checked, its entries read whole, before anything is written.  ``check`` is called
+    between parts and slices: what it raises (a ``KeyboardInterrupt``: a stop asked)
+    stops the merge there, its book whole."""
     if not parts:
         raise IncompatibleBookError("merge needs at least one part to read")
     opened: list[BookStore] = []
@@ -71,10 +92,25 @@ def merge(db: str, parts: Sequence[str], out: IO[str] | None = None) -> list[Cop
             opened.append(store)
             against = against or meta
         assert against is not None  # (a part's meta, at least)
-        return _merge_into(db, against, parts, opened, out)
+        building = [
+            _readable(store, part, check) for part, store in zip(parts, opened, strict=True)
+        ]
+        return _merge_into(db, against, parts, opened, building, out, check)
     finally:
         for store in opened:
             store.close()
+
+
+def _readable(store: BookStore, part: str, check: Callable[[], None]) -> list[int]:
+    """The plies the open ``part`` holds unsealed, each read whole (every row and segment
+    checked against its checksum), for nothing to be found damaged once copying began."""
+    sealed = set(store.complete_plies())
+    building = sorted(set(store.count_by_ply()) - sealed)
+    for ply in building:
+        check()
+        if store.entries_at(ply).best is None:  # a ply still being built keeps its best moves
+            raise IncompatibleBookError(f"{part!r}: ply {ply} has no best moves to copy")
+    return building
 
 
 def _merge_into(
@@ -82,10 +118,12 @@ def _merge_into(
     meta: dict[str, str],
     parts: Sequence[str],
     opened: list[BookStore],
+    building: list[list[int]],
     out: IO[str] | None,
+    check: Callable[[], None],
 ) -> list[Copied]:
-    """``merge`` once the parts are open: the target made if absent, every part's plies
-    checked against it under its write lock, then copied."""
+    """``merge`` once the parts are open and read: the target made if absent, every part's
+    plies checked against it under its write lock, then copied."""
     board: Board = board_of_meta(meta, db)
     target = BookStore(db, meta["root"], int(meta["root_key"]), board=board)
     copied: list[Copied] = []
@@ -93,53 +131,60 @@ def _merge_into(
     try:
         with BuildLock(target.engine, target.db, "merge"):
             sealed = set(target.complete_plies())
-            building = [
-                _building(store, part, target.db, sealed)
-                for part, store in zip(parts, opened, strict=True)
-            ]
             for part, store, plies in zip(parts, opened, building, strict=True):
-                copied.append(_copy(target, part, store, plies))
+                _check_sealed(store, part, plies, target.db, sealed)
+            for part, store, plies in zip(parts, opened, building, strict=True):
+                copied.append(_copy(target, part, store, plies, check))
                 if out is not None:
-                    done = ", ".join(f"ply {p} {n:,}" for p, n in copied[-1].plies.items())
-                    out.write(f"{part}: {done or 'no ply being built: nothing'} copied\n")
-        fold_wal(target.engine)
-    except Exception:
-        discard = target.created and not target.wrote  # a book this merge made, empty
+                    out.write(copied[-1].line() + "\n")
+                    out.flush()  # as each part is done, into a pipe or a log too
+    except BaseException:  # an interrupt too: a book this merge made, still empty, goes
+        discard = target.created and not target.wrote
         raise
     finally:
-        target.close()
+        for store in opened:  # first: a part that is the target itself holds its file
+            store.close()
+        target.close()  # folds the write-ahead log back in, stopped or not
         if discard:
             remove_book_files(target.db)
     return copied
 
 
-def _building(store: BookStore, part: str, db: str, sealed: set[int]) -> list[int]:
-    """The plies ``part`` holds unsealed, once it is checked against the target's ``sealed``
+def _check_sealed(
+    store: BookStore, part: str, building: list[int], db: str, sealed: set[int]
+) -> None:
+    """``part``, holding ``building`` unsealed, checked against the target's ``sealed``
     plies: the part's sealed plies must be sealed there, and these must not be."""
-    sealed_there = set(store.complete_plies())
-    if missing := sorted(sealed_there - sealed):
+    if missing := sorted(set(store.complete_plies()) - sealed):
         raise IncompatibleBookError(
             f"{part!r} holds ply {missing[0]} whole and the target {db!r} does not: "
             "merge parts into the book they were grown from (or a copy of it)"
         )
-    building = sorted(set(store.count_by_ply()) - sealed_there)
     if done := [ply for ply in building if ply in sealed]:
         raise IncompatibleBookError(
             f"the target {db!r} already holds ply {done[0]} whole: "
             f"nothing of {part!r} to merge there"
         )
-    return building
 
 
-def _copy(target: BookStore, part: str, store: BookStore, building: list[int]) -> Copied:
-    """The entries of the plies ``building`` of the open ``part``, copied into ``target``."""
-    plies = {}
+def _copy(
+    target: BookStore, part: str, store: BookStore, building: list[int], check: Callable[[], None]
+) -> Copied:
+    """The entries of the plies ``building`` of the open ``part`` that ``target`` lacks,
+    copied into it; those it holds (as rows or packed) are counted, not written."""
+    plies, stored = {}, {}
     for ply in building:
+        check()
         keys, scores, best = store.entries_at(ply)
-        if best is None:  # a ply still being built keeps its best moves
-            raise IncompatibleBookError(f"{part!r}: ply {ply} has no best moves to copy")
+        assert best is not None  # (``_readable`` checked)
+        plies[ply] = stored[ply] = 0
         for start in range(0, len(keys), SLICE):
+            check()
             part_of = slice(start, start + SLICE)
-            target.insert_new(Rows(ply, keys[part_of], scores[part_of], best[part_of]))
-        plies[ply] = len(keys)
-    return Copied(part, plies)
+            some = keys[part_of]
+            held = target.keys_at(ply, int(some[0]), int(some[-1]) + 1)
+            new = ~np.isin(some, held, assume_unique=True)
+            target.insert_new(Rows(ply, some[new], scores[part_of][new], best[part_of][new]))
+            plies[ply] += int(new.sum())
+            stored[ply] += len(some) - int(new.sum())
+    return Copied(part, plies, stored)

@@ -12,7 +12,12 @@ from solver.errors import C4Error
 
 from ..book.location import book_location
 from ..builder import DEFAULT_SAMPLE, WORKER_TABLE_LOG2
-from ..builder.interrupts import signals_as_interrupts, stop_status
+from ..builder.interrupts import (
+    WITH_HANGUP,
+    graceful_interrupts,
+    signals_as_interrupts,
+    stop_status,
+)
 from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
 from ..play.levels import LEVELS
 from .arguments import (
@@ -394,8 +399,10 @@ def build_parser() -> argparse.ArgumentParser:
         "that each PART book holds still being built: the parts of a frontier that "
         "build --part I/K stored. Plies a part holds whole must be whole in --db "
         "too (merge into the book the parts were grown from, or a copy of it). Each "
-        "slice of keys is one transaction and a stored key is left as it is, so an "
-        "interrupted merge is run again. Then c4book build --ply N --db BOOK seals the "
+        "slice of keys is one transaction and a stored key is left as it is (and counted "
+        "apart from those copied). Ctrl-C, SIGTERM or SIGHUP stops it after the slice "
+        "being written, leaving the book whole, and exits 130, 143 or 129: run it again "
+        "to finish. Then c4book build --ply N --db BOOK seals the "
         "ply (searching whatever no part stored) and derives the plies above.",
     )
     _add_db(p, writes=True)
@@ -613,7 +620,11 @@ def _run_serve(args: argparse.Namespace) -> int:
 def _run_merge(args: argparse.Namespace) -> int:
     from ..book.merge import merge
 
-    merge(args.db, args.parts, out=sys.stdout)
+    # As a build: a signal stops it between slices, never inside its last steps (folding
+    # the write-ahead log back into the book), and a second one at once.
+    with graceful_interrupts(WITH_HANGUP) as stop:
+        merge(args.db, args.parts, out=sys.stdout, check=stop.check)
+    stop.check()  # a stop asked during the last slice: said, and its exit status
     return 0
 
 
