@@ -13,6 +13,7 @@ segment's id) are counted, and are few.
 
 import os
 import random
+import re
 import shutil
 import sqlite3
 import struct
@@ -325,8 +326,9 @@ def test_a_segment_s_row_that_does_not_describe_it_is_refused(small_book_copy):
 def test_a_deleted_segment_is_refused_at_open(small_book_copy, ply):
     # Issue 48: the ply read as absent, and the book answered less than its meta says.
     run_sql(small_book_copy, f"DELETE FROM segments WHERE ply = {ply}")
-    words = f"ply {ply} is damaged: the meta lists it complete, but the book holds none"
-    with pytest.raises(CorruptBookError, match=words):
+    words = f"{small_book_copy!r}: ply {ply} is damaged: the meta lists it complete, but the "
+    words += "book holds none"
+    with pytest.raises(CorruptBookError, match=re.escape(words)):
         Book.open(small_book_copy)
     one_line_error(c4book("query", SMALL_ROOT, "--db", small_book_copy), "query", words)
 

@@ -126,7 +126,9 @@ class Plies:
         del rows, row_plies
         if missing := sorted(set(complete) - set(parts)):  # a deleted segment, say
             raise damaged_ply(
-                missing[0], "the meta lists it complete, but the book holds none of its positions"
+                missing[0],
+                "the meta lists it complete, but the book holds none of its positions",
+                db,
             )
         plies = cls(
             {ply: merge(p, ply, db) for ply, p in parts.items()}, row_counts, complete, db, board
