@@ -292,6 +292,19 @@ def c4book_server_process(db, *options: str, **popen):
                 process.wait()
 
 
+@contextmanager
+def running(args: list[str], **popen):
+    """``args`` started (text mode, ``popen``'s options) for the block, and killed after it
+    if it still runs: a test that failed half-way leaves no process behind."""
+    process = subprocess.Popen(args, text=True, **popen)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 def c4book_command() -> list[str]:
     """The console script installed next to this Python, else the module."""
     script = Path(sys.executable).with_name("c4book")

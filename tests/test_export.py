@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import PLY10, c4book_command
+from conftest import PLY10, c4book_command, running
 
 from bookgen import Book
 from bookgen.export import OutputError, export
@@ -267,22 +267,14 @@ def test_an_unwritable_or_unknown_output_is_refused(tmp_path, out, named):
 )
 def test_an_interrupted_export_leaves_no_file(tmp_path, signum, status, said):
     out = tmp_path / "big.csv"
-    process = subprocess.Popen(
-        [*c4book_command(), "export", "--db", str(PLY10), "--out", str(out), "--no-progress"],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    command = ["export", "--db", str(PLY10), "--out", str(out), "--no-progress"]
+    with running([*c4book_command(), *command], stderr=subprocess.PIPE) as process:
         deadline = time.monotonic() + 120
         while not any(p.stat().st_size for p in tmp_path.glob(".big.csv.*.part")):
             assert process.poll() is None and time.monotonic() < deadline
             time.sleep(0.01)
         process.send_signal(signum)
         _, errors = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     left = [p.name for p in tmp_path.iterdir()]
     if process.returncode == 0:
         # On a loaded machine the export can finish between the last look and the signal
@@ -325,9 +317,7 @@ def test_a_device_is_written_into_never_replaced(tmp_path, ply10_book):
     # As the issue found it (there /dev/null became a file): --force replaces nothing here.
     command = ["export", "--db", str(PLY10), "--out", str(null), "--format", "csv"]
     result = c4book(*command, "--plies", "2", "--force", "--no-progress")
-    assert result.returncode == 0 and result.stdout.startswith("25 rows of ply 2"), (
-        result.stderr
-    )
+    assert result.returncode == 0 and result.stdout.startswith("25 rows of ply 2"), result.stderr
     assert_device(null, rdev)
     assert export(str(null), format="uci", plies=8, db=ply10_book).rows == 67_557  # no --force
     assert_device(null, rdev)

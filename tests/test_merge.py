@@ -22,6 +22,7 @@ from conftest import (
     c4book_command,
     entries,
     run_sql,
+    running,
     stored_plies,
 )
 
@@ -213,21 +214,12 @@ def test_a_merge_stopped_by_a_signal_leaves_a_whole_book_and_no_log(
 ):
     one, two = two_parts
     book = str(tmp_path / "book.db")
-    process = subprocess.Popen(
-        [*c4book_command(), "merge", "--db", book, one, two],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    merging = [*c4book_command(), "merge", "--db", book, one, two]
+    with running(merging, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
         assert process.stdout is not None  # (a PIPE)
         first = process.stdout.readline()  # the first part is copied: stop it in the second
         process.send_signal(signum)
         rest, errors = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert first == f"{one}: ply 10 60,000 copied, 0 already stored\n"
     name = signal.Signals(signum).name
     # (The merge may have ended before the signal came, on a loaded machine: then it is whole.)
