@@ -324,3 +324,24 @@ def test_ray_job_submit_builds_and_ray_job_stop_keeps_every_batch(hosts, referen
     assert int(done) == int(total) == FRONTIER - searched, resumed
     assert "succeeded" in job(hosts, "status", "c4book-resumed")
     assert entries(str(db)) == reference
+
+
+@pytest.mark.slow  # 20-40 s: the default run builds the same book on these hosts above
+def test_the_docs_first_cluster_build_takes_a_minute_or_two(hosts):
+    """docs/building.md's first cluster build, pasted on the head (issue 54: the example
+    was once --ply 8 from the empty board, about 5 core-hours)."""
+    import shlex
+    import time
+
+    text = (REPO / "docs" / "building.md").read_text()
+    pasted = next(line for line in text.splitlines() if "--db cluster.db --address auto" in line)
+    command = shlex.split(pasted.split("#")[0])
+    assert command[:2] == ["c4book", "build"], pasted
+    # `auto` finds the newest cluster on the machine, which may be another test's: name it.
+    command[command.index("auto")] = hosts.address
+    command[command.index("cluster.db")] = str(hosts.root / "cluster.db")
+    started = time.monotonic()
+    done = hosts.run(hosts.head, *command, "--no-progress", timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert time.monotonic() - started < 120, done.stderr[-2000:]
+    assert "searched 6,163 frontier positions" in done.stderr + done.stdout

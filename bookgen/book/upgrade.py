@@ -115,7 +115,9 @@ def _pack_rows(db: str, meta: dict[str, str]) -> int:
         if packed:
             reclaim_space(store.engine)  # the rows' pages
     finally:
-        store.close()
+        # Not store.close(): its fold of the log waited 5 s on the write lock's connection,
+        # then gave up; the lock's engine folds it once the lock is released.
+        store.engine.dispose()
     return packed
 
 
