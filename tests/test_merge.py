@@ -26,7 +26,7 @@ from conftest import (
     stored_plies,
 )
 
-from bookgen import Book, CorruptBookError
+from bookgen import Book, BookError, CorruptBookError
 from bookgen.book.merge import merge
 from bookgen.book.rows import Rows
 from bookgen.book.schema import BEST_TEXT, IncompatibleBookError
@@ -237,3 +237,13 @@ def test_a_merge_stopped_by_a_signal_leaves_a_whole_book_and_no_log(
     )
     with Book.open(book, compiled=False) as opened:
         assert opened.count_by_ply() == {10: 120_000}
+
+
+def test_a_password_in_a_part_s_url_is_never_shown(tmp_path):
+    # Issue 48, item 4: merge() called from Python with a plain string printed it whole.
+    pytest.importorskip("psycopg")
+    url = "postgresql+psycopg://c4:hunter2@127.0.0.1:1/none"  # nothing listens on port 1
+    with pytest.raises(BookError) as info:
+        merge(str(tmp_path / "target.db"), [url])
+    assert "hunter2" not in str(info.value) and "c4:***@127.0.0.1" in str(info.value)
+    assert not (tmp_path / "target.db").exists()

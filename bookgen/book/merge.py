@@ -24,6 +24,7 @@ import numpy as np
 
 from solver.bitboard import Board
 
+from .location import book_location
 from .lock import BuildLock
 from .rows import Rows
 from .schema import IncompatibleBookError, board_of_meta
@@ -83,6 +84,7 @@ def merge(
     stops the merge there, its book whole."""
     if not parts:
         raise IncompatibleBookError("merge needs at least one part to read")
+    db, parts = book_location(db), [book_location(part) for part in parts]  # (passwords masked)
     opened: list[BookStore] = []
     try:
         # Each part against the target's meta, or, for a new target, the first part's.

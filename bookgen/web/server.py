@@ -113,7 +113,7 @@ def serve(
 
         def ready() -> None:
             out.write(
-                f"c4book serve: {address} (book {db}{board}, to ply {book.info.max_ply}; "
+                f"c4book serve: {address} (book {book.db}{board}, to ply {book.info.max_ply}; "
                 f"searches past it up to {cap:g} s; Ctrl-C stops)\n"
             )
             if host in WILDCARDS:
