@@ -261,7 +261,7 @@ def test_an_unwritable_or_unknown_output_is_refused(tmp_path, out, named):
     [
         (signal.SIGINT, 130, "interrupted"),
         (signal.SIGTERM, 143, "interrupted by SIGTERM"),
-        (signal.SIGHUP, 129, "interrupted by SIGHUP"),
+        pytest.param(signal.SIGHUP, 129, "interrupted by SIGHUP", marks=pytest.mark.slow),
     ],
     ids=["SIGINT", "SIGTERM", "SIGHUP"],
 )
@@ -394,7 +394,9 @@ def one_line_no_space(result: subprocess.CompletedProcess, out: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("format", ["csv", "uci", "parquet"])
+@pytest.mark.parametrize(
+    "format", ["csv", *(pytest.param(f, marks=pytest.mark.slow) for f in ("uci", "parquet"))]
+)  # (one format in the default run: the three share the writer's error path)
 def test_a_full_device_is_one_line(tmp_path, format):
     full = char_device(tmp_path, "full")
     rdev = os.stat(full).st_rdev
@@ -416,7 +418,9 @@ def tmpfs_unavailable() -> str | None:
     return f"cannot mount a tmpfs: {made.stderr.strip()}" if made.returncode else None
 
 
-@pytest.mark.parametrize("format", ["csv", "uci", "parquet"])
+@pytest.mark.parametrize(
+    "format", ["csv", *(pytest.param(f, marks=pytest.mark.slow) for f in ("uci", "parquet"))]
+)  # (one format in the default run: the three share the writer's error path)
 def test_a_full_file_system_is_one_line_and_leaves_no_file(tmp_path, format):
     if why := tmpfs_unavailable():
         pytest.skip(why)

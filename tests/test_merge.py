@@ -207,7 +207,9 @@ def two_parts(frontier, tmp_path_factory) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(
-    "signum, status", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=["SIGTERM", "SIGHUP"]
+    "signum, status",
+    [(signal.SIGTERM, 143), pytest.param(signal.SIGHUP, 129, marks=pytest.mark.slow)],
+    ids=["SIGTERM", "SIGHUP"],
 )
 def test_a_merge_stopped_by_a_signal_leaves_a_whole_book_and_no_log(
     two_parts, tmp_path, signum, status

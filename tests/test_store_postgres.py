@@ -424,6 +424,7 @@ def frontier_rows(engine) -> int:
     return counted(engine, f"ply = {STOP_PLY}")
 
 
+@pytest.mark.slow  # 12 s; the default run stops a server mid-build and resumes it (below)
 def test_a_build_into_postgres_stopped_and_resumed_is_the_sqlite_book(
     postgres_url, stop_reference, ray_session
 ):
