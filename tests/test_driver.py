@@ -94,7 +94,9 @@ def test_rerun_is_a_no_op(small_book_copy, ray_session):
     assert {ply: segment_rows(small_book_copy, ply) for ply in blobs} == blobs
 
 
-def test_the_frontier_bar_starts_when_the_workers_are_ready(tmp_path, ray_session, capsys):
+def test_the_frontier_bar_starts_when_the_workers_are_ready(
+    tmp_path, ray_session, capsys, monkeypatch
+):
     # Issue 54: the bar counted the workers' start (and the kernels' compile) as search:
     # 4/6163 after 35 s, an ETA of 15 hours.  It now says what it waits for, and starts
     # with the first batch back, whose rate it does not guess.
@@ -102,11 +104,8 @@ def test_the_frontier_bar_starts_when_the_workers_are_ready(tmp_path, ray_sessio
 
     from bookgen import progress
 
-    progress.LOG_SECONDS = 0.0  # every update a line
-    try:
-        build(str(tmp_path / "bar.db"), 10, SMALL_ROOT, table_log2=20)
-    finally:
-        progress.LOG_SECONDS = 10.0
+    monkeypatch.setattr(progress, "LOG_SECONDS", 0.0)  # every update a line
+    build(str(tmp_path / "bar.db"), 10, SMALL_ROOT, table_log2=20)
     lines = capsys.readouterr().err.splitlines()
     waiting = [i for i, line in enumerate(lines) if "loading the search kernels" in line]
     bar = [line for line in lines if line.startswith("ply 10 frontier:") and "%|" in line]
