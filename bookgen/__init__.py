@@ -6,8 +6,7 @@ imports Ray.
 
 from typing import TYPE_CHECKING, Any
 
-from .book.reader import Book, BookClosedError, BookEntry, BookInfo
-from .book.schema import (
+from .book.format.errors import (
     BookError,
     BookNotFoundError,
     CorruptBookError,
@@ -15,6 +14,8 @@ from .book.schema import (
     NotABookError,
     SchemaMismatchError,
 )
+from .book.read.entry import BookEntry, BookInfo
+from .book.read.reader import Book, BookClosedError
 from .play.player import Decision, Player
 from .play.review import PlayerSummary, Review, ReviewedMove, review
 

@@ -47,7 +47,7 @@ from bookgen import Book
 imported = time.perf_counter()
 before = rss()
 start = time.perf_counter()
-book = Book.open(sys.argv[1], in_memory=True)
+book = Book.open(sys.argv[1])
 opened = time.perf_counter() - start
 held = rss() - before
 count = len(book)

@@ -35,9 +35,9 @@ import numpy as np
 import zstandard
 from _args import parse_args
 
-from bookgen.book.rows import Rows
-from bookgen.book.segment import HEADER, LEVEL, Segment
-from bookgen.book.store import BookStore
+from bookgen.book.format.rows import Rows
+from bookgen.book.format.segment import HEADER, LEVEL, Segment
+from bookgen.book.write.store import BookStore
 from bookgen.builder.derive import derive
 from bookgen.builder.listing import keys_by_ply
 from bookgen.builder.missing import MissingKeys

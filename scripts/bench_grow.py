@@ -22,7 +22,7 @@ import time
 
 from _args import parse_args
 
-from bookgen.book.store import BookStore
+from bookgen.book.write.store import BookStore
 from bookgen.builder.listing import frontier_chunks, keys_by_ply
 from bookgen.builder.solve_position import solve_position
 from solver import Position, Solver

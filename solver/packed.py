@@ -59,6 +59,28 @@ def is_full_column(board, mask, col):
     return ((mask >> (np.uint64(col) * board.h1 + board.h - U1)) & U1) != U0
 
 
+# What a move's score takes (``move_rule``): one ply of negamax, written once for every
+# kernel that reads a position's move scores from its children's (derive, the reader's).
+MOVE_FULL = 0  # a full column: no move
+MOVE_DECIDED = 1  # the move ends the game: a four wins, the last cell draws
+MOVE_READ = 2  # the move scores minus its child's score, read from the ply below
+
+
+@njit(cache=True, inline="always")
+def move_rule(board, current, mask, ply, col):
+    """``(kind, score, child)`` of the move in ``col`` (0-based) from the position
+    ``(current, mask)`` at ``ply``: ``(MOVE_FULL, 0, 0)``, ``(MOVE_DECIDED, its score, 0)``,
+    or ``(MOVE_READ, 0, the child's canonical key)``."""
+    if is_full_column(board, mask, col):
+        return MOVE_FULL, np.int64(0), U0
+    child, won = child_key(board, current, mask, col)
+    if won:
+        return MOVE_DECIDED, np.int64((board.cells + 1 - ply) // 2), U0  # Board.win_score
+    if ply + 1 == board.cells:
+        return MOVE_DECIDED, np.int64(0), U0
+    return MOVE_READ, np.int64(0), canonical(board, child)
+
+
 @njit(cache=True)
 def canonical_keys(board, keys):
     """``canonical`` of each key."""

@@ -38,8 +38,8 @@ def stamp(path: str) -> None:
     where the table has their column), over whatever they hold now."""
     from sqlalchemy import create_engine, text
 
-    from bookgen.book.checksum import META_CHECKSUM, meta_checksum
-    from bookgen.book.rows import stamp_rows
+    from bookgen.book.format.checksum import META_CHECKSUM, meta_checksum
+    from bookgen.book.format.rows import stamp_rows
 
     engine = create_engine(f"sqlite:///{path}")
     try:
@@ -60,8 +60,9 @@ def stamp(path: str) -> None:
 def open_store(db: str):
     """A read-only ``BookStore`` of an existing book (a path or a URL), whatever its root
     and board."""
-    from bookgen.book.schema import board_of_meta
-    from bookgen.book.store import BookStore, make_engine, read_meta, sqlite_path
+    from bookgen.book.format.database import make_engine, read_meta, sqlite_path
+    from bookgen.book.format.errors import board_of_meta
+    from bookgen.book.write.store import BookStore
 
     engine = make_engine(db, readonly=sqlite_path(db) is not None)
     try:
@@ -87,7 +88,7 @@ def entries(db: str) -> list[tuple]:
     """``(key, ply, score, best_moves)`` of every stored position, in key order, packed
     or rows alike; ``best_moves`` is the stored text ("25"), or ``None`` where the ply
     keeps no best moves (its children give them)."""
-    from bookgen.book.schema import BEST_TEXT
+    from bookgen.book.format.scores import BEST_TEXT
 
     found: list[tuple] = []
     for ply, (keys, scores, best) in stored_plies(db).items():
@@ -145,7 +146,7 @@ def edit_ply(path: str, ply: int, edit) -> None:
     all.  A ply with no segment yet starts empty."""
     import numpy as np
 
-    from bookgen.book.segment import Segment, pack, unpack
+    from bookgen.book.format.segment import Segment, pack, unpack
 
     found = segment_rows(path, ply)
     assert len(found) <= 1, f"ply {ply} has {len(found)} segments"
@@ -193,7 +194,7 @@ def unseal(path: str, version: int = 4) -> None:
     """
     import json
 
-    from bookgen.book.schema import BEST_TEXT
+    from bookgen.book.format.scores import BEST_TEXT
     from bookgen.builder.derive import derive
 
     plies = stored_plies(path)

@@ -102,11 +102,10 @@ def test_full_depth_search_is_exact(solver):
 
 def test_solver_table_bounds_are_read_right(solver):
     # The evaluation reads the exact solver's table: its bounds must hold.
-    search = AnytimeSearch(solver)
     for moves, score in MIDDLE_MEDIUM[:8]:
         position = Position.from_moves(moves)
         solver.solve(position)
-        low, high = table_bounds(B, *args(position)[:2], search._table, search._near, search._shift)
+        low, high = table_bounds(B, *args(position)[:2], *solver.search_tables())
         assert (low, high) != (-42, 42), moves  # the root's bound was stored
         assert low <= score <= high, moves
 
@@ -147,9 +146,7 @@ def test_static_bounds_clamp_the_leaves():
             ev.INFINITY,
             empty_table._tt_keys,
             empty_table._tt_data,
-            empty_table._table,
-            empty_table._near,
-            empty_table._shift,
+            *empty_table.solver.search_tables(),
             *NO_KNOWN,
             empty_table._scratch,
         )

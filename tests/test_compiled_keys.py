@@ -1,14 +1,15 @@
-"""``bookgen.book.compiled_keys``: the compiled walk from moves to keys gives
+"""``bookgen.book.read.compiled_keys``: the compiled walk from moves to keys gives
 ``keys.key_of``'s keys, and ``locate`` finds what a binary search finds."""
 
 import random
+import shutil
 
 import numpy as np
 import pytest
 from test_keys import random_strings
 
-from bookgen.book.compiled_keys import keys_of_many, locate, locate_parent, lower_bounds
-from bookgen.book.keys import ABSENT, NOT_A_GAME, key_of
+from bookgen.book.format.keys import ABSENT, NOT_A_GAME, key_of
+from bookgen.book.read.compiled_keys import keys_of_many, locate, locate_parent, lower_bounds
 from solver import STANDARD as B
 from solver.bitboard import mirror_bits, mirror_moves
 
@@ -68,9 +69,8 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
     from conftest import book_moves
     from test_plies import read_plies
 
-    from bookgen.book.family import SCORE_OFFSET
-    from bookgen.book.plies import NO_MOVE
-    from bookgen.book.reader import codes
+    from bookgen.book.format.scores import FULL_COLUMN_SCORE, SCORE_OFFSET
+    from bookgen.book.read.entry import codes
 
     heads = codes(B).heads
 
@@ -85,24 +85,43 @@ def test_locate_parent_gives_the_derived_entry_in_the_askers_orientation(small_b
                 canonical_code, canonical_packed = plies.at(ply, where >> 1)
                 flipped = where & 1 == 1
                 packed = canonical_packed[::-1] if flipped else canonical_packed
-                assert scores == [NO_MOVE if b == 0 else b - SCORE_OFFSET for b in packed], asked
+                assert scores == [
+                    FULL_COLUMN_SCORE if b == 0 else b - SCORE_OFFSET for b in packed
+                ], asked
                 # the same score, and the same best moves as the canonical entry's mirrored
                 assert heads[False][code] == heads[flipped][canonical_code], asked
                 if not flipped:
                     assert code == canonical_code
-                full_columns += NO_MOVE in scores
+                full_columns += FULL_COLUMN_SCORE in scores
     assert full_columns > 0  # the small book's root has a full column
     family = plies.families[8]
     assert locate_parent(B, b"4453", *family)[0] == ABSENT
     assert locate_parent(B, b"44444444", *family)[0] == NOT_A_GAME
 
 
-def test_locate_parent_reports_a_missing_child_and_the_reader_a_damaged_book(small_book_path):
+def sealed_again(path: str, tmp_path, ply: int, segment) -> str:
+    """A copy of the book at ``path`` with ``ply`` sealed anew as ``segment``: a book whose
+    checksums hold, but whose plies disagree."""
+    from bookgen.book.format.database import existing_meta
+    from bookgen.book.write.store import BookStore
+
+    copy = str(tmp_path / "sealed-again.db")
+    shutil.copy(path, copy)
+    meta = existing_meta(copy)
+    store = BookStore(copy, meta["root"], int(meta["root_key"]))
+    store.seal(ply, segment)
+    store.close()
+    return copy
+
+
+def test_locate_parent_reports_a_missing_child_and_the_reader_a_damaged_book(
+    small_book_path, tmp_path
+):
     from test_plies import COMPLETE, canonical, read_plies
 
     from bookgen import Book, CorruptBookError
-    from bookgen.book.plies import Plies
-    from bookgen.book.segment import Segment
+    from bookgen.book.format.segment import Segment
+    from bookgen.book.read.plies import Plies
 
     sealed = dict(read_plies(small_book_path).segments)
     keys, scores, best = sealed[12]
@@ -110,18 +129,21 @@ def test_locate_parent_reports_a_missing_child_and_the_reader_a_damaged_book(sma
     sealed[12] = Segment(np.delete(keys, gone), np.delete(scores, gone), np.delete(best, gone))
     damaged = Plies(sealed, {}, COMPLETE, "some.db")
     assert locate_parent(B, b"44444433111", *damaged.families[11])[1] == -1
-    with Book.open(small_book_path) as book:
-        book._plies = damaged  # the same book, one position of its last ply gone
-        with pytest.raises(CorruptBookError, match="ply 12 lacks a child of a ply-11 position"):
-            book.get("44444433111")
+    # The same book, one position of its last ply gone.
+    damaged_book = sealed_again(small_book_path, tmp_path, 12, sealed[12])
+    with (
+        Book.open(damaged_book) as book,
+        pytest.raises(CorruptBookError, match="ply 12 lacks a child of a ply-11 position"),
+    ):
+        book.get("44444433111")
 
 
-def test_a_parent_score_no_move_gives_is_a_damaged_book_not_an_answer(small_book_path):
+def test_a_parent_score_no_move_gives_is_a_damaged_book_not_an_answer(small_book_path, tmp_path):
     from test_plies import COMPLETE, canonical, read_plies
 
     from bookgen import Book, CorruptBookError
-    from bookgen.book.plies import Plies
-    from bookgen.book.segment import Segment
+    from bookgen.book.format.segment import Segment
+    from bookgen.book.read.plies import Plies
 
     sealed = dict(read_plies(small_book_path).segments)
     keys, scores, best = sealed[11]
@@ -132,20 +154,24 @@ def test_a_parent_score_no_move_gives_is_a_damaged_book_not_an_answer(small_book
     damaged = Plies(sealed, {}, COMPLETE, "some.db")
     where, code, _ = locate_parent(B, b"44444433111", *damaged.families[11])
     assert where >= 0 and code & 127 == 0
-    with Book.open(small_book_path) as book:
-        book._plies = damaged
-        with pytest.raises(CorruptBookError, match="a ply-11 position's score is no move's"):
-            book.get("44444433111")
+    damaged_book = sealed_again(small_book_path, tmp_path, 11, sealed[11])
+    with (
+        Book.open(damaged_book) as book,
+        pytest.raises(CorruptBookError, match="a ply-11 position's score is no move's"),
+    ):
+        book.get("44444433111")
 
 
-def test_the_last_cell_is_read_without_a_child(small_book_path):
+def test_the_last_cell_is_read_without_a_child(tmp_path):
     # Ply 42 is complete and empty (every position there is a finished game): at ply 41
     # each move wins or fills the board, so no child is read.
     from test_plies import segment
 
     from bookgen import Book
-    from bookgen.book.plies import NO_MOVE, Plies
-    from bookgen.book.segment import Segment
+    from bookgen.book.format.scores import FULL_COLUMN_SCORE
+    from bookgen.book.format.segment import Segment
+    from bookgen.book.read.plies import Plies
+    from bookgen.book.write.store import BookStore
     from solver import Position
 
     moves = "54712566226127126621574377157631535333444"
@@ -153,10 +179,14 @@ def test_the_last_cell_is_read_without_a_child(small_book_path):
     empty = Segment(np.empty(0, np.uint64), np.empty(0, np.int8), np.empty(0, np.uint8))
     plies = Plies({41: segment([(moves, 0, None)]), 42: empty}, {}, (41, 42))
     where, code, scores = locate_parent(B, moves.encode(), *plies.families[41])
-    assert where >= 0 and list(scores) == [NO_MOVE] * 3 + [0] + [NO_MOVE] * 3
+    assert where >= 0 and list(scores) == [FULL_COLUMN_SCORE] * 3 + [0] + [FULL_COLUMN_SCORE] * 3
     assert code == plies.at(41, where >> 1)[0]
-    with Book.open(small_book_path) as book:
-        book._plies = plies  # the same reader, over these two plies
+    # A book of these two plies: rooted at the ply-41 position.
+    store = BookStore(str(tmp_path / "last.db"), moves, Position.from_moves(moves).canonical_key)
+    store.seal(41, plies.segments[41])
+    store.seal(42, empty)
+    store.close()
+    with Book.open(str(tmp_path / "last.db")) as book:
         entry = book.get(moves)
         mirrored = book.get(mirror_moves(moves))
     assert (entry.score, entry.best_moves) == (0, (4,))

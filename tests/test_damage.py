@@ -26,8 +26,8 @@ import pytest
 from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, run_sql, stored_plies
 
 from bookgen import Book, CorruptBookError
-from bookgen.book.rows import Rows
-from bookgen.book.store import BookStore
+from bookgen.book.format.rows import Rows
+from bookgen.book.write.store import BookStore
 from solver import Position
 
 ROOT_KEY = Position.from_moves(SMALL_ROOT).canonical_key

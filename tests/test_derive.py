@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from conftest import SMALL_ROOT
 
-from bookgen.book.schema import BEST_TEXT, pack_scores
-from bookgen.builder.derive import MissingChildError, best_of, derive, sign
+from bookgen.book.format.scores import BEST_TEXT, best_of, pack_scores
+from bookgen.builder.derive import MissingChildError, derive
 from bookgen.builder.listing import keys_by_ply
 from solver import Position
 from solver.bitboard import win_score
@@ -78,8 +78,3 @@ def test_a_missing_child_is_named():
         levels[8], levels[9][1:], np.zeros(len(levels[9]) - 1, dtype=np.int8), strict=False
     )
     assert loose.missing.tolist() == [int(levels[9][0])] and not loose.complete[0]
-
-
-def test_sign_and_best_of():
-    assert [sign(s) for s in (-3, 0, 5)] == [-1, 0, 1]
-    assert best_of([None, 2, -1, 2, None, 0, 1]) == (2, "24")

@@ -13,7 +13,7 @@ from conftest import (
     segment_rows,
 )
 
-from bookgen.book.store import BookStore
+from bookgen.book.write.store import BookStore
 from bookgen.builder.cluster import AddressError
 from bookgen.builder.driver import BuildArgumentError, _sorted_entries, build
 from bookgen.builder.listing import keys_by_ply
@@ -317,7 +317,7 @@ def test_a_frontier_sealed_from_memory_is_the_one_read_back_from_its_rows(
 ):
     # A fresh build seals its frontier from what it solved; a build that finds some of
     # it stored reads the rows back.  Both give the same segments, byte for byte.
-    from bookgen.book.rows import Rows
+    from bookgen.book.format.rows import Rows
 
     book = open_store(small_book_path)
     try:
@@ -383,7 +383,7 @@ def test_a_6x5_book_answers_as_the_solver_does(six_by_five):
 def test_a_book_is_grown_on_its_own_board_and_refuses_another(six_by_five, tmp_path, ray_session):
     import shutil
 
-    from bookgen.book.store import BookSizeError
+    from bookgen.book.format.errors import BookSizeError
 
     path = str(tmp_path / "grown.db")
     shutil.copy(six_by_five, path)

@@ -1,7 +1,7 @@
-"""``bookgen.book.family``: a parent's move scores read from its children's scores.
+"""``bookgen.book.read.family``: a parent's move scores read from its children's scores.
 
-``Family`` (one position, plain Python) and ``derive_many`` (numpy, many at
-once) must agree on every position; the expected scores come from a plain
+``Family`` (one position, plain Python) and ``compiled_family.derive_many``
+(compiled, many at once) must agree on every position; the expected scores come from a plain
 minimax on a board of width 9 (two bytes of best-move bits), and from the
 shipped books' children.
 """
@@ -13,25 +13,31 @@ import pytest
 from conftest import PLY10, SHIPPED, minimax
 
 from bookgen import Book, CorruptBookError
-from bookgen.book.family import FULL_COLUMN, SCORE_OFFSET, Family, derive_many
-from bookgen.book.plies import Plies
-from bookgen.book.segment import Segment
+from bookgen.book.format.scores import FULL_COLUMN, SCORE_OFFSET
+from bookgen.book.format.segment import Segment
+from bookgen.book.read.compiled_family import derive_many
+from bookgen.book.read.family import Family
 from solver import Board, Position
 
 
-def both_ways(plies: Plies, ply: int, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(packed, best)`` of the ``at``-th positions of ``ply``: from ``derive_many``, after
-    checking that ``Family`` gives the same for each."""
-    view, below = plies.segments[ply], plies.segments[ply + 1]
-    packed, best = derive_many(
-        plies.board, view.keys[at], view.scores[at], below.keys, below.scores, ply
-    )
-    family = Family(plies.board, ply, below.keys, below.scores)
+def both_ways(
+    board: Board, parents: Segment, below: Segment, ply: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(packed, best)`` of the ``parents`` at ``ply``: from ``derive_many``, after checking
+    that ``Family`` gives the same for each."""
+    packed, best = derive_many(board, parents.keys, parents.scores, below.keys, below.scores, ply)
+    family = Family(board, ply, below.keys, below.scores)
     for i, (key, own) in enumerate(
-        zip(view.keys[at].tolist(), view.scores[at].tolist(), strict=True)
+        zip(parents.keys.tolist(), parents.scores.tolist(), strict=True)
     ):
         assert family.packed(key, own) == (packed[i].tobytes(), int(best[i])), (ply, key)
     return packed, best
+
+
+def whole_ply(book: Book, ply: int) -> Segment:
+    """A ply's keys and scores, through the reader's public slices."""
+    keys, scores, _, _ = book.slice_of(ply, 0, book.count_by_ply()[ply])
+    return Segment(keys, scores, None)
 
 
 @pytest.mark.parametrize(
@@ -47,10 +53,13 @@ def test_one_position_at_a_time_equals_many_at_once(path, plies, sample):
             count = book.count_by_ply()[ply]
             rng = np.random.default_rng(ply)
             at = np.arange(count) if sample is None else rng.choice(count, sample, replace=False)
-            packed, _best = both_ways(book._plies, ply, np.sort(at))
+            at = np.sort(at)
+            view, below = whole_ply(book, ply), whole_ply(book, ply + 1)
+            parents = Segment(view.keys[at], view.scores[at], None)
+            packed, _best = both_ways(book.board, parents, below, ply)
             # and both are what the reader answers, whole ply derived
-            whole = np.frombuffer(book._plies.moves_of(ply), np.uint8).reshape(-1, 7)
-            assert (packed == whole[np.sort(at)]).all()
+            _, _, _, whole = book.slice_of(ply, 0, count)
+            assert (packed == whole[at]).all()
 
 
 def endgames(board: Board, ply: int, count: int, seed: int) -> list[Position]:
@@ -82,19 +91,11 @@ def test_a_wide_board_s_move_scores_are_minimax_s_with_two_bytes_of_best_moves()
             if not parent.is_winning_move(col):
                 child = parent.play(col)
                 children.setdefault(child.canonical_key, child)
-    plies = Plies(
-        {
-            ply: segment_of(parents, [minimax(p) for p in parents]),
-            ply + 1: segment_of(list(children.values()), [minimax(c) for c in children.values()]),
-        },
-        {},
-        (ply, ply + 1),
-        board=board,
-    )
-    assert plies.parents == frozenset({ply})
-    packed, best = both_ways(plies, ply, np.arange(len(parents)))
+    above = segment_of(parents, [minimax(p) for p in parents])
+    below = segment_of(list(children.values()), [minimax(c) for c in children.values()])
+    packed, best = both_ways(board, above, below, ply)
     assert best.dtype == np.uint16 and (best > 255).any()  # column 9 is best somewhere
-    keys = plies.segments[ply].keys.tolist()
+    keys = above.keys.tolist()
     for parent in parents:
         at = keys.index(parent.canonical_key)
         canonical = (
@@ -134,9 +135,8 @@ def test_a_damaged_family_is_refused_one_at_a_time_and_many_at_once():
         (off, whole, "a ply-30 position's score is no move's score"),
     ]:
         args = (board, parent_segment.keys, parent_segment.scores, below.keys, below.scores, 30)
-        for compiled in (False, True):  # numpy, and the compiled twin (compiled_family)
-            with pytest.raises(CorruptBookError, match=why):
-                derive_many(*args, "some.db", compiled)
+        with pytest.raises(CorruptBookError, match=why):
+            derive_many(*args, "some.db")
         family = Family(board, 30, below.keys, below.scores, "some.db")
         pairs = zip(parent_segment.keys.tolist(), parent_segment.scores.tolist(), strict=True)
         with pytest.raises(CorruptBookError, match=why):

@@ -1,4 +1,4 @@
-"""``bookgen.book.keys``: lookup keys from move strings, one at a time and many at once,
+"""``bookgen.book.format.keys``: lookup keys from move strings, one at a time and many at once,
 checked against ``Position`` on random games of every length."""
 
 import random
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import stored_plies
 
-from bookgen.book.keys import (
+from bookgen.book.format.keys import (
     Oriented,
     board_of,
     board_of_position,

@@ -1,4 +1,4 @@
-"""``bookgen.book.location``: with no book named, ./book.db, else the book installed with c4book.
+"""``bookgen.book.format.location``: with no book named, ./book.db, else the book installed with c4book.
 
 The last test builds a wheel of the project, installs it into a fresh virtual
 environment and asks it for the best opening move from an empty directory:
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bookgen import Book
-from bookgen.book.location import BOOK_NAME, find_book, installed_books
+from bookgen.book.format.location import BOOK_NAME, find_book, installed_books
 
 PROJECT = Path(__file__).resolve().parent.parent
 SHIPPED = PROJECT / "book.db"
@@ -86,7 +86,11 @@ def test_an_installed_wheel_answers_from_its_own_book_in_any_directory(tmp_path)
     answer = json.loads(result.stdout)
     assert (answer["source"], answer["score"], answer["best_moves"]) == ("book", 1, [4])
     where = subprocess.run(
-        [str(python), "-c", "from bookgen.book.location import find_book; print(find_book(None))"],
+        [
+            str(python),
+            "-c",
+            "from bookgen.book.format.location import find_book; print(find_book(None))",
+        ],
         cwd=empty,
         capture_output=True,
         text=True,
@@ -106,7 +110,7 @@ def test_an_installed_wheel_answers_from_its_own_book_in_any_directory(tmp_path)
 
 
 def test_a_path_object_is_a_path_and_anything_else_is_named(tmp_path):
-    from bookgen.book.location import book_location
+    from bookgen.book.format.location import book_location
     from solver.errors import ArgumentTypeError, C4Error
 
     path = tmp_path / "b.db"
@@ -122,7 +126,7 @@ def test_a_path_object_is_a_path_and_anything_else_is_named(tmp_path):
 
 
 def test_databases_in_memory_are_told_apart_from_files():
-    from bookgen.book.location import in_memory
+    from bookgen.book.format.location import in_memory
 
     for db in (
         "",

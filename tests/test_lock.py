@@ -1,4 +1,4 @@
-"""``bookgen.book.lock``: one writer (a build, a pack) at a time per book, and never a lock
+"""``bookgen.book.write.lock``: one writer (a build, a pack) at a time per book, and never a lock
 outliving its holder.
 
 Builds are real: a ``c4book build`` process, and the in-process driver on the
@@ -17,15 +17,15 @@ from contextlib import closing
 import pytest
 from conftest import SMALL_PLY, SMALL_ROOT, c4book_command, run_sql, serving
 
-from bookgen.book import lock as build_lock
-from bookgen.book.lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
-from bookgen.book.store import make_engine
+from bookgen.book.format.database import make_engine
+from bookgen.book.write import lock as build_lock
+from bookgen.book.write.lock import STALE_SECONDS, BuildLock, BuildLockedError, LockOwner, read_lock
 from bookgen.builder.driver import build
 
 HOLD_THE_LOCK = """
     import os, sys
-    from bookgen.book.store import make_engine
-    from bookgen.book.lock import BuildLock
+    from bookgen.book.write.store import make_engine
+    from bookgen.book.write.lock import BuildLock
     with BuildLock(make_engine(sys.argv[1]), sys.argv[1]):
         print(os.getpid(), flush=True)
         sys.stdin.read()

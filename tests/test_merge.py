@@ -1,4 +1,4 @@
-"""``bookgen.book.merge`` with ``build --part``: a frontier built in parts, each into a book
+"""``bookgen.book.write.merge`` with ``build --part``: a frontier built in parts, each into a book
 of its own, merged and sealed, is the book one build makes, entry by entry; a merge is
 run again harmlessly, and refuses parts that do not belong together, naming them.
 
@@ -27,10 +27,11 @@ from conftest import (
 )
 
 from bookgen import Book, BookError, CorruptBookError
-from bookgen.book.merge import merge
-from bookgen.book.rows import Rows
-from bookgen.book.schema import BEST_TEXT, IncompatibleBookError
-from bookgen.book.store import BookStore
+from bookgen.book.format.errors import IncompatibleBookError
+from bookgen.book.format.rows import Rows
+from bookgen.book.format.scores import BEST_TEXT
+from bookgen.book.write.merge import merge
+from bookgen.book.write.store import BookStore
 from bookgen.builder.driver import build
 from solver import Position
 

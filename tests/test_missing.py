@@ -8,7 +8,7 @@ from solver import Position
 
 
 def test_the_frontier_streams_in_key_order_chunks(small_book_path):
-    from bookgen.book.store import BookStore
+    from bookgen.book.write.store import BookStore
     from bookgen.builder.missing import MissingKeys
 
     root = Position.from_moves(SMALL_ROOT)

@@ -16,7 +16,7 @@ LAST = SMALL_PLY - 1  # the small book's entries at this ply are the parents
 
 
 def small_store(small_book_path):
-    from bookgen.book.store import BookStore
+    from bookgen.book.write.store import BookStore
 
     return BookStore(
         small_book_path, SMALL_ROOT, Position.from_moves(SMALL_ROOT).canonical_key, readonly=True

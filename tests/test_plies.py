@@ -1,4 +1,4 @@
-"""``bookgen.book.plies``: a book's sealed plies in memory, found by canonical key, with a
+"""``bookgen.book.read.plies``: a book's sealed plies in memory, found by canonical key, with a
 parent ply's move scores derived from its children.
 
 Expected move scores come from ``Solver.analyze``, and from the build's own
@@ -15,12 +15,17 @@ import pytest
 from conftest import SMALL_PLY, SMALL_ROOT, book_moves, stored_plies
 
 from bookgen import CorruptBookError
-from bookgen.book.family import FULL_COLUMN, SCORE_OFFSET
-from bookgen.book.keys import key_of
-from bookgen.book.plies import Plies, entry_code
-from bookgen.book.schema import pack_scores, unpack_scores
-from bookgen.book.segment import Segment
-from bookgen.book.store import make_engine
+from bookgen.book.format.database import make_engine
+from bookgen.book.format.keys import key_of
+from bookgen.book.format.scores import (
+    FULL_COLUMN,
+    SCORE_OFFSET,
+    entry_code,
+    pack_scores,
+    unpack_scores,
+)
+from bookgen.book.format.segment import Segment
+from bookgen.book.read.plies import Plies
 from solver import Position
 from solver.bitboard import mirror_bits
 
@@ -240,7 +245,7 @@ def test_every_derived_move_score_equals_the_build_kernels(plies, small_rows_boo
 
 
 def test_a_lookup_derives_nothing_and_the_whole_ply_equals_its_chunks(small_book_path, monkeypatch):
-    import bookgen.book.plies as plies_module
+    import bookgen.book.read.plies as plies_module
 
     whole = read_plies(small_book_path)
     expected = {ply: whole.moves_of(ply) for ply in (8, 9, 10, 11)}
@@ -250,7 +255,7 @@ def test_a_lookup_derives_nothing_and_the_whole_ply_equals_its_chunks(small_book
     for at, key in enumerate(keys):
         assert chunked.find(key, 11) == whole.find(key, 11)
         assert chunked.find(key, 11)[1] == expected[11][7 * at : 7 * at + 7]
-    assert chunked._plies[11].moves is None  # read from the children, one at a time
+    assert not chunked.derived_whole(11)  # read from the children, one at a time
     for ply in (8, 9, 10, 11):
         assert chunked.moves_of(ply) == expected[ply]
         assert chunked.best_of(ply) == whole.best_of(ply)
@@ -262,7 +267,7 @@ def test_find_many_derives_a_few_positions_alone_and_a_large_share_whole(small_b
     keys = part.segments[11].keys  # 136 positions
     few = keys[[3, 50, 50, 99]]  # fewer than a half, one asked twice
     found = part.find_many(few, np.full(len(few), 11))
-    assert part._plies[11].moves is None  # derived for them alone, not kept
+    assert not part.derived_whole(11)  # derived for them alone, not kept
     expected = np.frombuffer(whole.moves_of(11), np.uint8).reshape(-1, 7)
     assert (found[5] == expected[[3, 50, 50, 99]]).all()
     assert (found[3] == np.frombuffer(whole.best_of(11), np.uint8)[[3, 50, 50, 99]]).all()

@@ -31,8 +31,8 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
-from bookgen.book import reader
-from bookgen.book.reader import BookClosedError
+from bookgen.book.read import reader
+from bookgen.book.read.reader import BookClosedError
 from solver import BoardSizeError, C4Error, IllegalMoveError, Position, Solver
 from solver.errors import ArgumentTypeError
 from solver.packed import moves_of_key, moves_of_keys
@@ -82,7 +82,6 @@ def book(small_book_path, request):
         else small_book_path
     )
     with Book.open(path) as opened, pytest.MonkeyPatch.context() as patch:
-        assert opened.in_memory is True  # always: in_memory is an accepted no-op
         assert reader._kernels() is not None
         if request.param == "sealed, Python walk":
             patch.setattr(reader, "_kernels", lambda: None)
@@ -92,9 +91,8 @@ def book(small_book_path, request):
 # -- lookups -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("in_memory", [False, True])
-def test_open_is_a_context_manager_that_closes(small_book_path, in_memory):
-    with Book.open(small_book_path, in_memory=in_memory) as opened:
+def test_open_is_a_context_manager_that_closes(small_book_path):
+    with Book.open(small_book_path) as opened:
         assert isinstance(opened, Book)
         assert opened.get(SMALL_ROOT) is not None
     for lookup in (
@@ -445,7 +443,7 @@ def test_importing_and_reading_a_book_loads_numba_only_for_compiled_lookups(
     # returns and binds every ply's; without, numba stays out.  Never Ray, nor the solver.
     code = (
         "import sys\n"
-        "from bookgen.book import reader\n"
+        "from bookgen.book.read import reader\n"
         "assert 'numba' not in sys.modules\n"
         f"with reader.Book.open(sys.argv[1], compiled={compiled}) as book:\n"
         f"    assert (reader._kernels() is not None) is {compiled}\n"
@@ -556,17 +554,14 @@ def test_sealed_plies_answer_exactly_as_rows(small_book_path, small_rows_book_pa
     with (
         Book.open(small_rows_book_path) as rows,
         Book.open(small_book_path) as sealed,
-        Book.open(small_book_path, in_memory=True) as in_memory,
     ):
         assert [sealed.get(m) for m in asked] == [rows.get(m) for m in asked]
         assert sealed.get_many(asked) == rows.get_many(asked)
-        assert in_memory.get_many(asked) == sealed.get_many(asked)  # in_memory: a no-op
-        assert len(sealed) == len(rows) == len(in_memory) == 753
+        assert len(sealed) == len(rows) == 753
         assert sealed.count_by_ply() == rows.count_by_ply() == COUNTS
         assert sealed.score_counts() == rows.score_counts()
         assert sealed.info == rows.info
-        assert sealed.in_memory is rows.in_memory is in_memory.in_memory is True
-        assert repr(in_memory) == repr(sealed) == f"Book.open({small_book_path!r})"
+        assert repr(sealed) == f"Book.open({small_book_path!r})"
         assert repr(rows) == f"Book.open({small_rows_book_path!r})"
 
 

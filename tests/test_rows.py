@@ -1,4 +1,4 @@
-"""``bookgen.book.rows``: one ply's columns, as the statements and parameters the store binds,
+"""``bookgen.book.format.rows``: one ply's columns, as the statements and parameters the store binds,
 and read back from a real SQLite table, every row checked against its checksum."""
 
 import sqlite3
@@ -6,8 +6,9 @@ from contextlib import closing
 
 import numpy as np
 
-from bookgen.book.rows import Rows
-from bookgen.book.schema import COLUMNS, pack_scores
+from bookgen.book.format.rows import Rows
+from bookgen.book.format.schema import COLUMNS
+from bookgen.book.format.scores import pack_scores
 
 KEYS = np.array([5, 9, 12], dtype=np.uint64)
 SCORES = np.array([-2, 0, 7], dtype=np.int8)

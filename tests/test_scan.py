@@ -1,4 +1,4 @@
-"""``bookgen.book.scan`` and ``Book.entries``: every stored position once, in key order, with
+"""``bookgen.book.read.scan`` and ``Book.entries``: every stored position once, in key order, with
 the smallest move string that reaches it and what ``Book.get`` says of it."""
 
 import random
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bookgen import Book
-from bookgen.book.scan import PlyError, cells, mirrored, plies_of, slices
+from bookgen.book.read.scan import PlyError, cells, mirrored, plies_of, slices
 from solver import Position
 from solver.errors import C4Error, IllegalMoveError
 

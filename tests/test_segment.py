@@ -1,4 +1,4 @@
-"""``bookgen.book.segment``: one ply packed into a blob, read back exactly or not at all.
+"""``bookgen.book.format.segment``: one ply packed into a blob, read back exactly or not at all.
 
 A damaged blob must raise ``CorruptBookError`` naming its ply: never a wrong
 answer.  Damage is real bytes changed, in memory and in a real book file.
@@ -14,7 +14,7 @@ import pytest
 from conftest import SMALL_PLY, book_keys, run_sql, segment_rows
 
 from bookgen import Book, CorruptBookError
-from bookgen.book.segment import HEADER, MAGIC, Segment, merge, pack, unpack
+from bookgen.book.format.segment import HEADER, MAGIC, Segment, merge, pack, unpack
 from bookgen.builder.verify import verify
 
 

@@ -15,8 +15,8 @@ import pytest
 from conftest import SHIPPED, free_pages, open_store, scores_by_children
 
 from bookgen import Player
-from bookgen.book import reader
-from bookgen.book.schema import BEST_TEXT
+from bookgen.book.format.scores import BEST_TEXT
+from bookgen.book.read import reader
 from bookgen.builder.listing import expand
 from solver import Position, Solver
 from solver.bitboard import STANDARD, mirror_moves
@@ -156,7 +156,7 @@ def test_a_fresh_process_without_numba_answers_as_the_compiled_lookups(book):
     rng = np.random.default_rng(38)
     asked = []
     for ply in range(book.info.max_ply + 1):
-        keys = book._plies.segments[ply].keys
+        keys = book.slice_of(ply, 0, book.count_by_ply()[ply])[0]
         picked = moves_of_keys(keys[rng.choice(len(keys), min(len(keys), 150), replace=False)])
         asked += [m if i % 2 else mirror_moves(m) for i, m in enumerate(picked)]
     done = subprocess.run(

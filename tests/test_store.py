@@ -37,26 +37,8 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
-from bookgen.book.checksum import meta_checksum
-from bookgen.book.plies import Plies
-from bookgen.book.rows import Rows
-from bookgen.book.schema import (
-    BEST_TEXT,
-    COLUMNS,
-    FORMAT,
-    SCHEMA_VERSION,
-    Entry,
-    Meta,
-    SegmentRow,
-    pack_scores,
-    unpack_scores,
-)
-from bookgen.book.segment import Segment, pack, unpack
-from bookgen.book.store import (
-    BIND_CHUNK,
-    ROWS_PER_STATEMENT,
-    BookSizeError,
-    BookStore,
+from bookgen.book.format.checksum import meta_checksum
+from bookgen.book.format.database import (
     check_sqlite_file,
     is_url,
     key_offset,
@@ -64,6 +46,14 @@ from bookgen.book.store import (
     read_meta,
     sqlite_path,
 )
+from bookgen.book.format.errors import BookSizeError
+from bookgen.book.format.rows import Rows
+from bookgen.book.format.schema import COLUMNS, FORMAT, SCHEMA_VERSION, Entry, Meta, SegmentRow
+from bookgen.book.format.scores import BEST_TEXT, pack_scores, unpack_scores
+from bookgen.book.format.segment import Segment, pack, unpack
+from bookgen.book.read.plies import Plies
+from bookgen.book.write.inserts import BIND_CHUNK, ROWS_PER_STATEMENT
+from bookgen.book.write.store import BookStore
 from bookgen.builder.solve_position import solve_position
 from solver import Board, BoardSizeError, Position, Solver
 
@@ -504,8 +494,8 @@ def test_a_meta_write_never_takes_a_damaged_value_in(tmp_path):
 
 CREATE_UNDER_LIMIT = """
 import os, resource, signal, sys
-from bookgen.book.schema import BookError
-from bookgen.book.store import BookStore
+from bookgen.book.format.schema import BookError
+from bookgen.book.write.store import BookStore
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # writes past the limit fail with EFBIG
 resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]),) * 2)
@@ -592,7 +582,7 @@ def test_check_sqlite_file(tmp_path, small_book_path):
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="no /proc/self/mem here")
 def test_a_file_the_system_will_not_read_is_a_book_error():
-    from bookgen.book.store import BookReadError
+    from bookgen.book.format.errors import BookReadError
 
     with pytest.raises(BookReadError, match="cannot read '/proc/self/mem'") as raised:
         check_sqlite_file("/proc/self/mem", must_exist=True)

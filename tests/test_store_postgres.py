@@ -35,13 +35,15 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DatabaseError
 
 from bookgen import Book, BookError
-from bookgen.book.lock import BuildLock, BuildLockedError, read_lock
-from bookgen.book.merge import merge
-from bookgen.book.rows import Rows
-from bookgen.book.schema import COLUMNS, BookConnectionError, BookNotFoundError
-from bookgen.book.store import BookStore, existing_meta
-from bookgen.book.upgrade import run_pack
-from bookgen.book.writer import BatchWriter
+from bookgen.book.format.database import existing_meta
+from bookgen.book.format.errors import BookConnectionError, BookNotFoundError
+from bookgen.book.format.rows import Rows
+from bookgen.book.format.schema import COLUMNS
+from bookgen.book.write.lock import BuildLock, BuildLockedError, read_lock
+from bookgen.book.write.merge import merge
+from bookgen.book.write.store import BookStore
+from bookgen.book.write.upgrade import run_pack
+from bookgen.book.write.writer import BatchWriter
 from bookgen.builder.driver import build
 from bookgen.builder.verify import verify
 from solver import Position

@@ -103,18 +103,18 @@ def test_solver_table_bounds_hold():
     solver = Solver(table_log2=16)
     # A Middle-Medium position (Test_L2_R2 line 1): searched, so its root is stored.
     p = Position.from_moves((Path(__file__).parent / "data" / "Test_L2_R2").read_text().split()[0])
-    assert table_bounds(
-        B, np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift
-    ) == (-42, 42)
-    score = solver.solve(p)
-    low, high = table_bounds(
-        B, np.uint64(p.current), np.uint64(p.mask), solver._table, solver._scratch, solver._shift
+    assert table_bounds(B, np.uint64(p.current), np.uint64(p.mask), *solver.search_tables()) == (
+        -42,
+        42,
     )
+    score = solver.solve(p)
+    low, high = table_bounds(B, np.uint64(p.current), np.uint64(p.mask), *solver.search_tables())
     assert low <= score <= high and (low, high) != (-42, 42)
     m = p.mirror()  # the mirror image shares the entry
-    assert table_bounds(
-        B, np.uint64(m.current), np.uint64(m.mask), solver._table, solver._scratch, solver._shift
-    ) == (low, high)
+    assert table_bounds(B, np.uint64(m.current), np.uint64(m.mask), *solver.search_tables()) == (
+        low,
+        high,
+    )
 
 
 def test_deep_positions_use_the_threads_own_near_table():
@@ -126,17 +126,18 @@ def test_deep_positions_use_the_threads_own_near_table():
 
     solver = Solver(table_log2=16)
     twin = solver.fork()
+    tables, twins = solver.search_tables(), twin.search_tables()
     base = near_base(B)
-    assert len(solver._table) == 1 << 16 and scratch_size(B) == base + NEAR_SLOTS
+    assert len(tables.table) == 1 << 16 and scratch_size(B) == base + NEAR_SLOTS
     # Middle-Medium positions from before NEAR_PLY, whose searches go past it.
     lines = (Path(__file__).parent / "data" / "Test_L2_R2").read_text().splitlines()
     shallow = [line.split() for line in lines if len(line.split()[0]) < near_ply - 4][:5]
     assert len(shallow) == 5
     for moves, score in shallow:
         assert solver.solve(Position.from_moves(moves)) == int(score)
-    assert np.count_nonzero(solver._table) > 0
-    assert np.count_nonzero(solver._scratch[base:]) > 0
+    assert np.count_nonzero(tables.table) > 0
+    assert np.count_nonzero(tables.scratch[base:]) > 0
     # The fork shares the big table, not the near one.
-    assert twin._table is solver._table and np.count_nonzero(twin._scratch[base:]) == 0
+    assert twins.table is tables.table and np.count_nonzero(twins.scratch[base:]) == 0
     solver.clear()
-    assert np.count_nonzero(solver._table) == 0 == np.count_nonzero(solver._scratch[base:])
+    assert np.count_nonzero(tables.table) == 0 == np.count_nonzero(tables.scratch[base:])

@@ -82,7 +82,7 @@ def test_a_users_type_checker_reads_the_public_api(tmp_path):
     )
     said = done.stdout
     assert "def (position: solver.position.Position | str, weak: bool =) -> int" in said, said
-    assert ") -> bookgen.book.reader.Book" in said, said
+    assert ") -> bookgen.book.read.reader.Book" in said, said
     assert "moves: str | solver.position.Position) -> int" in said, said
     assert ") -> bookgen.builder.report.BuildSummary" in said, said
     assert 'Incompatible types in assignment (expression has type "int"' in said, said

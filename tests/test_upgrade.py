@@ -30,8 +30,8 @@ from conftest import (
 )
 
 from bookgen import Book, CorruptBookError, SchemaMismatchError
-from bookgen.book.schema import pack_scores
-from bookgen.book.upgrade import upgrade
+from bookgen.book.format.scores import pack_scores
+from bookgen.book.write.upgrade import upgrade
 from bookgen.builder.verify import verify
 from solver import Position
 from solver.packed import moves_of_key
@@ -256,8 +256,8 @@ def test_a_current_sealed_book_has_nothing_to_do(small_book_copy, small_answers)
 def partly_rows(path: str, complete: list[int]) -> None:
     """Ply 12 as a build leaves it: part of it one segment, the rest still rows; ply 11 with
     its best moves (the ply below is not sealed yet), and ``complete`` as the meta says."""
-    from bookgen.book.schema import BEST_TEXT
-    from bookgen.book.segment import pack, unpack
+    from bookgen.book.format.scores import BEST_TEXT
+    from bookgen.book.format.segment import pack, unpack
     from bookgen.builder.derive import derive
 
     ((row, _, blob),) = segment_rows(path, SMALL_PLY)

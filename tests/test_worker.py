@@ -27,7 +27,7 @@ def expected(frontier) -> list[tuple]:
 def test_worker_solvers_share_one_table_and_persist():
     first = worker_solvers(12, 3)
     assert len(first) == 3
-    assert all(s._table is first[0]._table for s in first)
+    assert all(s.search_tables().table is first[0].search_tables().table for s in first)
     assert worker_solvers(12, 2) == first[:2]  # the same solvers, table kept warm
     assert worker_solvers(13, 1)[0].table_log2 == 13  # a new size starts afresh
 

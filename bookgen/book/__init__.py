@@ -1,3 +1,3 @@
-"""A book on disk: its tables and errors (``schema``), opening and writing it
-(``store``), one writer at a time (``lock``), the read-only ``reader.Book``, and
-checking or upgrading a whole book."""
+"""A book: ``format`` (what is on disk), ``write`` (the builder's store, merge, pack,
+upgrade) and ``read`` (``Book``).  Arrows point one way: ``write`` and ``read`` both use
+``format``, and neither uses the other."""

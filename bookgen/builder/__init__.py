@@ -5,7 +5,7 @@
 them to ``worker`` tasks in batches (each position solved by
 ``solve_position``) and writes what comes back; ``derive`` scores the
 shallower plies from their children.  ``driver.build`` runs these steps in
-order, under the book's write lock (``book.lock``), with ``interrupts``
+order, under the book's write lock (``book.write.lock``), with ``interrupts``
 turning Ctrl-C into a clean stop and ``report`` summing it up.  ``dryrun`` sizes a build and
 ``verify`` checks a finished book.
 """

@@ -19,15 +19,13 @@ from numba import njit
 
 from solver._kernel_cache import SOLVER, drop_stale, fingerprint
 from solver.bitboard import STANDARD, Board
-from solver.packed import canonical, child_key, decode, is_full_column
+from solver.packed import MOVE_FULL, MOVE_READ, decode, move_rule
 
-from ..book.scoring import best_of, sign  # noqa: F401  (re-exported for callers of derive)
+from ..book.format.scores import FULL_COLUMN, SCORE_OFFSET
 
 _HERE = Path(__file__).resolve().parent
-drop_stale(_HERE, fingerprint(SOLVER, _HERE.parent / "book", _HERE))  # kernels inlined from each
-
-NO_MOVE = 0  # a full column, in packed move scores
-SCORE_OFFSET = 64  # packed move score = score + 64 (see ``schema.pack_scores``)
+_FORMAT = _HERE.parent / "book" / "format"
+drop_stale(_HERE, fingerprint(SOLVER, _FORMAT, _HERE))  # kernels inlined from each
 
 
 class MissingChildError(KeyError):
@@ -40,7 +38,7 @@ class Derived(NamedTuple):
     keys: np.ndarray  # uint64
     scores: np.ndarray  # int8
     best: np.ndarray  # uint8 (uint16 on width 9): bit c set when column c + 1 is best
-    move_scores: np.ndarray  # (n, width) uint8, packed as ``schema.pack_scores``
+    move_scores: np.ndarray  # (n, width) uint8, packed as ``scores.pack_scores``
     missing: np.ndarray  # uint64: a child not in the book, or 0 when none is missing
 
     @property
@@ -53,24 +51,17 @@ class Derived(NamedTuple):
 def _derive(board, parents, child_keys, child_scores, scores, best, move_scores, missing):
     for i in range(len(parents)):
         current, mask, ply = decode(board, parents[i])
-        win = (board.cells + 1 - ply) // 2
         top = -board.cells - 1
         missing[i] = 0
         for col in range(board.width):
-            if is_full_column(board, mask, col):
-                move_scores[i, col] = NO_MOVE
+            kind, value, child = move_rule(board, current, mask, ply, col)
+            if kind == MOVE_FULL:
+                move_scores[i, col] = FULL_COLUMN
                 continue
-            key, won = child_key(board, current, mask, col)
-            if won:
-                value = win
-            elif ply + 1 == board.cells:
-                value = 0  # the last stone fills the board: a draw
-            else:
-                key = canonical(board, key)
-                at = np.searchsorted(child_keys, key)
-                if at == len(child_keys) or child_keys[at] != key:
-                    missing[i] = key  # keys are never 0 below the empty board's children
-                    value = 0
+            if kind == MOVE_READ:
+                at = np.searchsorted(child_keys, child)
+                if at == len(child_keys) or child_keys[at] != child:
+                    missing[i] = child  # keys are never 0 below the empty board's children
                 else:
                     value = -np.int64(child_scores[at])
             move_scores[i, col] = value + SCORE_OFFSET
@@ -78,7 +69,7 @@ def _derive(board, parents, child_keys, child_scores, scores, best, move_scores,
         scores[i] = top
         bits = 0
         for col in range(board.width):
-            if move_scores[i, col] != NO_MOVE and move_scores[i, col] == top + SCORE_OFFSET:
+            if move_scores[i, col] != FULL_COLUMN and move_scores[i, col] == top + SCORE_OFFSET:
                 bits |= 1 << col
         best[i] = bits
 

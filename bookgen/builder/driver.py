@@ -27,11 +27,12 @@ from solver import Board, Position
 from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
-from ..book.location import book_location
-from ..book.lock import BuildLock
-from ..book.schema import BookConnectionError, BookError
-from ..book.segment import Segment
-from ..book.store import BookStore, reclaim_space, remove_book_files
+from ..book.format.errors import BookConnectionError, BookError
+from ..book.format.location import book_location
+from ..book.format.segment import Segment
+from ..book.write.lock import BuildLock
+from ..book.write.sqlite_file import reclaim_space, remove_book_files
+from ..book.write.store import BookStore
 from ..progress import progress_bar
 from . import WORKER_TABLE_LOG2
 from .derive import derive
@@ -64,7 +65,7 @@ def check_request(root: str, ply: int, board: Board | None = None) -> Position:
 def book_board(db: str, board: Board | str | None) -> Board | None:
     """The board to build: an existing book's (refused if ``board`` is another), else
     ``board`` (``None``: the standard 7x6)."""
-    from ..book.store import recorded_board
+    from ..book.format.database import recorded_board
 
     board = None if board is None else Board.parse(board)
     return recorded_board(db, board) or board

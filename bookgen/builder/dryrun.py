@@ -24,8 +24,8 @@ import numpy as np
 from solver.bitboard import DEFAULT_TABLE_LOG2, Board
 from solver.packed import moves_of_keys
 
-from ..book.location import book_location
-from ..book.store import BookStore
+from ..book.format.location import book_location
+from ..book.write.store import BookStore
 from ..progress import progress_bar
 from . import DEFAULT_SAMPLE
 from .driver import book_board, check_request

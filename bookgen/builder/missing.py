@@ -16,7 +16,7 @@ import numpy as np
 
 from solver import Position
 
-from ..book.store import BookStore
+from ..book.write.store import BookStore
 from .listing import contains_sorted, frontier_chunks, root_keys
 from .part import Part
 

@@ -34,7 +34,7 @@ class BuildSummary:
     # (of which writing batches, or handing them to the writer's thread, and
     # waiting for it to drain; and when its first batch came back, workers
     # started and kernels loaded), deriving shallower plies; "written": the
-    # writer's thread writing, behind the loop (``book.writer``)
+    # writer's thread writing, behind the loop (``book.write.writer``)
     timings: dict[str, float] = field(default_factory=dict)
     # the same phases' CPU seconds of the thread running them: the main loop's, but
     # "written", the writer's thread's

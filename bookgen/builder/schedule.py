@@ -16,9 +16,9 @@ import numpy as np
 
 from solver.parent_bounds import NO_BOUND, Parents
 
-from ..book.rows import Rows
-from ..book.store import BookStore
-from ..book.writer import BatchWriter
+from ..book.format.rows import Rows
+from ..book.write.store import BookStore
+from ..book.write.writer import BatchWriter
 from ..progress import progress_bar
 from .missing import MissingKeys
 from .report import BuildSummary, timed

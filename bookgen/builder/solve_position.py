@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from solver import Position
 
-from ..book.schema import best_text
+from ..book.format.scores import best_text
 
 if TYPE_CHECKING:
     from solver import Solver

@@ -26,10 +26,12 @@ import numpy as np
 from solver import Board, Position
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
-from ..book.location import book_location
-from ..book.schema import BEST_TEXT, CorruptBookError, board_of_meta, unpack_scores
-from ..book.segment import Segment
-from ..book.store import BookStore, check_sqlite_file, make_engine, read_meta, sqlite_path
+from ..book.format.database import check_sqlite_file, make_engine, read_meta, sqlite_path
+from ..book.format.errors import CorruptBookError, board_of_meta
+from ..book.format.location import book_location
+from ..book.format.scores import BEST_TEXT, unpack_scores
+from ..book.format.segment import Segment
+from ..book.write.store import BookStore
 from ..progress import progress_bar
 from .derive import derive
 from .listing import contains_sorted, keys_by_ply

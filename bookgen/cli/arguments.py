@@ -113,7 +113,7 @@ def port(text: str) -> int:
 
 def written_db(text: str) -> str:
     """A book to write: a file or a database that outlives the command, not one in memory."""
-    from ..book.location import book_location, check_lasting
+    from ..book.format.location import book_location, check_lasting
 
     try:
         return check_lasting(book_location(text))

@@ -10,7 +10,7 @@ import sys
 from solver.bitboard import DEFAULT_TABLE_LOG2, MAX_THREADS
 from solver.errors import C4Error
 
-from ..book.location import book_location
+from ..book.format.location import book_location
 from ..builder import DEFAULT_SAMPLE, WORKER_TABLE_LOG2
 from ..builder.interrupts import (
     WITH_HANGUP,
@@ -81,7 +81,7 @@ def _add_db(parser: argparse.ArgumentParser, writes: bool = False) -> None:
 
 
 def _found(db: str | None) -> str:
-    from ..book.location import find_book
+    from ..book.format.location import find_book
 
     return find_book(db)
 
@@ -510,8 +510,8 @@ def _db(args: argparse.Namespace) -> str | None:
         return None
     db = _found(args.db)
     if args.db is None and args.board is not None:
-        from ..book.schema import BookError
-        from ..book.store import recorded_board
+        from ..book.format.database import recorded_board
+        from ..book.format.errors import BookError
 
         try:
             found = recorded_board(db)
@@ -584,13 +584,13 @@ def _run_verify(args: argparse.Namespace) -> int:
 
 
 def _run_upgrade(args: argparse.Namespace) -> int:
-    from ..book.upgrade import run_upgrade
+    from ..book.write.upgrade import run_upgrade
 
     return run_upgrade(args.db, sys.stdout)
 
 
 def _run_pack(args: argparse.Namespace) -> int:
-    from ..book.upgrade import run_pack
+    from ..book.write.upgrade import run_pack
 
     return run_pack(args.db, sys.stdout)
 
@@ -618,7 +618,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 
 
 def _run_merge(args: argparse.Namespace) -> int:
-    from ..book.merge import merge
+    from ..book.write.merge import merge
 
     # As a build: a signal stops it between slices, never inside its last steps (folding
     # the write-ahead log back into the book), and a second one at once.

@@ -8,9 +8,11 @@ from typing import IO, Any
 
 from solver import Board, Position
 
-from ..book.location import shown
-from ..book.reader import Book, as_position
-from ..book.store import BookStore, sqlite_path
+from ..book.format.database import sqlite_path
+from ..book.format.location import shown
+from ..book.read.entry import as_position
+from ..book.read.reader import Book
+from ..book.write.store import BookStore
 from ..play.analysis import analyze, describe_score, ordinal
 from ..play.levels import lookahead
 from ..play.player import Player

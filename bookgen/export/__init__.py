@@ -5,7 +5,7 @@
     export("ply8.data", plies=8, db="book.db")       # the UCI layout, from the suffix
 
 One row a stored position (``--mirrors``: and each mirror image), a slice of
-a ply at a time (``bookgen.book.scan``), so memory stays bounded whatever the
+a ply at a time (``bookgen.book.read.scan``), so memory stays bounded whatever the
 book's size.  A file is written under a temporary name beside ``out`` and
 renamed at the end: an error or an interrupt leaves nothing at ``out``; a
 device or a pipe is written into directly (``output``).  Formats: ``parquet`` (the ``data`` extra), ``csv`` and ``uci``; the columns
@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 from solver.errors import C4Error
 
-from ..book.reader import Book
-from ..book.scan import mirrored, plies_of, slices, stored_plies
+from ..book.read.reader import Book
+from ..book.read.scan import mirrored, plies_of, slices, stored_plies
 from ..progress import progress_bar
 from . import table
 from .output import Output, OutputError

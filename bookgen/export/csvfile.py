@@ -13,8 +13,8 @@ import numpy as np
 
 from solver.bitboard import Board
 
-from ..book.family import FULL_COLUMN, SCORE_OFFSET
-from ..book.scan import Slice, cells
+from ..book.format.scores import FULL_COLUMN, SCORE_OFFSET
+from ..book.read.scan import Slice, cells
 from . import table
 
 # Small integers as text, made once: a score + 128 and a packed move score -> its field.

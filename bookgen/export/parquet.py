@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from solver.bitboard import Board
 
-from ..book.scan import Slice, cells
+from ..book.read.scan import Slice, cells
 from . import table
 
 COMPRESSION = "zstd"

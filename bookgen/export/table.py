@@ -13,10 +13,9 @@ import numpy as np
 
 from solver.bitboard import Board
 
-from ..book.family import FULL_COLUMN, SCORE_OFFSET
-from ..book.scan import DIGIT, Slice
-from ..book.schema import BEST_TEXT
-from ..book.store import sqlite_path
+from ..book.format.database import sqlite_path
+from ..book.format.scores import BEST_TEXT, FULL_COLUMN, SCORE_OFFSET
+from ..book.read.scan import DIGIT, Slice
 
 COLUMNS = ("ply", "moves", "cells", "key", "score", "outcome", "best_moves")
 OUTCOMES = ("loss", "draw", "win")  # by the score's sign + 1

@@ -16,8 +16,8 @@ import numpy as np
 
 from solver.bitboard import Board
 
-from ..book.keys import walker
-from ..book.scan import Slice, cells
+from ..book.format.keys import walker
+from ..book.read.scan import Slice, cells
 from . import table
 
 _OUTCOME = np.array([b"," + word.encode() for word in table.OUTCOMES], dtype=object)

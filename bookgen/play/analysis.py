@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from solver import STANDARD, Board, Position
 from solver.errors import GameOverError
 
-from ..book.reader import Book, as_position
-from ..book.scoring import best_of, sign
+from ..book.format.scores import best_of, sign
+from ..book.read.entry import as_position
+from ..book.read.reader import Book
 
 
 @dataclass(frozen=True)

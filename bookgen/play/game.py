@@ -7,7 +7,7 @@ from typing import IO, Protocol
 
 from solver import STANDARD, Board, GameOverError, Position
 
-from ..book.reader import Book
+from ..book.read.reader import Book
 from ..progress import SEARCH_NOTICE, notice_if_slow
 from .analysis import ordinal
 from .levels import lookahead

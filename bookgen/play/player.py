@@ -27,7 +27,8 @@ from solver.errors import (
     is_whole,
 )
 
-from ..book.reader import Book, as_position
+from ..book.read.entry import as_position
+from ..book.read.reader import Book
 from ..limits import MAX_NODE_BUDGET, MAX_TIME_BUDGET
 from .analysis import Analysis, analyze
 from .knowledge import Floors, book_bound, book_leaves

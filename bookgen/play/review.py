@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from solver import STANDARD, Board, Position
 
-from ..book.reader import Book, as_position
-from ..book.scoring import sign
+from ..book.format.scores import sign
+from ..book.read.entry import as_position
+from ..book.read.reader import Book
 from .analysis import analyze, board_of, new_solver
 
 if TYPE_CHECKING:

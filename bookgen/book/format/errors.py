@@ -1,110 +1,13 @@
-"""The book's tables, as SQLAlchemy 2.x typed models, and the errors about books.
-
-``segments`` holds sealed plies: each row one blob of a ply's sorted keys,
-scores and, at the book's last ply, best moves (``segment``; about one byte
-a position).  A complete ply is one segment; a ply still being built may
-have several, packed as it goes.  ``positions`` holds what is not packed
-yet: one row per mirror pair, keyed by the canonical key and written in that
-orientation.  The key is the whole position (``solver.packed``).  ``meta``
-is a name/value table: board size, schema version, root, plies, totals.
-Segments carry a CRC-32, rows and the meta checksums of their own
-(``checksum``).  ``docs/book-format.md`` describes it all.
-
-Schema versions: 1 stored each row's move string; 2 dropped it; 3 packs
-plies into segments; 4 checks rows and meta.  ``c4book upgrade`` brings a
-version-1, -2 or -3 book to 4.
-"""
+"""The errors about books, and the words of SQLite and database servers turned into them."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from sqlalchemy import BigInteger, Engine, Integer, LargeBinary, SmallInteger, String
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import Engine
 
-from solver.bitboard import MAX_WIDTH, Board
-from solver.errors import C4Error
-
-FORMAT = "c4book"
-SCHEMA_VERSION = 4
-UPGRADABLE_VERSIONS = (1, 2, 3)  # what ``c4book upgrade`` converts
-
-# On SQLite the key must be declared exactly INTEGER to become the rowid
-# itself, rather than a second index beside it.
-KeyType = BigInteger().with_variant(Integer, "sqlite")
-
-
-class Base(DeclarativeBase):
-    pass
-
-
-class Entry(Base):
-    __tablename__ = "positions"
-
-    key: Mapped[int] = mapped_column(KeyType, primary_key=True, autoincrement=False)
-    ply: Mapped[int] = mapped_column(SmallInteger)
-    score: Mapped[int] = mapped_column(SmallInteger)
-    wdl: Mapped[int] = mapped_column(SmallInteger)
-    best_moves: Mapped[str] = mapped_column(String(MAX_WIDTH))
-    # One byte per column, score + 64; 0 for a full column.  NULL on the
-    # frontier, where only the position itself was searched.
-    move_scores: Mapped[bytes | None] = mapped_column(LargeBinary(MAX_WIDTH), nullable=True)
-    nodes: Mapped[int] = mapped_column(BigInteger, default=0)
-    # ``checksum.row_checksums`` of the fields above: a damaged row is refused.
-    checksum: Mapped[int] = mapped_column(BigInteger)
-
-    def __repr__(self) -> str:
-        return f"Entry(key={self.key}, ply={self.ply}, score={self.score})"
-
-
-class SegmentRow(Base):
-    """One packed part of a ply (``segment.pack``)."""
-
-    __tablename__ = "segments"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    ply: Mapped[int] = mapped_column(SmallInteger, index=True)
-    count: Mapped[int] = mapped_column(Integer)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
-
-    def __repr__(self) -> str:
-        return f"SegmentRow(ply={self.ply}, count={self.count})"
-
-
-# The column order of rows as written (``rows.Rows``) and as read back.
-COLUMNS = ("key", "ply", "score", "wdl", "best_moves", "move_scores", "nodes", "checksum")
-
-
-class Meta(Base):
-    __tablename__ = "meta"
-
-    name: Mapped[str] = mapped_column(String(64), primary_key=True)
-    value: Mapped[str] = mapped_column(String(4096))
-
-
-# Best columns as stored, "1" .. "123456789", for each set of columns as bits
-# (bit c set when column c + 1 is best), on a board of any width.
-BEST_TEXT = tuple(
-    "".join(str(col + 1) for col in range(MAX_WIDTH) if bits >> col & 1)
-    for bits in range(1 << MAX_WIDTH)
-)
-
-
-BEST_BITS = {text: bits for bits, text in enumerate(BEST_TEXT)}  # and back
-
-
-def best_text(bits: int) -> str:
-    return BEST_TEXT[bits]
-
-
-def pack_scores(scores: list[int | None]) -> bytes:
-    return bytes(0 if s is None else s + 64 for s in scores)
-
-
-def unpack_scores(packed: bytes | None) -> list[int | None] | None:
-    if packed is None:
-        return None
-    return [None if b == 0 else b - 64 for b in packed]
+from solver.bitboard import Board
+from solver.errors import BoardSizeError, C4Error
 
 
 class BookError(C4Error):
@@ -137,6 +40,14 @@ class BookConnectionError(BookError, ConnectionError):
 
 class BookPermissionError(BookError, PermissionError):
     """A database role without a right that the command needs on the book's tables."""
+
+
+class BookSizeError(IncompatibleBookError, BoardSizeError):
+    """A book made for another board than the one asked for."""
+
+
+class BookReadError(BookError, OSError):
+    """A book's file that the system refuses to read."""
 
 
 def board_of_meta(meta: dict[str, str], db: str) -> Board:

@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from .rows import Rows
+    from ..format.rows import Rows
     from .store import BookStore
 
 DEPTH = 4  # batches handed over and not yet written, at most

@@ -17,18 +17,16 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 import numpy as np
-from sqlalchemy import select
 
 from solver.bitboard import STANDARD, Board
 
-from .family import SCORE_OFFSET, Family, derive_many
-from .rows import read_rows
-from .schema import SegmentRow, damaged_ply
-from .segment import Segment, check_row, merge, unpack
+from ..format.errors import damaged_ply
+from ..format.rows import read_rows
+from ..format.scores import entry_code
+from ..format.segment import Segment, merge
+from ..format.stored import segments_of
+from .family import Family
 
-# compiled_keys bakes this and entry_code into its cached kernels, and numba checks only
-# compiled_keys.py's own time stamp: after changing one here, touch that file too.
-NO_MOVE = -128  # a full column's move score in a compiled lookup's answer
 # A whole parent ply is derived a chunk at a time, so that the temporary arrays stay small.
 CHUNK_BITS = 15
 # get_many derives a parent ply whole (and keeps it) once it asks for a half of it or
@@ -103,15 +101,7 @@ class Plies:
     ) -> Plies:
         """Every segment and row of the book on ``conn``; ``offset`` is what a key loses
         on its way into SQL (``store.key_offset``)."""
-        parts: dict[int, list[Segment]] = {}
-        for ply, count, data in conn.execute(
-            select(SegmentRow.ply, SegmentRow.count, SegmentRow.data).order_by(
-                SegmentRow.ply, SegmentRow.id
-            )
-        ):
-            parts.setdefault(ply, []).append(
-                check_row(unpack(data, ply, board, db), ply, count, board, db)
-            )
+        parts = segments_of(conn, board, db)
         row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
         row_counts = {}
         if len(row_plies):
@@ -182,8 +172,8 @@ class Plies:
         flipped, moves)``; ``index`` is the position's place in its ply, ``best`` the
         canonical orientation's best-move bits (stored, or derived at a parent ply), and
         ``moves`` its packed move scores (``(n, width)`` bytes, as ``moves_of``; zeros
-        but at a parent ply).  ``compiled``: search and derive with the compiled kernels
-        (``compiled_keys``, ``compiled_family``), which the caller has loaded."""
+        but at a parent ply).  ``compiled``: search with the compiled kernels
+        (``compiled_keys``), which the caller has loaded."""
         search: Callable[[np.ndarray, np.ndarray], np.ndarray] = np.searchsorted
         if compiled:
             from .compiled_keys import lower_bounds
@@ -222,10 +212,10 @@ class Plies:
         """The packed move scores (``(n, width)`` bytes) and best-move bits of the
         ``where``-th positions of the parent ``ply`` (``where`` ascending, as ``find_many``
         has it): derived for them alone, or for the whole ply (kept) when they are a large
-        share of it; ``compiled`` as ``find_many``."""
+        share of it.  Without ``compiled`` numba stays out: each read in Python (``Family``)."""
         at_ply = self._plies[ply]
-        if at_ply.moves is None and len(where) * WHOLE_SHARE >= len(at_ply):
-            self._derive(ply, compiled)
+        if compiled and at_ply.moves is None and len(where) * WHOLE_SHARE >= len(at_ply):
+            self._derive(ply)
         if at_ply.moves is not None:
             return (
                 np.frombuffer(at_ply.moves, np.uint8).reshape(-1, self._width)[where],
@@ -235,9 +225,21 @@ class Plies:
         first = np.empty(len(where), dtype=bool)
         first[:1] = True
         np.not_equal(where[1:], where[:-1], out=first[1:])
-        moves, best = self._derive_many(ply, where[first], compiled)
+        if compiled:
+            moves, best = self._derive_many(ply, where[first])
+        else:
+            moves, best = self._read_families(ply, where[first])
         back = np.cumsum(first) - 1
         return moves[back], best[back]
+
+    def _read_families(self, ply: int, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``_derive_many``'s answer, one position at a time in plain Python (``Family``)."""
+        at_ply = self._plies[ply]
+        assert at_ply.family is not None  # every parent ply has one, from the open
+        read = [at_ply.family.packed(at_ply.keys[at], at_ply.scores[at]) for at in where.tolist()]
+        moves = np.frombuffer(b"".join(m for m, _ in read), np.uint8).reshape(-1, self._width)
+        best = np.array([b for _, b in read], dtype=self.board.column_set_type)
+        return moves, best
 
     def slice_of(
         self, ply: int, start: int, end: int
@@ -262,6 +264,11 @@ class Plies:
         moves, best = self._derive_many(ply, slice(start, end))
         return keys, scores, best, moves
 
+    def derived_whole(self, ply: int) -> bool:
+        """Whether a parent ply's move scores are derived whole and kept (else each lookup
+        reads its position's from the children)."""
+        return self._plies[ply].moves is not None
+
     def moves_of(self, ply: int) -> bytes:
         """The packed move scores of a parent ply, a byte a column a position in key order."""
         return self._plies[ply].moves or self._derive(ply)
@@ -272,24 +279,24 @@ class Plies:
             self._derive(ply)
         return self._plies[ply].best_derived
 
-    def _derive(self, ply: int, compiled: bool = False) -> bytes:
+    def _derive(self, ply: int) -> bytes:
         """Every position's move scores and best moves at ``ply``, from the scores of the
         ply below, a chunk at a time; kept."""
         at_ply = self._plies[ply]
         step = 1 << CHUNK_BITS
         chunks = [
-            self._derive_many(ply, slice(start, start + step), compiled)
+            self._derive_many(ply, slice(start, start + step))
             for start in range(0, len(at_ply), step)
         ]
         at_ply.best_derived = b"".join(best.tobytes() for _, best in chunks)
         at_ply.moves = b"".join(moves.tobytes() for moves, _ in chunks)
         return at_ply.moves
 
-    def _derive_many(
-        self, ply: int, where, compiled: bool = False
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``family.derive_many`` of the ``where``-th positions of ``ply`` (an index array
-        or a slice), or its compiled twin's."""
+    def _derive_many(self, ply: int, where) -> tuple[np.ndarray, np.ndarray]:
+        """``compiled_family.derive_many`` of the ``where``-th positions of ``ply`` (an index
+        array or a slice): bulk work, so numba's kernels, loaded at the first."""
+        from .compiled_family import derive_many
+
         view, below = self._plies[ply].view, self._plies[ply + 1].view
         return derive_many(
             self.board,
@@ -299,7 +306,6 @@ class Plies:
             below.scores,
             ply,
             self._db,
-            compiled,
         )
 
     def count_by_ply(self) -> dict[int, int]:
@@ -325,9 +331,3 @@ def _return_freed_memory() -> None:
         return
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     trim(0)
-
-
-def entry_code(score: int, best: int, width: int = STANDARD.width) -> int:
-    """A score and its best-move bits in one small integer (0 to 13,695 on 7x6): the index
-    of its decoded form in the reader's table."""
-    return (score + SCORE_OFFSET) << width | best

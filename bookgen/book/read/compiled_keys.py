@@ -26,14 +26,16 @@ import numpy as np
 from numba import njit
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from solver._bits import has_four, mirror
+from solver._bits import mirror
 from solver._kernel_cache import SOLVER, drop_stale, fingerprint
+from solver.packed import MOVE_FULL, MOVE_READ, move_rule
 
-from .keys import ABSENT, NOT_A_GAME
-from .plies import NO_MOVE, entry_code  # baked into the cached kernels (see plies)
+from ..format.keys import ABSENT, NOT_A_GAME
+from ..format.scores import FULL_COLUMN_SCORE, entry_code  # baked into the cached kernels
 
 _HERE = Path(__file__).resolve().parent
-drop_stale(_HERE, fingerprint(SOLVER, _HERE))  # kernels inlined from both folders
+# Kernels inline code and constants from the solver, the format and this folder.
+drop_stale(_HERE, fingerprint(SOLVER, _HERE.parent / "format", _HERE))
 
 _READ = 127  # a column whose score a child gives: it is read below
 _entry_code = njit(inline="always")(entry_code)
@@ -158,11 +160,11 @@ def locate_parent(board, moves, keys, scores, child_keys, child_scores):
     """``locate`` at a ply whose children the book holds, with the position's entry read
     from them: ``(where, code, (score of column 1, ..., of the last column))``.  ``code``
     is the ``entry_code`` of its score and best moves, and the scores are its move scores
-    (``NO_MOVE`` for a full column), both in the asker's orientation; ``code`` is -1 if
+    (``FULL_COLUMN_SCORE`` for a full column), both in the asker's orientation; ``code`` is -1 if
     a child the book must hold is missing, and has no best move if none scores the
     position's score: a damaged book.  Small integers only, so that the reader builds
     its answer with nothing decoded."""
-    fixed = np.full(board.width, NO_MOVE, dtype=np.int64)
+    fixed = np.full(board.width, FULL_COLUMN_SCORE, dtype=np.int64)
     current, mask, playable = _stones(board, moves, 0, len(moves))
     if not playable:
         return NOT_A_GAME, 0, to_fixed_tuple(fixed, board.width_literal)
@@ -171,24 +173,19 @@ def locate_parent(board, moves, keys, scores, child_keys, child_scores):
         return where, -1, to_fixed_tuple(fixed, board.width_literal)
     ply = len(moves)
     own = np.int64(scores[where >> 1])
-    opponent = current ^ mask
     # Each column's move score where no child is read, else the child's canonical key.
     wanted = np.zeros(board.width, dtype=np.uint64)
     reads = False  # at the last ply but one no child is read: each move wins or fills
     for col in range(board.width):
-        shift = np.uint64(col) * board.h1
-        stone = (mask + (_ONE << shift)) & (board.column_cells << shift)
-        if stone == 0:
-            continue  # a full column
-        if has_four(board, current | stone):
-            fixed[col] = (board.cells + 1 - ply) // 2  # a win with this stone
-        elif ply + 1 == board.cells:
-            fixed[col] = 0  # the last cell, and no four: a draw
-        else:
-            child = opponent + (mask | stone)
-            wanted[col] = min(child, mirror(board, child))
+        kind, score, child = move_rule(board, current, mask, ply, col)
+        if kind == MOVE_FULL:
+            continue
+        if kind == MOVE_READ:
+            wanted[col] = child
             fixed[col] = _READ
             reads = True
+        else:
+            fixed[col] = score
     if reads and len(child_keys) == 0:
         return where, -1, to_fixed_tuple(fixed, board.width_literal)
     found = np.zeros(board.width, dtype=np.int64)

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .lock import COMMAND_NAME, LOCK_NAME
-from .schema import CorruptBookError
+from .errors import CorruptBookError
+from .schema import COMMAND_NAME, LOCK_NAME
 
 META_CHECKSUM = "meta_checksum"
 UNCHECKED = frozenset((LOCK_NAME, COMMAND_NAME, META_CHECKSUM))

@@ -24,11 +24,13 @@ import numpy as np
 
 from solver.bitboard import Board
 
-from .location import book_location
+from ..format.database import existing_meta
+from ..format.errors import IncompatibleBookError, board_of_meta
+from ..format.location import book_location
+from ..format.rows import Rows
 from .lock import BuildLock
-from .rows import Rows
-from .schema import IncompatibleBookError, board_of_meta
-from .store import BookStore, existing_meta, remove_book_files
+from .sqlite_file import remove_book_files
+from .store import BookStore
 
 SLICE = 1_000_000  # entries copied per transaction
 

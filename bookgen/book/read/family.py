@@ -1,17 +1,13 @@
-"""A parent's move scores, read from its children's scores in the ply below.
+"""A parent's move scores, read from its children's scores in the ply below, in plain Python.
 
 A ply whose children the book holds whole stores no best moves: each move
 scores minus its child's score; a move whose child the ply below lacks must
 end the game (a four, or the last cell: a draw), else the book is damaged.
-``derive_many`` does this with numpy for many positions at once (or its
-compiled twin, ``compiled_family``); ``Family``
-for one position in plain Python: one numpy search places its seven
-children among every 64th key of the ply below, then a bisect of 64 keys
-finds each (a few microseconds, where deriving the chunk of 32,768
-positions around it took 20 ms).
-
-A packed move score is a byte a column: ``FULL_COLUMN`` for no move, else
-the score + ``SCORE_OFFSET``.
+This is the plain-Python form of that rule (``solver.packed.move_rule`` is the
+compiled one, which ``compiled_family`` runs over many positions at once).
+``Family`` reads one position: one numpy search places its seven children
+among every 64th key of the ply below, then a bisect of 64 keys finds each
+(a few microseconds).  Packed move scores are as ``format.scores`` says.
 """
 
 from __future__ import annotations
@@ -22,13 +18,9 @@ import numpy as np
 
 from solver.bitboard import Board
 
-from .keys import walker
-from .schema import CorruptBookError
+from ..format.errors import CorruptBookError
+from ..format.scores import FULL_COLUMN, SCORE_OFFSET
 
-FULL_COLUMN = 0  # a packed move score: no move
-# compiled_keys bakes this (through plies.entry_code) into its cached kernels, and numba
-# checks only compiled_keys.py's own time stamp: after changing it, touch that file too.
-SCORE_OFFSET = 64  # a packed move score is the score + 64
 STEP = 64  # Family's index of the ply below: every STEP-th key
 
 
@@ -42,72 +34,6 @@ def no_best_move(db: str, ply: int) -> CorruptBookError:
     return CorruptBookError(
         f"{db!r}: a ply-{ply} position's score is no move's score from the ply-{ply + 1} scores"
     )
-
-
-def derive_many(
-    board: Board,
-    keys: np.ndarray,
-    own: np.ndarray,
-    below_keys: np.ndarray,
-    below_scores: np.ndarray,
-    ply: int,
-    db: str = "",
-    compiled: bool = False,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The packed move scores (``(n, width)`` bytes) and best-move bits
-    (``Board.column_set_type``) of the canonical ``keys`` of ``ply``, whose own scores are
-    ``own``, from the sorted keys and scores of the ply below; ``compiled``: by the
-    compiled twin (``compiled_family``), whose kernels the caller has loaded."""
-    if compiled:
-        from . import compiled_family as kernels
-
-        queries, packed = kernels.child_queries(board, keys, ply)
-        best = np.zeros(len(keys), dtype=board.column_set_type)
-        order = np.argsort(queries)  # numpy's: five times numba's
-        status = kernels.read_children(queries, order, below_keys, below_scores, packed, own, best)
-        if status == kernels.MISSING_CHILD:
-            raise missing_child(db, ply)
-        if status == kernels.NO_BEST_MOVE:
-            raise no_best_move(db, ply)
-        return packed, best
-    walk = walker(board)
-    current, mask = walk.boards_of_keys(keys)
-    children, stones = walk.child_keys_many(current, mask)
-    children = np.minimum(children, board.mirror_bits(children))
-    count = len(below_keys)
-    # Searched in key order: each search then starts near where the last ended, in cache
-    # (a ninth of the time of the children's own order, the sort included).
-    flat = children.ravel()
-    order = np.argsort(flat)
-    where = np.empty(len(flat), dtype=np.int64)
-    where[order] = below_keys.searchsorted(flat[order])
-    where = np.minimum(where, max(count - 1, 0)).reshape(children.shape)
-    hit = below_keys[where] == children if count else np.zeros_like(children, bool)
-    # An empty ply below (the last: every game there is over) has no score to index.
-    scores = below_scores[where] if count else np.zeros(children.shape, np.int8)
-    packed = (SCORE_OFFSET - scores.astype(np.int64)).astype(np.uint8)
-    playable = stones != 0
-    ended = playable & ~hit  # not in the book: the move must end the game
-    if ended.any():
-        wins = board.fours((current[:, None] | stones)[ended]) != 0
-        if not (wins | (ply + 1 == board.cells)).all():
-            raise missing_child(db, ply)
-        packed[ended] = np.where(wins, SCORE_OFFSET + board.win_score(ply), SCORE_OFFSET)
-    packed[~playable] = FULL_COLUMN
-    # A best move scores the position's own score (no full column's 0 ever does),
-    # and some move must: else the ply's scores and its children's disagree.
-    kind = board.column_set_type
-    best = (
-        (
-            (packed == (own.astype(np.int64) + SCORE_OFFSET)[:, None]).astype(kind)
-            << np.arange(board.width, dtype=kind)
-        )
-        .sum(axis=1)
-        .astype(kind)
-    )
-    if not best.all():
-        raise no_best_move(db, ply)
-    return packed, best
 
 
 class Family:
@@ -170,13 +96,13 @@ class Family:
         tops = self._tops(np.array(children, dtype=np.uint64), side="right").tolist()
         below_keys, below_scores = self._keys, self._scores
         count = len(below_keys)
-        packed = bytearray(len(stones))
+        packed = bytearray([FULL_COLUMN]) * len(stones)
         wanted = own + SCORE_OFFSET
         best = 0
         read = 0
         for col, stone in enumerate(stones):
             if not stone:
-                continue  # a full column: FULL_COLUMN
+                continue  # a full column
             child = children[read]
             low = max(tops[read] - 1, 0) * STEP
             at = bisect_left(below_keys, child, low, min(low + STEP, count))

@@ -1,13 +1,11 @@
-"""The compiled twin of ``family.derive_many`` (``compiled=True``): many parents' move scores.
+"""Many parents' move scores from their children's scores, compiled: ``derive_many``.
 
-numpy's ``derive_many`` makes a dozen passes over ``(n, width)`` arrays of
-keys, boards and children.  Here one kernel lists the children to read and
-the moves that read none (a full column, a four, the last cell), and one
-reads them, with numpy's argsort between (numba's own is five times
-slower).  The reads walk the ply below once, in key order, each search
-starting where the last ended (``compiled_keys.lower_bounds``).  The
-reader uses it once the compiled lookups are loaded; the answers are
-numpy's, errors included (``tests/test_compiled_family.py``).
+One kernel lists the children to read and the moves that read none (a full
+column, a four, the last cell: ``solver.packed.move_rule``), and one reads
+them, with numpy's argsort between (numba's own is five times slower).  The
+reads walk the ply below once, in key order, each search starting where the
+last ended (``compiled_keys.lower_bound_from``).  The answers are the plain
+Python ``family.Family``'s, errors included (``tests/test_compiled_family.py``).
 """
 
 from __future__ import annotations
@@ -16,10 +14,11 @@ import numpy as np
 from numba import njit
 
 from solver.bitboard import Board
-from solver.packed import canonical, child_key, decode, is_full_column
+from solver.packed import MOVE_DECIDED, MOVE_FULL, decode, move_rule
 
+from ..format.scores import FULL_COLUMN, SCORE_OFFSET
 from .compiled_keys import lower_bound_from
-from .family import FULL_COLUMN, SCORE_OFFSET, derive_many
+from .family import missing_child, no_best_move
 
 _NOTHING_TO_READ = np.uint64(0)  # no child's key is 0, the empty board's
 MISSING_CHILD = 1  # read_children's status: a child the ply below must hold is not there
@@ -34,20 +33,14 @@ def child_queries(board, keys, ply):
     width = board.width
     queries = np.zeros(len(keys) * width, dtype=np.uint64)
     packed = np.full((len(keys), width), FULL_COLUMN, dtype=np.uint8)
-    win = SCORE_OFFSET + (board.cells + 1 - ply) // 2  # Board.win_score
-    last = ply + 1 == board.cells  # no four with the last stone: a draw
     for i in range(len(keys)):
         current, mask, _ = decode(board, keys[i])
         for col in range(width):
-            if is_full_column(board, mask, col):
-                continue
-            child, won = child_key(board, current, mask, col)
-            if won:
-                packed[i, col] = win
-            elif last:
-                packed[i, col] = SCORE_OFFSET
-            else:
-                queries[i * width + col] = canonical(board, child)
+            kind, score, child = move_rule(board, current, mask, ply, col)
+            if kind == MOVE_DECIDED:
+                packed[i, col] = score + SCORE_OFFSET
+            elif kind != MOVE_FULL:
+                queries[i * width + col] = child
     return queries, packed
 
 
@@ -78,8 +71,31 @@ def read_children(queries, order, below_keys, below_scores, packed, own, best):
     return 0
 
 
+def derive_many(
+    board: Board,
+    keys: np.ndarray,
+    own: np.ndarray,
+    below_keys: np.ndarray,
+    below_scores: np.ndarray,
+    ply: int,
+    db: str = "",
+) -> tuple[np.ndarray, np.ndarray]:
+    """The packed move scores (``(n, width)`` bytes) and best-move bits
+    (``Board.column_set_type``) of the canonical ``keys`` of ``ply``, whose own scores are
+    ``own``, from the sorted keys and scores of the ply below."""
+    queries, packed = child_queries(board, keys, ply)
+    best = np.zeros(len(keys), dtype=board.column_set_type)
+    order = np.argsort(queries)  # numpy's: five times numba's
+    status = read_children(queries, order, below_keys, below_scores, packed, own, best)
+    if status == MISSING_CHILD:
+        raise missing_child(db, ply)
+    if status == NO_BEST_MOVE:
+        raise no_best_move(db, ply)
+    return packed, best
+
+
 def load(board: Board) -> None:
     """Load the kernels above for ``board``'s books, with arrays of a ply's types."""
     keys = np.zeros(0, dtype=np.uint64)
     scores = np.zeros(0, dtype=np.int8)
-    derive_many(board, keys, scores, keys, scores, 0, compiled=True)
+    derive_many(board, keys, scores, keys, scores, 0)

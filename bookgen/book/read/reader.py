@@ -26,37 +26,38 @@ Python until something else loads numba.  Importing bookgen loads neither.
 from __future__ import annotations
 
 import json
-import struct
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from functools import cache
 from itertools import repeat
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from solver import Position
-from solver.bitboard import STANDARD, Board
+from solver.bitboard import Board
 from solver.errors import ArgumentTypeError
-from solver.position import position_on
 
-from .collector import paused as _collector_paused
-from .family import FULL_COLUMN, SCORE_OFFSET
-from .keys import walker
-from .location import find_book
-from .plies import NO_MOVE, Plies, entry_code
-from .schema import SCHEMA_VERSION, BookError, board_of_meta
-from .store import (
-    SEARCH_SECONDS,
-    check_sqlite_file,
-    key_offset,
-    make_engine,
-    read_meta,
-    sqlite_path,
+from ..format.collector import paused as _collector_paused
+from ..format.database import check_sqlite_file, key_offset, make_engine, read_meta, sqlite_path
+from ..format.errors import BookError, board_of_meta
+from ..format.keys import walker
+from ..format.location import find_book
+from ..format.schema import SCHEMA_VERSION, SEARCH_SECONDS
+from ..format.scores import FULL_COLUMN, FULL_COLUMN_SCORE, SCORE_OFFSET
+from . import scan
+from .entry import (
+    SCORE_OBJECTS,
+    SCORE_OF_BYTE,
+    SIGNED,
+    BookEntry,
+    BookInfo,
+    as_position,
+    codes,
+    new_entry,
 )
+from .plies import Plies
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -66,107 +67,7 @@ if TYPE_CHECKING:
 _LARGE = 64  # from this many strings on, get_many works on numpy arrays
 
 
-class BookEntry(NamedTuple):
-    """What the book knows of one position, in the asker's orientation.
-
-    ``move_scores`` is ``None`` at the book's last ply, where only the
-    position itself was searched.  In a notebook it shows as an SVG board
-    with each move's score under its column (``solver.svg.board_svg``).
-    """
-
-    moves: str
-    ply: int
-    score: int
-    wdl: int
-    best_moves: tuple[int, ...]
-    move_scores: tuple[int | None, ...] | None
-    board: Board = STANDARD  # the book's
-
-    @property
-    def position(self) -> Position:
-        return Position.from_moves(self.moves, self.board)
-
-    def _repr_svg_(self) -> str:
-        from solver.svg import board_svg
-
-        return board_svg(self.position, self.move_scores, self.best_moves)
-
-    def _repr_html_(self) -> str:
-        return f"<div>{self._repr_svg_()}</div>"
-
-
-@dataclass(frozen=True)
-class BookInfo:
-    width: int  # the book's board: ``Book.board``
-    height: int
-    root: str
-    plies_complete: tuple[int, ...]
-    schema_version: int
-    max_ply: int
-    # Worker time spent searching the frontier, over every run of the build.
-    search_core_seconds: float = field(default=0.0, compare=False)
-
-
-_new_entry = tuple.__new__  # BookEntry(...) without a Python-level __new__ per entry
-
-
-def as_position(moves: str | Position, board: Board = STANDARD) -> Position:
-    """``moves`` as a Position of a book of ``board``; an error naming it if it is not one."""
-    return position_on(moves, board, "this book is of")
-
-
-# A packed move score -> the score (board-free).
-_SCORE_OF_BYTE = tuple(None if b == FULL_COLUMN else b - SCORE_OFFSET for b in range(256))
-_SCORE_OBJECTS = np.array(_SCORE_OF_BYTE, dtype=object)  # the same, for numpy to index
-_SIGNED = bytes((b - SCORE_OFFSET) & 255 for b in range(256))  # and as a signed byte
-
-
-class _Codes:
-    """One board's entry codes decoded: every code made once (about 10 ms on 7x6), in
-    either orientation, so that a lookup never decodes one; ``codes(board)`` makes it."""
-
-    def __init__(self, board: Board):
-        width = self.width = board.width
-        self.all_best = (1 << width) - 1  # an entry code's best-move bits
-        # Best-move bits -> columns, as stored and mirrored.
-        columns = tuple(
-            tuple(c + 1 for c in range(width) if bits >> c & 1) for bits in range(1 << width)
-        )
-        mirrored = tuple(tuple(sorted(width - c + 1 for c in cols)) for cols in columns)
-        self.best_of = columns + mirrored  # bits + (1 << width) if mirrored -> asker's columns
-        self.unpack_scores = struct.Struct(f"{width}b").unpack
-        # An entry code -> (score, wdl, best moves) in the asker's orientation, by
-        # orientation.  (Segments refuse a score outside the board's: no code indexes
-        # outside the table.)
-        self.heads = tuple(
-            tuple(
-                (score, (score > 0) - (score < 0), cols[code & self.all_best])
-                for code in range(entry_code(board.cells, self.all_best, width) + 1)
-                for score in ((code >> width) - SCORE_OFFSET,)
-            )
-            for cols in (columns, mirrored)
-        )
-
-    def code_of(self, packed: bytes) -> int:
-        """The entry code of packed move scores: the best is the position's score."""
-        top = max(packed)  # a full column's 0 never is: some move is playable
-        return entry_code(
-            top - SCORE_OFFSET,
-            sum(1 << col for col, byte in enumerate(packed) if byte == top),
-            self.width,
-        )
-
-
-@cache
-def codes(board: Board) -> _Codes:
-    """The board's decoded entry codes, made once."""
-    return _Codes(board)
-
-
-codes(STANDARD)  # made at import, as before: a first lookup never waits for them
-
-
-_compiled: ModuleType | bool | None = None  # bookgen.book.compiled_keys, once loaded
+_compiled: ModuleType | bool | None = None  # bookgen.book.read.compiled_keys, once loaded
 _loaded: set[Board] = set()  # the boards whose compiled lookups this process has loaded
 
 
@@ -229,7 +130,7 @@ class Book:
     def __init__(
         self,
         db: str | PathLike[str] | None = None,
-        in_memory: bool = False,
+        *,
         board: Board | str | None = None,
         compiled: bool = True,
     ):
@@ -275,7 +176,7 @@ class Book:
     def open(
         cls,
         db: str | PathLike[str] | None = None,
-        in_memory: bool = False,
+        *,
         board: Board | str | None = None,
         compiled: bool = True,
     ) -> Book:
@@ -283,17 +184,12 @@ class Book:
 
         With no ``db``: ``./book.db`` if there is one, else the book installed
         with c4book.  The book says its board (``book.board``); a ``board`` given
-        here must be that one.  ``in_memory`` is accepted and changes nothing:
-        every sealed ply is read into memory at open.  ``compiled`` loads numba's
+        here must be that one.  Every ply is read into memory at open.  ``compiled`` loads numba's
         lookups beside the decoding (about 0.3 s of another core and 100 MB; the
         first time after an install compiles them, about 5 s); ``False`` keeps
         numba out, for a process that asks a few positions.
         """
-        return cls(db, in_memory, board, compiled)
-
-    @property
-    def in_memory(self) -> bool:
-        return True
+        return cls(db, board=board, compiled=compiled)
 
     def close(self) -> None:
         self._plies = _Closed(self.db)  # later lookups fail, saying so
@@ -334,9 +230,9 @@ class Book:
                             text, ply, self._plies.at(ply, found[0] >> 1), found[0] & 1 == 1
                         )
                     scores = found[2]  # already the asker's way
-                    if NO_MOVE in scores:
-                        scores = tuple(None if s == NO_MOVE else s for s in scores)
-                    return _new_entry(
+                    if FULL_COLUMN_SCORE in scores:
+                        scores = tuple(None if s == FULL_COLUMN_SCORE else s for s in scores)
+                    return new_entry(
                         BookEntry, (text, ply, *self._heads[False][code], scores, self.board)
                     )
             else:
@@ -377,16 +273,16 @@ class Book:
         """The entry of what ``Plies.find`` found, in the asker's orientation."""
         if isinstance(found, int):
             head = self._heads[flip][found]
-            return _new_entry(BookEntry, (asked, ply, *head, None, self.board))
+            return new_entry(BookEntry, (asked, ply, *head, None, self.board))
         code, packed = found
         head = self._heads[flip][code]
         if flip:
             packed = packed[::-1]
         # The signed bytes unpacked in C: a quarter of the time of a byte at a time.
-        scores = self._codes.unpack_scores(packed.translate(_SIGNED))
+        scores = self._codes.unpack_scores(packed.translate(SIGNED))
         if FULL_COLUMN in packed:
-            scores = tuple(map(_SCORE_OF_BYTE.__getitem__, packed))
-        return _new_entry(BookEntry, (asked, ply, *head, scores, self.board))
+            scores = tuple(map(SCORE_OF_BYTE.__getitem__, packed))
+        return new_entry(BookEntry, (asked, ply, *head, scores, self.board))
 
     # -- many positions ----------------------------------------------------
     def get_many(self, moves_list: Sequence[str | Position]) -> list[BookEntry | None]:
@@ -428,7 +324,7 @@ class Book:
         with _collector_paused():
             got: list[BookEntry | None] = list(
                 map(
-                    _new_entry,
+                    new_entry,
                     repeat(BookEntry),
                     zip(
                         [moves_list[i] for i in hits.tolist()]
@@ -462,9 +358,7 @@ class Book:
             at = np.flatnonzero(plies == ply)
             part = np.where(flips[at, None], packed[at, ::-1], packed[at])
             # The columns of scores zipped into rows: the tuples are made in C.
-            rows = zip(
-                *(_SCORE_OBJECTS[part[:, col]].tolist() for col in range(width)), strict=True
-            )
+            rows = zip(*(SCORE_OBJECTS[part[:, col]].tolist() for col in range(width)), strict=True)
             move_scores[at] = np.fromiter(rows, dtype=object, count=len(at))
         return move_scores.tolist()
 
@@ -508,6 +402,13 @@ class Book:
 
             for entry in book.entries(ply=10): ...
         """
-        from .scan import entries
+        return scan.entries(self, ply)
 
-        return entries(self, ply)
+    def slice_of(
+        self, ply: int, start: int, end: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """The ``start``-th to ``end``-th positions of ``ply`` in key order, as arrays:
+        ``(keys, scores, best-move bits, packed move scores)``.  The best moves are ``None``
+        where the book keeps none (a ply sealed above the last, without the ply below), the
+        move scores but at a ply whose children the book holds (``format.scores``)."""
+        return self._plies.slice_of(ply, start, end)

@@ -18,8 +18,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .rows import Rows
-from .schema import BEST_TEXT, COLUMNS
+from ..format.rows import Rows
+from ..format.schema import COLUMNS
+from ..format.scores import BEST_TEXT
 
 STAGING = "c4book_staging"
 _SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # the format's header: no flags, no extension

@@ -21,7 +21,9 @@ from sqlalchemy import text
 
 from .checksum import move_score_words, row_checksums
 from .collector import paused
-from .schema import BEST_BITS, BEST_TEXT, COLUMNS, corrupt_database, cursor_error, damaged_ply
+from .errors import corrupt_database, cursor_error, damaged_ply
+from .schema import COLUMNS
+from .scores import BEST_BITS, BEST_TEXT
 from .segment import Segment
 
 READ_CHUNK = 20_000  # rows fetched at a time: each chunk's objects go before the next

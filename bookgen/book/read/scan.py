@@ -22,12 +22,13 @@ import numpy as np
 from solver.bitboard import Board
 from solver.errors import C4Error
 
-from .family import FULL_COLUMN, SCORE_OFFSET
-from .keys import walker
-from .schema import CorruptBookError
+from ..format.errors import CorruptBookError
+from ..format.keys import walker
+from ..format.scores import FULL_COLUMN, SCORE_OFFSET
+from .entry import SCORE_OBJECTS, BookEntry, codes, new_entry
 
 if TYPE_CHECKING:
-    from .reader import Book, BookEntry
+    from .reader import Book
 
 SLICE = 1 << 18  # positions a slice: about 60 MB of arrays while a slice is written out
 DIGIT = ord("0")
@@ -107,14 +108,9 @@ def _stored(book: Book, ply: int, size: int):
     """``(keys, scores, best, move scores)`` of each slice of ``ply``: from the ply's arrays
     (a book reads its rows into them at open), else, where neither best moves nor the
     children are there to derive them, each position looked up as ``Book.get`` does."""
-    plies = book._plies
-    keys = plies.segments[ply].keys
-    if ply in plies.parents or plies.segments[ply].best is not None:
-        for start in range(0, len(keys), size):
-            yield plies.slice_of(ply, start, start + size)
-        return
-    for start in range(0, len(keys), size):
-        yield _looked_up(book, keys[start : start + size])
+    for start in range(0, book.count_by_ply().get(ply, 0), size):
+        keys, scores, best, move_scores = book.slice_of(ply, start, start + size)
+        yield (keys, scores, best, move_scores) if best is not None else _looked_up(book, keys)
 
 
 def _looked_up(book: Book, keys: np.ndarray):
@@ -185,7 +181,6 @@ def cells(part: Slice, board: Board, blank: bytes = b".") -> np.ndarray:
 
 def entries(book: Book, ply: int | Iterable[int] | None = None) -> Iterator[BookEntry]:
     """``Book.entries``: each stored position as a ``BookEntry``, a slice at a time."""
-    from .reader import _SCORE_OBJECTS, BookEntry, _new_entry, codes
 
     board = book.board
     best_of = codes(board).best_of
@@ -203,11 +198,11 @@ def entries(book: Book, ply: int | Iterable[int] | None = None) -> Iterator[Book
             move_scores = repeat(None)
         else:  # the columns of scores zipped into rows: the tuples are made in C
             move_scores = zip(
-                *(_SCORE_OBJECTS[part.move_scores[:, col]].tolist() for col in range(board.width)),
+                *(SCORE_OBJECTS[part.move_scores[:, col]].tolist() for col in range(board.width)),
                 strict=True,
             )
         yield from map(
-            _new_entry,
+            new_entry,
             repeat(BookEntry),
             zip(
                 moves,

@@ -25,28 +25,15 @@ from sqlalchemy import Engine
 
 from solver import Position
 
-from .location import book_location
+from ..format.database import check_sqlite_file, make_engine, read_meta, sqlite_path
+from ..format.errors import CorruptBookError, SchemaMismatchError, board_of_meta
+from ..format.location import book_location
+from ..format.rows import stamp_rows
+from ..format.schema import SCHEMA_VERSION, UPGRADABLE_VERSIONS, Base
 from .lock import BuildLock
-from .rows import stamp_rows
-from .schema import (
-    SCHEMA_VERSION,
-    UPGRADABLE_VERSIONS,
-    Base,
-    CorruptBookError,
-    SchemaMismatchError,
-    board_of_meta,
-)
-from .store import (
-    BookStore,
-    check_sqlite_file,
-    fold_wal,
-    free_bytes,
-    make_engine,
-    read_meta,
-    reclaim_space,
-    sqlite_path,
-    write_meta,
-)
+from .meta import write_meta
+from .sqlite_file import fold_wal, free_bytes, reclaim_space
+from .store import BookStore
 
 CHECK_CHUNK = 100_000
 

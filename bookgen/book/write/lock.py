@@ -33,14 +33,13 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from .location import book_location
-from .schema import BookError, Meta
+from ..format.errors import BookError
+from ..format.location import book_location
+from ..format.schema import COMMAND_NAME, LOCK_NAME, Meta
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing's own from Python 3.11
 
-LOCK_NAME = "build_lock"
-COMMAND_NAME = "build_lock_command"
 HEARTBEAT_SECONDS = 10.0
 STALE_SECONDS = 60.0
 

@@ -36,8 +36,8 @@ import zstandard
 
 from solver.bitboard import STANDARD, Board
 
+from .errors import CorruptBookError, damaged_ply
 from .keys import walker
-from .schema import CorruptBookError, damaged_ply
 
 MAGIC = b"C4SG"
 VERSION = 1

@@ -1,0 +1,160 @@
+"""What a book stores, ply by ply, read back checked: what the writer and ``verify`` read.
+
+A ply's entries are rows while it is built and a packed segment once sealed
+(``segment``); the reads here (``keys_at``, ``scores_at``, ``best_at``)
+join the two, so a caller need not know which a ply is.  Every read of
+rows checks them (``rows.read_rows``), every segment its CRC: a damaged
+book raises ``CorruptBookError``, and is never answered from or sealed.
+(The reader, ``read.plies``, reads every ply at once through ``segments_of``.)
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from sqlalchemy import Engine, func, select
+
+from solver.bitboard import Board
+
+from .checksum import check_meta
+from .database import key_offset
+from .rows import read_rows
+from .schema import Entry, Meta, SegmentRow
+from .segment import Segment, check_row, merge, unpack
+
+KEY_LIMIT = (1 << 64) - 1  # above every key of every board
+
+
+def segments_of(conn, board: Board, db: str, ply: int | None = None) -> dict[int, list[Segment]]:
+    """The segments of ``ply`` (of every ply if ``None``) on ``conn``, each checked, by ply
+    in the order written."""
+    query = select(SegmentRow.ply, SegmentRow.count, SegmentRow.data)
+    if ply is not None:
+        query = query.where(SegmentRow.ply == ply)
+    parts: dict[int, list[Segment]] = {}
+    for at, count, data in conn.execute(query.order_by(SegmentRow.ply, SegmentRow.id)):
+        parts.setdefault(at, []).append(
+            check_row(unpack(data, at, board, db), at, count, board, db)
+        )
+    return parts
+
+
+class StoredBook:
+    """A book's stored entries and meta, read through ``engine``; merged segments are kept."""
+
+    def __init__(self, engine: Engine, db: str, board: Board):
+        self.engine, self.db, self.board = engine, db, board
+        self._offset = key_offset(board)
+        self._segments: dict[int, Segment | None] = {}  # merged segments by ply, as read
+
+    # -- metadata ----------------------------------------------------------
+    def meta(self) -> dict[str, str]:
+        """The book's metadata, checked against its checksum."""
+        with self.engine.connect() as conn:
+            meta = dict(conn.execute(select(Meta.name, Meta.value)).all())
+        check_meta(meta, self.db)
+        return meta
+
+    def complete_plies(self) -> list[int]:
+        return json.loads(self.meta().get("complete_plies", "[]"))
+
+    # -- entries -----------------------------------------------------------
+    def _read_rows(self, where: str) -> tuple[np.ndarray, Segment]:
+        """``rows.read_rows`` on this book: ``(plies, entries)``, every row checked."""
+        with self.engine.connect() as conn:
+            return read_rows(
+                conn, where, self.db, self.board.width, self._offset, self.board.column_set_type
+            )
+
+    def segment_at(self, ply: int) -> Segment | None:
+        """The packed part of ``ply`` (its segments merged), or ``None``; read once."""
+        if ply not in self._segments:
+            with self.engine.connect() as conn:
+                parts = segments_of(conn, self.board, self.db, ply).get(ply)
+            self._segments[ply] = merge(parts, ply, self.db) if parts else None
+        return self._segments[ply]
+
+    def keys_at(self, ply: int, low: int = 0, high: int = KEY_LIMIT) -> np.ndarray:
+        """Sorted keys stored at ``ply`` within ``[low, high)``: packed, and rows by a
+        range scan of the key.  Every row in the range is checked, whatever its ply:
+        a row whose ply was damaged is found here too."""
+        offset = self._offset
+        high = min(int(high), KEY_LIMIT)
+        if low >= high:
+            return np.empty(0, dtype=np.uint64)
+        plies, found = self._read_rows(
+            f"WHERE key >= {int(low) - offset} AND key < {min(high - offset, (1 << 63) - 1)}"
+        )
+        rows = found.keys[plies == ply]
+        segment = self.segment_at(ply)
+        if segment is None:
+            return rows
+        packed = segment.keys[
+            segment.keys.searchsorted(np.uint64(low)) : segment.keys.searchsorted(
+                np.uint64(min(int(high), KEY_LIMIT))
+            )
+        ]
+        return np.union1d(packed, rows) if len(rows) else packed
+
+    def _row_entries(self, ply: int) -> Segment:
+        """The rows of ``ply``, checked, with their best-move bits."""
+        return self._read_rows(f"WHERE ply = {int(ply)}")[1]
+
+    def entries_at(self, ply: int) -> Segment:
+        """Every entry at ``ply``, packed and rows together, in key order; best-move
+        bits only if every entry has them (a ply sealed below the last has none)."""
+        rows, segment = self._row_entries(ply), self.segment_at(ply)
+        if segment is None:
+            return rows
+        return merge([segment, rows], ply, self.db) if len(rows.keys) else segment
+
+    def scores_at(self, ply: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, scores)`` of every entry at ``ply``, sorted by key."""
+        entries = self.entries_at(ply)
+        return entries.keys, entries.scores
+
+    def best_at(self, ply: int) -> np.ndarray | None:
+        """Best-move bits (bit c: column c + 1) of every entry at ``ply``, in key order
+        (the order of ``scores_at``), or ``None`` where a sealed ply keeps none."""
+        return self.entries_at(ply).best
+
+    def count_by_ply(self) -> dict[int, int]:
+        return {ply: packed + rows for ply, (packed, _, rows) in self.storage_by_ply().items()}
+
+    def storage_by_ply(self) -> dict[int, tuple[int, int, int]]:
+        """Per ply: ``(positions packed, bytes of their segments, rows not packed)``."""
+        with self.engine.connect() as conn:
+            packed = {
+                ply: (int(n), int(size))
+                for ply, n, size in conn.execute(
+                    select(
+                        SegmentRow.ply,
+                        func.sum(SegmentRow.count),
+                        func.sum(func.length(SegmentRow.data)),
+                    ).group_by(SegmentRow.ply)
+                )
+            }
+        rows = self.row_counts()
+        return {
+            ply: (*packed.get(ply, (0, 0)), rows.get(ply, 0))
+            for ply in sorted(set(packed) | set(rows))
+        }
+
+    def row_counts(self) -> dict[int, int]:
+        """Rows not yet packed, by ply."""
+        with self.engine.connect() as conn:
+            return dict(
+                sorted(conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all())
+            )
+
+    def is_sealed(self, ply: int) -> bool:
+        """Complete, and all of it packed: one segment and no rows."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(func.count()).select_from(Entry).where(Entry.ply == ply)
+            ).scalar_one()
+            segments = conn.execute(
+                select(func.count()).select_from(SegmentRow).where(SegmentRow.ply == ply)
+            ).scalar_one()
+        return ply in self.complete_plies() and rows == 0 and segments == 1
