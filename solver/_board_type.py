@@ -37,7 +37,7 @@ from numba.extending import (
 )
 
 from ._kernel_cache import SOLVER, drop_stale, fingerprint
-from .bitboard import Board
+from .bitboard import Board, numba_types
 
 drop_stale(SOLVER, fingerprint(SOLVER))
 
@@ -100,6 +100,7 @@ class BoardType(types.Type):
 
 
 register_model(BoardType)(models.OpaqueModel)
+numba_types["board"] = BoardType  # what ``Board._numba_type_`` makes
 
 
 @typeof_impl.register(Board)

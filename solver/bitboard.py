@@ -226,12 +226,16 @@ class Board:
 
     @property
     def _numba_type_(self):
-        """The board as numba sees it (loads numba on first use)."""
+        """The board as numba sees it, made once a board.  Only numba asks, through a
+        kernel, whose module has loaded ``_board_type``, which teaches this module the type."""
         if self._numba_type is None:
-            from ._board_type import BoardType
-
-            object.__setattr__(self, "_numba_type", BoardType(self.width, self.height))
+            object.__setattr__(self, "_numba_type", numba_types["board"](self.width, self.height))
         return self._numba_type
+
+
+# Filled by ``_board_type`` when it loads (numba, only where kernels run): ``"board"``, the
+# numba type of a board of a size.  Set from there, so that this module never imports it.
+numba_types: dict[str, Any] = {}
 
 
 def check_size(width: Any, height: Any) -> None:

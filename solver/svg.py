@@ -18,10 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from typing import TYPE_CHECKING
 
 from .bitboard import Board
 from .palette import score_colour
-from .position import Position
+
+if TYPE_CHECKING:
+    from .position import Position
 
 CELL = 100  # the drawing's units a cell; ``size`` scales the whole
 FRAME, HOLE, RIM = "#1d4fa8", "#f3f5f9", "#123a80"

@@ -32,6 +32,8 @@ from typing import cast
 
 from solver.errors import C4Error
 
+BOOKGEN_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # builder's parent
+
 PROBE_SECONDS = 5.0
 # A Ray Client head forks a server for each client, and that child sometimes dies at
 # once (a gRPC race in Ray's proxier: ray-project/ray#63202): a new attempt gets a new one.
@@ -88,7 +90,6 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
     """Join the running cluster at ``address`` ('auto', HOST:PORT or ray://HOST:PORT)."""
     import ray
 
-    import bookgen
     import solver
 
     from .cluster import check_address
@@ -112,8 +113,8 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
                     logging_level="INFO" if verbose else "ERROR",  # type: ignore[arg-type]  # Ray takes a level's name too
                     runtime_env={
                         "py_modules": [
-                            os.path.dirname(cast(str, package.__file__))  # (an __init__.py)
-                            for package in (solver, bookgen)
+                            os.path.dirname(cast(str, solver.__file__)),  # (an __init__.py)
+                            BOOKGEN_FOLDER,
                         ]
                     },
                 )
