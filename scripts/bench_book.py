@@ -148,7 +148,9 @@ def sample(db: str, count: int, seed: int, plies_also: list[int] | None = None) 
     from bookgen import Book
     from bookgen.builder.listing import keys_by_ply
     from solver import C4Error, Position
-    from solver.bitboard import mirror_moves
+    from solver.bitboard import STANDARD
+
+    mirror_moves = STANDARD.mirror_moves
     from solver.packed import moves_of_keys
 
     try:

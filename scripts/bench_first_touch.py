@@ -76,7 +76,9 @@ def sample(db: str, per_ply: int, many: int, seed: int) -> dict:
     import numpy as np
 
     from bookgen import Book
-    from solver.bitboard import mirror_moves
+    from solver.bitboard import STANDARD
+
+    mirror_moves = STANDARD.mirror_moves
     from solver.packed import moves_of_keys
 
     rng = np.random.default_rng(seed)

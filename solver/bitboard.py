@@ -274,18 +274,3 @@ STANDARD = Board(7, 6)
 def win_score(ply: int, board: Board = STANDARD) -> int:
     """Score of the player to move at ``ply`` who wins with this very move."""
     return board.win_score(ply)
-
-
-# The standard board's facts by name, for scripts and tests that play only 7x6.  The
-# package itself reads every fact from a position's or a book's board
-# (tests/test_bitboard.py keeps it so).
-WIDTH, HEIGHT, H1, CELLS = STANDARD.width, STANDARD.height, STANDARD.h1, STANDARD.cells
-BOTTOM, BOARD = STANDARD.bottom, STANDARD.all_cells
-COLUMN_MASKS, TOP_CELLS, BOTTOM_CELLS = (
-    STANDARD.column_masks,
-    STANDARD.top_cells,
-    STANDARD.bottom_cells,
-)
-COLUMN_ORDER = STANDARD.column_order
-mirror_bits, mirror_moves = STANDARD.mirror_bits, STANDARD.mirror_moves
-fours, has_four = STANDARD.fours, STANDARD.has_four

@@ -2,13 +2,11 @@
 that the package reads every fact from a board, never from the 7x6 names."""
 
 import pickle
-import re
 from pathlib import Path
 
 import pytest
 
 from solver import STANDARD, Board, BoardSizeError, C4Error, Position
-from solver.bitboard import BOARD, BOTTOM, CELLS, COLUMN_ORDER, H1, HEIGHT, WIDTH
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -16,13 +14,13 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_standard_board_is_7x6_and_its_facts_are_the_layouts():
     assert STANDARD is Board() is Board(7, 6) is Board.parse("7x6") is Board.parse(None)
     assert (STANDARD.width, STANDARD.height, STANDARD.h1, STANDARD.cells) == (7, 6, 7, 42)
-    assert (WIDTH, HEIGHT, H1, CELLS) == (7, 6, 7, 42)
     assert STANDARD.key_bits == 49
-    assert STANDARD.bottom == BOTTOM == sum(1 << (7 * c) for c in range(7))
-    assert STANDARD.all_cells == BOARD == BOTTOM * 0b111111
-    assert STANDARD.column_order == COLUMN_ORDER == (3, 2, 4, 1, 5, 0, 6)
-    assert STANDARD.top_rows == BOTTOM * 0b101010  # rows 2, 4, 6 from the bottom
-    assert STANDARD.under_top_rows == BOTTOM * 0b010101
+    bottom = sum(1 << (7 * c) for c in range(7))
+    assert STANDARD.bottom == bottom
+    assert STANDARD.all_cells == bottom * 0b111111
+    assert STANDARD.column_order == (3, 2, 4, 1, 5, 0, 6)
+    assert STANDARD.top_rows == bottom * 0b101010  # rows 2, 4, 6 from the bottom
+    assert STANDARD.under_top_rows == bottom * 0b010101
     assert (STANDARD.max_score, STANDARD.min_score) == (21, -21)
     assert STANDARD.column_bits == 3 and STANDARD.digits == "1234567"
 
@@ -151,21 +149,3 @@ def test_a_column_off_the_board_is_named():
     ):
         Position.from_moves("17", board="6x5")
     assert Position.from_moves("19", board="9x6").moves == "19"
-
-
-LEGACY = re.compile(
-    r"from solver\.bitboard import[^\n]*\b(WIDTH|HEIGHT|H1|CELLS|BOTTOM|BOARD|"
-    r"COLUMN_MASKS|TOP_CELLS|BOTTOM_CELLS|COLUMN_ORDER|mirror_bits|mirror_moves|"
-    r"fours|has_four)\b"
-)
-
-
-def test_the_package_reads_every_fact_from_a_board():
-    """The 7x6 names are for scripts and tests: no module of the package imports them."""
-    found = [
-        str(path.relative_to(ROOT))
-        for folder in ("solver", "bookgen")
-        for path in (ROOT / folder).rglob("*.py")
-        if LEGACY.search(path.read_text())
-    ]
-    assert found == []

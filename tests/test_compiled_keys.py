@@ -8,10 +8,13 @@ import numpy as np
 import pytest
 from test_keys import random_strings
 
-from bookgen.book.format.keys import ABSENT, NOT_A_GAME, key_of
+from bookgen.book.format.keys import ABSENT, NOT_A_GAME, walker
 from bookgen.book.read.compiled_keys import keys_of_many, locate, locate_parent, lower_bounds
 from solver import STANDARD as B
-from solver.bitboard import mirror_bits, mirror_moves
+from solver.bitboard import STANDARD
+
+key_of = walker(STANDARD).key_of
+mirror_bits, mirror_moves = STANDARD.mirror_bits, STANDARD.mirror_moves
 
 BAD = ["8", "0", "4a", "44444444", "1111111", "4é", " 4", "12\x00", "44x53"]
 

@@ -7,19 +7,15 @@ import numpy as np
 import pytest
 from conftest import stored_plies
 
-from bookgen.book.format.keys import (
-    Oriented,
-    board_of,
-    board_of_position,
-    boards_of_keys,
-    boards_of_many,
-    child_boards,
-    child_keys_many,
-    key_of,
-)
+from bookgen.book.format.keys import walker
 from solver import Position
-from solver.bitboard import mirror_bits
+from solver.bitboard import STANDARD
 from solver.packed import moves_of_key
+
+WALK = walker(STANDARD)  # the standard board's walks, by name
+key_of, board_of = WALK.key_of, WALK.board_of
+boards_of_many, boards_of_keys = WALK.boards_of_many, WALK.boards_of_keys
+mirror_bits = STANDARD.mirror_bits
 
 
 def random_strings(count: int, seed: int) -> list[str]:
@@ -44,7 +40,6 @@ def test_keys_equal_the_positions_keys():
         assert board.mirror_current + board.mirror_mask == position.mirror_key
         assert board.canonical == position.canonical_key
         assert mirror_bits(position.key) == position.mirror_key
-        assert board_of_position(position) == board
 
 
 def test_the_mirror_works_on_arrays_too():
@@ -86,50 +81,6 @@ def test_a_four_before_the_end_still_has_keys():
     assert key_of("12121212") is not None and board_of("12121212") is not None
     with pytest.raises(ValueError, match="after the game was won"):
         Position.from_moves("12121212")
-
-
-def test_child_boards_are_the_moves_children():
-    for moves in random_strings(800, seed=3):
-        position = Position.from_moves(moves)
-        if position.is_game_over:
-            continue
-        children = child_boards(board_of(moves), position.ply)
-        assert len(children) == 7
-        for col, child in enumerate(children, 1):
-            if not position.can_play(col):
-                assert child is None
-            elif position.is_winning_move(col):
-                assert child == (43 - position.ply) // 2
-            elif position.ply + 1 == 42:
-                assert child == 0
-            else:
-                assert type(child) is Oriented and child == board_of(moves + str(col)), (moves, col)
-
-
-def test_the_last_cell_without_a_four_is_a_draw():
-    moves = "54712566226127126621574377157631535333444"  # 41 stones, no four
-    position = Position.from_moves(moves)
-    assert position.legal_moves() == [4] and not position.is_winning_move(4)
-    assert child_boards(board_of(moves), 41) == [None, None, None, 0, None, None, None]
-
-
-def test_child_keys_many_are_the_children_keys():
-    positions = [Position.from_moves(m) for m in random_strings(600, seed=4)]
-    positions = [p for p in positions if not p.is_game_over]
-    current = np.array([p.current for p in positions], dtype=np.uint64)
-    mask = np.array([p.mask for p in positions], dtype=np.uint64)
-    keys, stones = child_keys_many(current, mask)
-    assert keys.shape == stones.shape == (len(positions), 7)
-    for p, row, stone in zip(positions, keys.tolist(), stones.tolist(), strict=True):
-        for col in range(1, 8):
-            if p.can_play(col):
-                assert row[col - 1] == p.play(col).key
-                assert stone[col - 1] == (p.mask + (1 << (7 * (col - 1)))) & (
-                    0b111111 << (7 * (col - 1))
-                )
-                assert row[col - 1] == (p.current ^ p.mask) + (p.mask | stone[col - 1])
-            else:
-                assert stone[col - 1] == 0
 
 
 def test_boards_of_keys_are_the_positions(small_book_path):

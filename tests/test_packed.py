@@ -5,11 +5,16 @@ import random
 import numpy as np
 import pytest
 from conftest import random_endgames
+from numba import njit
 
 from solver import STANDARD as B
 from solver import Board, Position
 from solver.packed import (
+    MOVE_DECIDED,
+    MOVE_FULL,
+    MOVE_READ,
     canonical_keys,
+    move_rule,
     moves_of_key,
     moves_of_keys,
     plies_of,
@@ -40,6 +45,42 @@ def random_positions(count: int, seed: int) -> list[Position]:
 @pytest.fixture(scope="module")
 def positions() -> list[Position]:
     return random_positions(300, 13) + random_endgames(50, 13)
+
+
+@njit(cache=False)
+def _move_rule(board, current, mask, ply, col):
+    return move_rule(board, current, mask, ply, col)
+
+
+def expected_rule(position: Position, col: int) -> tuple[int, int, int]:
+    """What one ply of negamax says of ``col`` (1-based), from ``Position`` alone."""
+    if not position.can_play(col):
+        return MOVE_FULL, 0, 0
+    if position.is_winning_move(col):
+        return MOVE_DECIDED, position.board.win_score(position.ply), 0
+    if position.ply + 1 == position.board.cells:
+        return MOVE_DECIDED, 0, 0
+    return MOVE_READ, 0, position.play(col).canonical_key
+
+
+def test_the_move_rule_is_one_ply_of_negamax(positions):
+    for board, found in ((B, positions), (Board(9, 4), random_endgames(40, 9, board=Board(9, 4)))):
+        for p in found:
+            if p.is_game_over:
+                continue
+            for col in range(board.width):
+                got = _move_rule(board, np.uint64(p.current), np.uint64(p.mask), p.ply, col)
+                assert tuple(map(int, got)) == expected_rule(p, col + 1), (p.moves, col)
+
+
+def test_the_last_cell_without_a_four_is_a_draw():
+    p = Position.from_moves("54712566226127126621574377157631535333444")  # 41 stones, no four
+    assert p.legal_moves() == [4] and not p.is_winning_move(4)
+    rules = [
+        tuple(map(int, _move_rule(B, np.uint64(p.current), np.uint64(p.mask), 41, col)))
+        for col in range(7)
+    ]
+    assert rules == [(MOVE_FULL, 0, 0)] * 3 + [(MOVE_DECIDED, 0, 0)] + [(MOVE_FULL, 0, 0)] * 3
 
 
 def test_a_key_replays_to_itself(positions):

@@ -16,7 +16,7 @@ from conftest import SMALL_PLY, SMALL_ROOT, book_moves, stored_plies
 
 from bookgen import CorruptBookError
 from bookgen.book.format.database import make_engine
-from bookgen.book.format.keys import key_of
+from bookgen.book.format.keys import walker
 from bookgen.book.format.scores import (
     FULL_COLUMN,
     SCORE_OFFSET,
@@ -27,7 +27,10 @@ from bookgen.book.format.scores import (
 from bookgen.book.format.segment import Segment
 from bookgen.book.read.plies import Plies
 from solver import Position
-from solver.bitboard import mirror_bits
+from solver.bitboard import STANDARD
+
+key_of = walker(STANDARD).key_of
+mirror_bits = STANDARD.mirror_bits
 
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 COMPLETE = (8, 9, 10, 11, 12)

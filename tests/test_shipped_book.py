@@ -19,10 +19,11 @@ from bookgen.book.format.scores import BEST_TEXT
 from bookgen.book.read import reader
 from bookgen.builder.listing import expand
 from solver import Position, Solver
-from solver.bitboard import STANDARD, mirror_moves
+from solver.bitboard import STANDARD
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
 # Canonical positions per ply, from the published table (7x6, unfinished games).
+mirror_moves = STANDARD.mirror_moves
 CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464, 2148087, 5832236]
 
 pytestmark = pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")

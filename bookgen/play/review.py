@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from solver import Solver
 
 BEST, INACCURACY, MISTAKE, BLUNDER = "best", "inaccuracy", "mistake", "blunder"
-MARKS = (BEST, INACCURACY, MISTAKE, BLUNDER)  # from the best to the worst
 # The marks as chess annotates moves: shown beside a move, so that no mark is told by colour alone.
 SYMBOLS = {BEST: "", INACCURACY: "?!", MISTAKE: "?", BLUNDER: "??"}
 

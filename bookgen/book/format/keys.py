@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.bitboard import STANDARD, Board
+from solver.bitboard import Board
 
 # What a compiled lookup (``compiled_keys.locate``) gives when it finds no position.
 NOT_A_GAME = -2  # a character other than a column, or a move into a full column: ask Position
@@ -105,36 +105,6 @@ class Walker:
             return None
         return Oriented(current, mask, other_current, other_mask)
 
-    def board_of_position(self, position) -> Oriented:
-        mirror = self.board.mirror_bits
-        return Oriented(
-            position.current, position.mask, mirror(position.current), mirror(position.mask)
-        )
-
-    def child_boards(self, board: Oriented, ply: int) -> list[Oriented | int | None]:
-        """Per column: ``None`` if full, the score if the move ends the game, else the child."""
-        current, mask, other_current, other_mask = board
-        has_four, cells = self.board.has_four, self.board.cells
-        children: list[Oriented | int | None] = []
-        for bottom, column, other_bottom, other_column in self._columns:
-            stone = (mask + bottom) & column
-            if not stone:
-                children.append(None)
-            elif has_four(current | stone):
-                children.append(self.board.win_score(ply))
-            elif ply + 1 == cells:
-                children.append(0)  # the last cell, and no four: a draw
-            else:
-                children.append(
-                    Oriented(
-                        current ^ mask,
-                        mask | stone,
-                        other_current ^ other_mask,
-                        other_mask | ((other_mask + other_bottom) & other_column),
-                    )
-                )
-        return children
-
     def boards_of_many(
         self, moves_list: Sequence[str]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,21 +132,6 @@ class Walker:
             mask |= stone
         return current, mask, usable
 
-    def child_keys_many(
-        self, current: np.ndarray, mask: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Each position's children: ``(keys, stones)``, both ``(n, width)``; a full column
-        has stone 0.  The mover's stones after the move are ``current | stone``."""
-        board = self.board
-        keys = np.zeros((len(mask), board.width), dtype=np.uint64)
-        stones = np.zeros((len(mask), board.width), dtype=np.uint64)
-        others = current ^ mask
-        for col in range(board.width):
-            stone = (mask + np.uint64(board.bottom_cells[col])) & np.uint64(board.column_masks[col])
-            stones[:, col] = stone
-            keys[:, col] = others + (mask | stone)
-        return keys, stones
-
     def boards_of_keys(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(current, mask)`` of each key: a column of ``h`` stones is ``2**h - 1 + stones``."""
         board = self.board
@@ -195,14 +150,3 @@ class Walker:
 def walker(board: Board) -> Walker:
     """The board's walks, made once."""
     return Walker(board)
-
-
-# The standard board's walks, by name.
-_STANDARD = walker(STANDARD)
-key_of = _STANDARD.key_of
-board_of = _STANDARD.board_of
-board_of_position = _STANDARD.board_of_position
-child_boards = _STANDARD.child_boards
-boards_of_many = _STANDARD.boards_of_many
-child_keys_many = _STANDARD.child_keys_many
-boards_of_keys = _STANDARD.boards_of_keys
