@@ -111,6 +111,7 @@ def sealed_again(path: str, tmp_path, ply: int, segment) -> str:
     copy = str(tmp_path / "sealed-again.db")
     shutil.copy(path, copy)
     meta = existing_meta(copy)
+    assert meta is not None
     store = BookStore(copy, meta["root"], int(meta["root_key"]))
     store.seal(ply, segment)
     store.close()

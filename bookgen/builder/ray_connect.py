@@ -28,7 +28,6 @@ import socket
 import sys
 import tempfile
 from contextlib import contextmanager, suppress
-from typing import cast
 
 from solver.errors import C4Error
 
@@ -113,7 +112,7 @@ def join_cluster(address: str, *, verbose: bool = False) -> None:
                     logging_level="INFO" if verbose else "ERROR",  # type: ignore[arg-type]  # Ray takes a level's name too
                     runtime_env={
                         "py_modules": [
-                            os.path.dirname(cast(str, solver.__file__)),  # (an __init__.py)
+                            os.path.dirname(solver.__file__),  # (an __init__.py)
                             BOOKGEN_FOLDER,
                         ]
                     },
