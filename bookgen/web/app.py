@@ -51,7 +51,7 @@ STATIC = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
-FULL_COLUMN = 100  # Pons' /solve marks a full column so
+PONS_FULL_COLUMN = 100  # Pons' /solve marks a full column so
 SOLVED_KEPT = 10_000  # searched answers remembered (a few hundred bytes each)
 REVIEW_CAPS = 5  # a review may take five caps: each position past the book is a search
 # The page loads nothing from elsewhere, and nothing may frame it.
@@ -226,7 +226,7 @@ def create_app(
             )
         position = _unfinished(request, "pos")
         result = await explored(position)
-        scores = pons_scores(result.columns, FULL_COLUMN)
+        scores = pons_scores(result.columns, PONS_FULL_COLUMN)
         answer: dict[str, object] = {"pos": position.moves, "score": scores}
         if any(score is None for score in scores):  # the cap ran out: said, not hidden
             answer["proven"] = False
@@ -256,7 +256,7 @@ def create_app(
         Route("/api/review", api_review),
     ]
     # The hot path first: it passes on any request with an Origin, for CORS to judge.
-    middleware = [Middleware(BookFastPath, book=shared, full_column=FULL_COLUMN)]
+    middleware = [Middleware(BookFastPath, book=shared, full_column=PONS_FULL_COLUMN)]
     if cors is not None:
         middleware.append(Middleware(CORSMiddleware, allow_origins=[cors], allow_methods=["GET"]))
     app = Starlette(
