@@ -715,7 +715,7 @@ def test_build_of_another_board_refuses_a_contradiction_and_dry_runs(six_by_five
 def test_a_ctrl_c_inside_numba_s_c_code_is_an_interrupt(monkeypatch, capsys):
     # numba's dispatcher, loading a kernel, turns the KeyboardInterrupt into a SystemError
     # it causes: the command still says "interrupted" and exits 130, with no traceback.
-    from bookgen.cli import c4book
+    from bookgen.cli import c4book, merge
 
     def interrupted(_args):
         error = SystemError("<function> returned a result with an exception set")
@@ -725,9 +725,9 @@ def test_a_ctrl_c_inside_numba_s_c_code_is_an_interrupt(monkeypatch, capsys):
     def failed(_args):
         raise SystemError("a real one")
 
-    monkeypatch.setattr(c4book, "_run_merge", interrupted)
+    monkeypatch.setattr(merge, "run", interrupted)
     assert c4book.main(["merge", "--db", "x.db", "part.db"]) == 130
     assert capsys.readouterr().err == "c4book merge: interrupted\n"
-    monkeypatch.setattr(c4book, "_run_merge", failed)
+    monkeypatch.setattr(merge, "run", failed)
     with pytest.raises(SystemError, match="a real one"):
         c4book.main(["merge", "--db", "x.db", "part.db"])

@@ -40,7 +40,7 @@ from bookgen.book.merge import merge
 from bookgen.book.rows import Rows
 from bookgen.book.schema import COLUMNS, BookConnectionError, BookNotFoundError
 from bookgen.book.store import BookStore, existing_meta
-from bookgen.book.upgrade import run_pack
+from bookgen.book.upgrade import Packed, pack
 from bookgen.book.writer import BatchWriter
 from bookgen.builder.driver import build
 from bookgen.builder.verify import verify
@@ -216,8 +216,7 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
             )
     finally:
         engine.dispose()
-    out = io.StringIO()
-    assert run_pack(postgres_url, out) == 0 and out.getvalue().endswith(": no rows to pack\n")
+    assert pack(postgres_url) == Packed(rows=0, freed=0)
 
     with Book.open(postgres_url) as book:
         assert len(book) == 179
