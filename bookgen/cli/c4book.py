@@ -37,7 +37,7 @@ on a board of W*H cells); 0 is a draw.  A book records its board: commands
 that read a book play on it."""
 
 
-# In the order --help lists them.
+# Each adds its subparser (add) and runs it (run); in the order --help lists them.
 COMMANDS = (
     solve,
     build,
