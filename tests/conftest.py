@@ -16,6 +16,7 @@ import pytest
 
 from solver import Position
 
+DATA = Path(__file__).resolve().parent / "data"  # Pons' test sets, the bench files, ply10.db
 SMALL_ROOT = "44444433"  # column 4 full: small subtrees that still take real search
 SMALL_PLY = 12
 
@@ -315,6 +316,27 @@ def c4book_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "bookgen.cli"]
 
 
+def c4book(*args: str, stdin: str | None = None, timeout: float = 300):
+    """``c4book ARGS`` run to its end: its exit status, stdout and stderr as text."""
+    return subprocess.run(
+        [*c4book_command(), *args], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
+    """Every ``step``-th position of Pons' test set ``name`` (tests/data), ``limit`` of
+    them: (moves, score)."""
+    lines = [line.split() for line in (DATA / name).read_text().split("\n") if line.strip()]
+    return [(moves, int(score)) for moves, score in lines[::step][:limit]]
+
+
+def analyzed(solver, moves: str) -> tuple[int, list[int], list[int | None]]:
+    """The score of ``moves``, its best columns and every column's score, from ``solver``."""
+    scores = solver.analyze(Position.from_moves(moves))
+    score = max(s for s in scores if s is not None)
+    return score, [c for c, s in enumerate(scores, start=1) if s == score], scores
+
+
 def small_build_args(db: str | Path, ply: int, *extra: str) -> list[str]:
     """``build`` of SMALL_ROOT to ``ply`` into ``db`` with a small table, for a command line."""
     options = ["--ply", str(ply), "--db", str(db), "--table-log2", "20"]
@@ -363,7 +385,7 @@ def solver():
 
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"  # the book the project ships
-PLY10 = Path(__file__).resolve().parent / "data" / "ply10.db"  # the book to ply 10, fixed
+PLY10 = DATA / "ply10.db"  # the book to ply 10, fixed
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,9 @@
-"""``c4book query``, ``move``, ``stats`` and the error handling of ``bookgen.cli``,
-through the installed console script, against the real small book.
-
-Expected scores come from ``Solver`` directly or from Pons' benchmark files.
-"""
+"""``bookgen.cli.c4book``: the entry point, --help, and every command's errors in one line
+(bad moves, a missing or foreign book, a bad board, a reader gone away), through the
+installed console script, against the real small book.  Each command's own output is
+tested in the file named after it (``test_query.py``, ``test_stats.py``, ...)."""
 
 import json
-import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -14,12 +11,10 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book_command, segment_rows, stamp
+from conftest import SMALL_ROOT, c4book, c4book_command
 
 from solver import Board, Position, Solver
 
-DATA = Path(__file__).parent / "data"
-COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 SUBCOMMANDS = [
     "solve",
     "build",
@@ -32,28 +27,12 @@ SUBCOMMANDS = [
     "upgrade",
     "pack",
     "merge",
+    "serve",
+    "export",
 ]
 
-ROOT_BOARD = """\
-. . . o . . .
-. . . x . . .
-. . . o . . .
-. . . x . . .
-. . o o . . .
-. . x x . . .
-1 2 3 4 5 6 7"""
-ROOT_SCORES = [0, 16, 2, None, 16, 0, 2]
-
-# A ply-41 End-Easy position: one cell left, filling it draws.
-LAST_CELL = "71255763773133525731261364622167124446454"
 # Illegal or finished move strings, and what the error must quote.
 BAD_MOVES = ["4a", "0", "8", "4 4", "4444444", "12121212", "1212121"]
-
-
-def c4book(*args: str, stdin: str | None = None, timeout: float = 300):
-    return subprocess.run(
-        [*c4book_command(), *args], input=stdin, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def assert_one_line_error(result, command: str, *names: str) -> str:
@@ -67,29 +46,9 @@ def assert_one_line_error(result, command: str, *names: str) -> str:
     return lines[0]
 
 
-def pons_lines(name: str, step: int, limit: int) -> list[tuple[str, int]]:
-    lines = [line.split() for line in (DATA / name).read_text().split("\n") if line.strip()]
-    return [(moves, int(score)) for moves, score in lines[::step][:limit]]
-
-
-def signed(score):
-    return "full" if score is None else f"{score:+d}" if score else "0"
-
-
-@pytest.fixture(scope="module")
-def solver():
-    return Solver(table_log2=20)
-
-
 @pytest.fixture(scope="module")
 def db(small_book_path):
     return small_book_path
-
-
-def expected(solver, moves):
-    scores = solver.analyze(Position.from_moves(moves))
-    score = max(s for s in scores if s is not None)
-    return score, [c for c, s in enumerate(scores, start=1) if s == score], scores
 
 
 # -- the entry point ----------------------------------------------------------
@@ -128,350 +87,6 @@ def test_no_subcommand_is_a_usage_error():
     result = c4book()
     assert result.returncode == 2
     assert "usage: c4book" in result.stderr and "Traceback" not in result.stderr
-
-
-# -- query --------------------------------------------------------------------
-
-
-def test_query_book_position(db, solver):
-    score, best, scores = expected(solver, SMALL_ROOT)
-    assert (score, best, scores) == (16, [2, 5], ROOT_SCORES)
-    result = c4book("query", SMALL_ROOT, "--db", db)
-    assert result.returncode == 0 and result.stderr == ""
-    assert result.stdout == (
-        f"{ROOT_BOARD}\n\n"
-        "moves  44444433  (ply 8, x to play)\n"
-        "score  +16: first player wins with the 6th stone  [from the book]\n"
-        "best   2 5\n"
-        "moves  1:0  2:+16  3:+2  4:full  5:+16  6:0  7:+2\n"
-    )
-
-
-def test_query_mirrored_book_position(db, solver):
-    moves = "44444455"
-    score, best, scores = expected(solver, moves)
-    result = c4book("query", moves, "--db", db)
-    assert result.returncode == 0
-    assert (
-        f"score  {signed(score)}: first player wins with the 6th stone  [from the book]"
-        in result.stdout
-    )
-    assert f"best   {' '.join(map(str, best))}\n" in result.stdout
-    assert "best   3 6\n" in result.stdout
-    assert (
-        "moves  " + "  ".join(f"{c}:{signed(s)}" for c, s in enumerate(scores, 1)) in result.stdout
-    )
-
-
-def test_query_json(db, solver):
-    moves = "444444332"  # o to move, lost: x wins with its 6th stone
-    score, best, scores = expected(solver, moves)
-    result = c4book("query", moves, "--db", db, "--json")
-    assert result.returncode == 0
-    data = json.loads(result.stdout)
-    assert set(data) == {"moves", "score", "wdl", "best_moves", "move_scores", "source"}
-    assert data == {
-        "moves": moves,
-        "score": score,
-        "wdl": -1,
-        "best_moves": best,
-        "move_scores": scores,
-        "source": "book",
-    }
-    assert score == -16
-
-
-@pytest.mark.parametrize("options, source", [((), "book"), (("--no-book",), "search")])
-def test_query_json_of_the_root(db, options, source):
-    data = json.loads(c4book("query", SMALL_ROOT, "--db", db, *options, "--json").stdout)
-    assert data == {
-        "moves": SMALL_ROOT,
-        "score": 16,
-        "wdl": 1,
-        "best_moves": [2, 5],
-        "move_scores": ROOT_SCORES,
-        "source": source,
-    }
-
-
-def test_book_given_as_an_sqlalchemy_url(db):
-    url = f"sqlite:///{os.path.abspath(db)}"
-    data = json.loads(c4book("query", SMALL_ROOT, "--db", url, "--json").stdout)
-    assert (data["score"], data["best_moves"], data["source"]) == (16, [2, 5], "book")
-
-
-def test_query_second_player_words(db, solver):
-    result = c4book("query", "444444332", "--db", db)
-    assert "moves  444444332  (ply 9, o to play)" in result.stdout
-    assert "score  -16: first player wins with the 6th stone  [from the book]" in result.stdout
-
-
-def test_query_outside_the_book_searches(db, solver):
-    moves, score = pons_lines("Test_L3_R1", 137, 1)[0]
-    _, best, scores = expected(solver, moves)
-    text = c4book("query", moves, "--db", db)
-    assert text.returncode == 0
-    assert str(Position.from_moves(moves)) in text.stdout
-    assert f"score  {signed(score)}: " in text.stdout
-    assert "[not in the book: searched]" in text.stdout
-    data = json.loads(c4book("query", moves, "--db", db, "--json").stdout)
-    assert data == {
-        "moves": moves,
-        "score": score,
-        "wdl": (score > 0) - (score < 0),
-        "best_moves": best,
-        "move_scores": scores,
-        "source": "search",
-    }
-
-
-def test_query_frontier_is_partly_searched(db, solver):
-    moves = book_moves(db, SMALL_PLY)[200]
-    score, best, scores = expected(solver, moves)
-    text = c4book("query", moves, "--db", db)
-    assert "[partly from the book, the rest searched]" in text.stdout
-    data = json.loads(c4book("query", moves, "--db", db, "--json").stdout)
-    assert (data["score"], data["best_moves"], data["move_scores"], data["source"]) == (
-        score,
-        best,
-        scores,
-        "book+search",
-    )
-
-
-def test_query_draw_words(solver):
-    result = c4book("query", LAST_CELL, "--no-book")
-    assert result.returncode == 0
-    assert "moves  " + LAST_CELL + "  (ply 41, o to play)" in result.stdout
-    assert "score  0: draw  " in result.stdout
-    assert "best   5\n" in result.stdout
-    assert "moves  1:full  2:full  3:full  4:full  5:0  6:full  7:full\n" in result.stdout
-
-
-def test_query_without_a_book_never_claims_the_book():
-    result = c4book("query", LAST_CELL, "--no-book")
-    assert "[from the book]" not in result.stdout
-
-
-# -- move ---------------------------------------------------------------------
-
-
-def test_move_from_the_book(db):
-    result = c4book("move", SMALL_ROOT, "--db", db)
-    assert result.returncode == 0 and result.stderr == ""
-    assert re.fullmatch(r"5  \(book, score \+16, \d+\.\d ms\)\n", result.stdout), result.stdout
-
-
-def test_move_json_from_the_book(db):
-    data = json.loads(c4book("move", "44444455", "--db", db, "--json").stdout)
-    assert set(data) == {
-        "moves",
-        "column",
-        "score",
-        "source",
-        "proven",
-        "seconds",
-        "depth",
-        "keeps",
-    }
-    assert (data["moves"], data["column"], data["score"], data["source"], data["proven"]) == (
-        "44444455",
-        3,
-        16,
-        "book",
-        True,
-    )
-    assert 0 <= data["seconds"] < 5
-
-
-def test_move_searched(db, solver):
-    moves, score = pons_lines("Test_L2_R1", 211, 1)[0]
-    _, best, _ = expected(solver, moves)
-    text = c4book("move", moves, "--db", db)
-    match = re.fullmatch(r"([1-7])  \(search, score ([+-]?\d+), \d+\.\d ms\)\n", text.stdout)
-    assert match, text.stdout
-    assert int(match[1]) in best and int(match[2]) == score
-    data = json.loads(c4book("move", moves, "--db", db, "--json").stdout)
-    assert data["column"] in best
-    assert (data["moves"], data["score"], data["source"], data["proven"]) == (
-        moves,
-        score,
-        "search",
-        True,
-    )
-
-
-def test_move_with_a_time_budget(db):
-    # A second: enough to look 4 plies ahead on a loaded machine, far too little to prove
-    # anything about the opening (0.3 s once went to loading the kernels under load).
-    data = json.loads(c4book("move", "4", "--db", db, "--time", "1", "--json").stdout)
-    assert (data["moves"], data["score"], data["source"], data["proven"]) == (
-        "4",
-        None,
-        "anytime",
-        False,
-    )
-    assert 1 <= data["column"] <= 7 and data["depth"] >= 4
-    assert data["seconds"] < 5
-    text = c4book("move", "4", "--db", db, "--time", "1")
-    assert re.fullmatch(
-        r"[1-7]  \(anytime, \d+\.\d ms, not proven: time ran out, "
-        r"best found looking \d+ plies ahead\)\n",
-        text.stdout,
-    ), text.stdout
-    assert data["keeps"] is None  # nothing proven about the opening
-
-
-@pytest.mark.parametrize("budget", ["nan", "inf"])
-def test_move_odd_time_budget_is_handled(budget):
-    moves, _ = pons_lines("Test_L3_R1", 137, 1)[0]
-    result = c4book("move", moves, "--no-book", "--time", budget)
-    assert "Traceback" not in result.stderr
-    if result.returncode != 0:
-        assert len(result.stderr.strip().splitlines()) == 1
-    else:
-        assert re.match(r"[1-7]  \(", result.stdout)
-
-
-# -- stats --------------------------------------------------------------------
-
-
-def test_stats_json(db, solver):
-    result = c4book("stats", "--db", db, "--json")
-    assert result.returncode == 0
-    stats = json.loads(result.stdout)
-    assert stats["positions_per_ply"] == {str(p): n for p, n in COUNTS.items()}
-    assert stats["positions"] == sum(COUNTS.values()) == 753
-    assert stats["plies_complete"] == sorted(COUNTS)
-    assert (stats["root"], stats["max_ply"], stats["db"]) == (SMALL_ROOT, SMALL_PLY, db)
-    assert stats["file_bytes"] == os.path.getsize(db)
-    assert stats["bytes_per_position"] == round(os.path.getsize(db) / 753, 2)
-    # every ply sealed: one segment each, no rows
-    for ply, count in COUNTS.items():
-        ((_, stored, blob),) = segment_rows(db, ply)
-        assert stored == count
-        assert stats["storage_per_ply"][str(ply)] == {
-            "form": "sealed",
-            "packed": count,
-            "packed_bytes": len(blob),
-            "rows": 0,
-            "bytes_per_packed_position": round(len(blob) / count, 2),
-        }
-    for ply, count in COUNTS.items():
-        outcome = stats["outcomes_per_ply"][str(ply)]
-        assert outcome["win"] + outcome["draw"] + outcome["loss"] == count
-    assert stats["outcomes_per_ply"]["8"] == {"win": 1, "draw": 0, "loss": 0}
-    for ply in (9, 10):  # recount two plies by searching every position
-        signs = [solver.solve(moves, weak=True) for moves in book_moves(db, ply)]
-        assert stats["outcomes_per_ply"][str(ply)] == {
-            "win": signs.count(1),
-            "draw": signs.count(0),
-            "loss": signs.count(-1),
-        }
-
-
-def test_stats_text(db):
-    stats = json.loads(c4book("stats", "--db", db, "--json").stdout)
-    result = c4book("stats", "--db", db)
-    assert result.returncode == 0 and result.stderr == ""
-    lines = result.stdout.splitlines()
-    assert lines[0] == f"book {db}: root {SMALL_ROOT}, 753 positions"
-    assert lines[1].split() == [
-        "ply",
-        "positions",
-        "complete",
-        "win",
-        "draw",
-        "loss",
-        "stored",
-        "bytes/pos",
-        "(outcomes",
-        "for",
-        "the",
-        "player",
-        "to",
-        "move)",
-    ]
-    rows = {}
-    for line in lines[2 : 2 + len(COUNTS)]:
-        ply, count, complete, win, draw, loss, form, per_position = line.split()
-        rows[int(ply)] = (
-            int(count.replace(",", "")),
-            complete,
-            int(win),
-            int(draw),
-            int(loss),
-            form,
-            per_position,
-        )
-    assert {p: r[0] for p, r in rows.items()} == COUNTS
-    assert all(r[1] == "yes" for r in rows.values())
-    for ply, row in rows.items():
-        o = stats["outcomes_per_ply"][str(ply)]
-        assert row[2:5] == (o["win"], o["draw"], o["loss"])
-        stored = stats["storage_per_ply"][str(ply)]
-        assert row[5:] == ("sealed", f"{stored['bytes_per_packed_position']:.2f}")
-    assert (
-        lines[-1] == f"file {os.path.getsize(db):,} bytes, "
-        f"{round(os.path.getsize(db) / 753, 2)} bytes per position"
-    )
-
-
-def test_stats_of_a_book_kept_as_rows_and_partly_packed(small_rows_book_path, tmp_path):
-    rows_stats = json.loads(c4book("stats", "--db", small_rows_book_path, "--json").stdout)
-    assert rows_stats["positions_per_ply"] == {str(p): n for p, n in COUNTS.items()}
-    assert {p: s["form"] for p, s in rows_stats["storage_per_ply"].items()} == {
-        str(p): "rows" for p in COUNTS
-    }
-    assert rows_stats["storage_per_ply"]["12"] == {
-        "form": "rows",
-        "packed": 0,
-        "packed_bytes": 0,
-        "rows": 574,
-        "bytes_per_packed_position": None,
-    }
-    text = c4book("stats", "--db", small_rows_book_path).stdout.splitlines()
-    assert re.fullmatch(r"\s+12\s+574\s+yes(\s+\d+){3}\s+rows\s+\(574 rows\)", text[6]), text[6]
-    # ply 12 still being built: one segment packed, more rows since (as the builder leaves it)
-    path = tmp_path / "partly.db"
-    path.write_bytes(Path(small_rows_book_path).read_bytes())
-    with closing(sqlite3.connect(path)) as conn:
-        conn.execute("UPDATE meta SET value = '[8, 9, 10, 11]' WHERE name = 'complete_plies'")
-        conn.execute("DELETE FROM positions WHERE ply = 12 AND key % 2 = 0")
-        conn.commit()
-        held = conn.execute("SELECT count(*) FROM positions WHERE ply = 12").fetchone()[0]
-    stamp(str(path))  # the meta's checksum, as a build writes it
-    assert c4book("pack", "--db", str(path)).stdout == f"{path}: packed {179 + held} rows\n"
-    with closing(sqlite3.connect(path)) as conn:
-        conn.execute("ATTACH ? AS rows_book", (f"file:{small_rows_book_path}?mode=ro",))
-        conn.execute(
-            "INSERT INTO positions SELECT * FROM rows_book.positions WHERE ply = 12 AND key % 2 = 0"
-        )
-        conn.commit()
-    stats = json.loads(c4book("stats", "--db", str(path), "--json").stdout)
-    ((_, _, blob),) = segment_rows(str(path), 12)
-    assert stats["positions_per_ply"]["12"] == 574 and stats["plies_complete"] == [8, 9, 10, 11]
-    assert stats["storage_per_ply"]["12"] == {
-        "form": "packed+rows",
-        "packed": held,
-        "packed_bytes": len(blob),
-        "rows": 574 - held,
-        "bytes_per_packed_position": round(len(blob) / held, 2),
-    }
-    assert stats["storage_per_ply"]["11"]["form"] == "sealed"
-    line = c4book("stats", "--db", str(path)).stdout.splitlines()[6]
-    # Ply 12 is not marked complete here, though it holds every position: all of it.
-    assert stats["coverage_per_ply"] == {"12": 1.0}
-    assert line.split()[6:] == [
-        "packed+rows",
-        f"{len(blob) / held:.2f}",
-        f"({574 - held:,}",
-        "rows)",
-        "(100.0%",
-        "of",
-        "the",
-        "ply)",
-    ]
 
 
 # -- errors -------------------------------------------------------------------
@@ -715,7 +330,7 @@ def test_build_of_another_board_refuses_a_contradiction_and_dry_runs(six_by_five
 def test_a_ctrl_c_inside_numba_s_c_code_is_an_interrupt(monkeypatch, capsys):
     # numba's dispatcher, loading a kernel, turns the KeyboardInterrupt into a SystemError
     # it causes: the command still says "interrupted" and exits 130, with no traceback.
-    from bookgen.cli import c4book
+    from bookgen.cli import c4book, merge
 
     def interrupted(_args):
         error = SystemError("<function> returned a result with an exception set")
@@ -725,9 +340,9 @@ def test_a_ctrl_c_inside_numba_s_c_code_is_an_interrupt(monkeypatch, capsys):
     def failed(_args):
         raise SystemError("a real one")
 
-    monkeypatch.setattr(c4book, "_run_merge", interrupted)
+    monkeypatch.setattr(merge, "run", interrupted)
     assert c4book.main(["merge", "--db", "x.db", "part.db"]) == 130
     assert capsys.readouterr().err == "c4book merge: interrupted\n"
-    monkeypatch.setattr(c4book, "_run_merge", failed)
+    monkeypatch.setattr(merge, "run", failed)
     with pytest.raises(SystemError, match="a real one"):
         c4book.main(["merge", "--db", "x.db", "part.db"])

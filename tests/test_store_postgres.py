@@ -42,7 +42,7 @@ from bookgen.book.format.schema import COLUMNS
 from bookgen.book.write.lock import BuildLock, BuildLockedError, read_lock
 from bookgen.book.write.merge import merge
 from bookgen.book.write.store import BookStore
-from bookgen.book.write.upgrade import run_pack
+from bookgen.book.write.upgrade import Packed, pack
 from bookgen.book.write.writer import BatchWriter
 from bookgen.builder.driver import build
 from bookgen.builder.verify import verify
@@ -218,8 +218,7 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
             )
     finally:
         engine.dispose()
-    out = io.StringIO()
-    assert run_pack(postgres_url, out) == 0 and out.getvalue().endswith(": no rows to pack\n")
+    assert pack(postgres_url) == Packed(rows=0, freed=0)
 
     with Book.open(postgres_url) as book:
         assert len(book) == 179

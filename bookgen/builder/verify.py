@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import IO
 
 import numpy as np
 
@@ -37,7 +36,6 @@ from .derive import derive
 from .listing import contains_sorted, keys_by_ply
 from .solve_position import solve_position
 
-SHOWN_PROBLEMS = 10
 NOT_KEPT = -1  # a frontier entry's best moves, where its ply keeps none
 READ_CHUNK = 200_000
 
@@ -220,19 +218,3 @@ def _check_counts(
                 f"enumerated ({missing:,} missing, {unexpected:,} unexpected)"
             )
     return problems
-
-
-def run_verify(db: str, sample: int, seed: int, out: IO[str], progress: bool = True) -> int:
-    report = verify(db, sample, seed, progress)
-    out.write(
-        f"{db}: {report.entries:,} entries; {report.derived_checked:,} checked against "
-        f"their children, {report.frontier_sampled:,} frontier entries re-solved, "
-        f"complete plies counted: {report.plies_counted}\n"
-    )
-    if report.ok:
-        out.write("OK: the book is consistent\n")
-        return 0
-    out.write(f"FAILED: {len(report.problems):,} problems; the first ones:\n")
-    for problem in report.problems[:SHOWN_PROBLEMS]:
-        out.write(f"  {problem}\n")
-    return 1

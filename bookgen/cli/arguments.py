@@ -1,5 +1,6 @@
 """What each option of ``c4book`` accepts: argparse types that refuse anything else with
-a message naming the text given, and the bounds (``bookgen.limits``) it is held to."""
+a message naming the text given, and the bounds (``bookgen.limits``) it is held to; and
+the options several commands share."""
 
 from __future__ import annotations
 
@@ -132,3 +133,76 @@ def build_part(text: str):
             return None
 
     return _argument(text, parse, lambda v: True, f"a part: {WANTED}")
+
+
+# -- options that several commands share ----------------------------------------------
+
+
+def add_board(parser: argparse.ArgumentParser, what: str) -> None:
+    """--board, ``what`` saying which board it defaults to."""
+    parser.add_argument(
+        "--board",
+        type=board_size,
+        default=None,
+        metavar="WxH",
+        help=f"board size, e.g. 6x5 ({what})",
+    )
+
+
+def add_db(parser: argparse.ArgumentParser, writes: bool = False) -> None:
+    """--db: a book the command ``writes`` (./book.db by default), or one it reads."""
+    if writes:
+        parser.add_argument(
+            "--db",
+            type=written_db,
+            default="book.db",
+            help="book file or SQLAlchemy URL (default: %(default)s)",
+        )
+    else:
+        parser.add_argument(
+            "--db",
+            default=None,
+            help="book file or SQLAlchemy URL (default: ./book.db, else the "
+            "book installed with c4book)",
+        )
+
+
+def add_time(parser: argparse.ArgumentParser, default: float | None, help: str) -> None:
+    """--time: the longest a search may take past the book."""
+    parser.add_argument("--time", type=seconds, default=default, metavar="SECONDS", help=help)
+
+
+def add_book_options(parser: argparse.ArgumentParser) -> None:
+    """--db, --no-book and --board of a command that plays from a book (``book_to_read``)."""
+    add_db(parser)
+    parser.add_argument("--no-book", action="store_true", help="use no book: search everything")
+    add_board(
+        parser,
+        "the book's by default; with no --db, a board no book found has is searched without a book",
+    )
+
+
+def found(db: str | None) -> str:
+    """The book a read-only --db names, or the one found by default."""
+    from ..book.format.location import find_book
+
+    return find_book(db)
+
+
+def book_to_read(args: argparse.Namespace) -> str | None:
+    """The book to read (``add_book_options``): none with --no-book, nor when --board asks
+    for another board than the book found by default (the shipped book is 7x6)."""
+    if args.no_book:
+        return None
+    db = found(args.db)
+    if args.db is None and args.board is not None:
+        from ..book.format.database import recorded_board
+        from ..book.format.errors import BookError
+
+        try:
+            recorded = recorded_board(db)
+        except BookError:
+            recorded = None
+        if recorded is not args.board:
+            return None
+    return db

@@ -19,7 +19,7 @@ wrote between the pack's read and its delete, so it is refused instead.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import IO
+from typing import NamedTuple
 
 from sqlalchemy import Engine
 
@@ -131,7 +131,16 @@ def _check_moves(engine, db: str) -> None:
                     )
 
 
-def run_pack(db: str, out: IO[str]) -> int:
+class Packed(NamedTuple):
+    """What ``pack`` did: the rows it packed, or else the bytes of free pages it gave back."""
+
+    rows: int
+    freed: int
+
+
+def pack(db: str) -> Packed:
+    """Pack ``db``'s rows (as ``upgrade`` does, on a book of this version); with none, give
+    back the pages of rows a build sealed and dropped."""
     db, probe = _probe(db)
     try:
         meta = read_meta(probe, db)
@@ -143,25 +152,7 @@ def run_pack(db: str, out: IO[str]) -> int:
     if rows:
         with _write_lock(db, "pack"):
             packed = _pack_rows(db, meta)
-    elif free:  # rows a build sealed and dropped: give their pages back
+    elif free:
         with _write_lock(db, "pack") as engine:
             freed = reclaim_space(engine)
-    out.write(
-        f"{db}: packed {packed:,} rows\n"
-        if packed
-        else f"{db}: no rows to pack; gave back {freed:,} bytes of free pages\n"
-        if freed
-        else f"{db}: no rows to pack\n"
-    )
-    return 0
-
-
-def run_upgrade(db: str, out: IO[str]) -> int:
-    old = upgrade(db)
-    if old is None:
-        out.write(f"{db}: already book schema version {SCHEMA_VERSION}; nothing to do\n")
-    elif old == SCHEMA_VERSION:
-        out.write(f"{db}: book schema version {SCHEMA_VERSION}; packed the rows left\n")
-    else:
-        out.write(f"{db}: upgraded from book schema version {old} to {SCHEMA_VERSION}\n")
-    return 0
+    return Packed(packed, freed)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bookgen.cli.solve_stdin import format_scores, solve_lines
+from bookgen.cli.solve import format_scores, solve_lines
 from solver import Board
 
 DATA = Path(__file__).parent / "data"

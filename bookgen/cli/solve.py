@@ -2,11 +2,62 @@
 
 from __future__ import annotations
 
+import argparse
+import sys
 from typing import IO
 
-from solver import Board, Position, Solver
-from solver.bitboard import DEFAULT_TABLE_LOG2
+from solver import Board, Position
+from solver.bitboard import DEFAULT_TABLE_LOG2, MAX_THREADS
 from solver.errors import C4Error
+
+from .arguments import add_board, search_threads, table_log2
+
+
+def add(commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "solve",
+        help="solve move strings read from stdin (Pons-compatible)",
+        description="Read one move string per line on stdin (anything after the first "
+        "space is ignored, so Pons' test files work as they are) and print "
+        "'<moves> <score>'. Bad lines are reported on stderr with their line "
+        "number; the exit status is then 1.",
+    )
+    parser.add_argument(
+        "--weak", action="store_true", help="print only the sign: -1 loss, 0 draw, 1 win"
+    )
+    parser.add_argument(
+        "--analyze",
+        action="store_true",
+        help="print the score of each move, column by column ('x' for a full column)",
+    )
+    add_board(parser, "default: 7x6")
+    parser.add_argument(
+        "--table-log2",
+        type=table_log2,
+        default=DEFAULT_TABLE_LOG2,
+        help="transposition table size as a power of two (default: %(default)s, 128 MiB)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=search_threads,
+        default=None,
+        help="search threads sharing the table, for hard positions "
+        f"(default: one per core of this machine; at most {MAX_THREADS})",
+    )
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    return solve_lines(
+        sys.stdin,
+        sys.stdout,
+        sys.stderr,
+        weak=args.weak,
+        analyze=args.analyze,
+        table_log2=args.table_log2,
+        threads=args.threads,
+        board=args.board,
+    )
 
 
 def format_scores(scores: list[int | None]) -> str:
@@ -31,6 +82,8 @@ def solve_lines(
     An empty line is the empty board, as in Pons' solver; a line of blanks is
     skipped.  ``threads``: search threads (``None``: one per core).
     """
+    from solver import Solver  # here: every command imports this module, only solve needs numba
+
     solver = Solver(table_log2=table_log2, threads=threads, board=board)
     status = 0
     for number, line in enumerate(lines, start=1):

@@ -1,0 +1,39 @@
+"""``c4book upgrade``: convert a book of an older schema version, in place."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..book.format.schema import SCHEMA_VERSION
+from .arguments import add_db
+
+
+def add(commands) -> argparse.ArgumentParser:
+    parser = commands.add_parser(
+        "upgrade",
+        help="convert a book of an older schema version, in place",
+        description="Bring a book written by an older c4book to this schema version without "
+        "re-solving anything: version 1 stored a move string per row (checked "
+        "against the key, then dropped), version 2 a row per position (packed "
+        "into segments, a ply at a time). Running it again finishes an "
+        "interrupted upgrade.",
+    )
+    add_db(parser, writes=True)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..book.write.upgrade import upgrade
+
+    sys.stdout.write(shown(args.db, upgrade(args.db)))
+    return 0
+
+
+def shown(db: str, old: int | None) -> str:
+    """What ``upgrade`` did, given the version it found (``None``: it had nothing to do)."""
+    if old is None:
+        return f"{db}: already book schema version {SCHEMA_VERSION}; nothing to do\n"
+    if old == SCHEMA_VERSION:
+        return f"{db}: book schema version {SCHEMA_VERSION}; packed the rows left\n"
+    return f"{db}: upgraded from book schema version {old} to {SCHEMA_VERSION}\n"
