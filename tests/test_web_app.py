@@ -11,7 +11,6 @@ from conftest import random_position
 from starlette.testclient import TestClient
 
 from bookgen.web import create_app
-from bookgen.web.explore import score_words
 from solver import Position, Solver
 from solver.errors import ArgumentError
 
@@ -151,9 +150,6 @@ def test_scores_are_put_in_words_for_the_player_to_move(client):
     ]
     win_now = get(client, "/api/position?moves=112233")["columns"][3]  # a row of three: 4 wins
     assert (win_now["score"], win_now["words"], win_now["best"]) == (18, "win in 1", True)
-    assert score_words(0, 7) == "draw"
-    assert score_words(1, 41) == "win in 1"  # the last cell wins
-    assert score_words(-1, 40) == "loss in 1"
 
 
 def test_the_book_depth_of_each_move_is_what_the_book_holds_below_it(client, book):

@@ -40,7 +40,8 @@ from ..limits import MAX_SERVE_WORKERS
 from ..play.game import describe_decision
 from ..play.levels import DEFAULT_LEVEL, LEVELS, LevelError, get_level
 from ..play.player import check_time_budget
-from .explore import Explored, Explorer, SharedTable, dumps, finished_json, from_book
+from .answer import Explored, dumps, finished_json
+from .explore import Explorer, SharedTable, from_book
 from .fastpath import BookFastPath, pons_scores
 from .pool import LockedBook, PoolFullError, SolvePool
 

@@ -20,7 +20,8 @@ from time import perf_counter
 from solver import STANDARD, Position
 from solver.errors import IllegalMoveError
 
-from .explore import dumps, from_book
+from .answer import dumps
+from .explore import from_book
 
 # The one parameter each path takes, as a query string the hot path accepts (Position
 # refuses a column or a length beyond the board's; the app then names it).

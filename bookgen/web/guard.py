@@ -34,8 +34,8 @@ from typing import ClassVar, cast
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, RequestResponseCycle
 
+from .answer import dumps
 from .coalesce import GatheringHttpToolsProtocol, GatheringTransport
-from .explore import dumps
 
 
 class GuardedProtocol(GatheringHttpToolsProtocol):
