@@ -494,7 +494,7 @@ def test_a_meta_write_never_takes_a_damaged_value_in(tmp_path):
 
 CREATE_UNDER_LIMIT = """
 import os, resource, signal, sys
-from bookgen.book.format.schema import BookError
+from bookgen.book.format.errors import BookError
 from bookgen.book.write.store import BookStore
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # writes past the limit fail with EFBIG

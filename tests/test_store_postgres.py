@@ -230,7 +230,7 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
     # Read into memory through SQLAlchemy: the same answers as the SQLite book's.
     stored = [m for ply in range(8, PLY + 1) for m in book_moves(reference, ply)]
     asked = stored + ["".join(str(8 - int(c)) for c in m) for m in stored] + ["4453"]
-    with Book.open(postgres_url, in_memory=True) as on_postgres, Book.open(reference) as on_sqlite:
+    with Book.open(postgres_url) as on_postgres, Book.open(reference) as on_sqlite:
         assert on_postgres.get_many(asked) == on_sqlite.get_many(asked)
         assert [on_postgres.get(m) for m in asked[::7]] == [on_sqlite.get(m) for m in asked[::7]]
         assert on_postgres.count_by_ply() == on_sqlite.count_by_ply()

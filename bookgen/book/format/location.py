@@ -21,7 +21,7 @@ SHARE = Path("share") / "c4book"  # where a wheel puts the book, under the envir
 def installed_books() -> list[Path]:
     """Where c4book's own book may be: beside the source tree (a checkout or an
     editable install), then in the environment's data directory (a wheel)."""
-    beside = Path(__file__).resolve().parents[2] / BOOK_NAME
+    beside = Path(__file__).resolve().parents[3] / BOOK_NAME  # bookgen/book/format/ -> top
     prefixes = dict.fromkeys([sysconfig.get_path("data"), sys.prefix])
     return [beside, *(Path(prefix) / SHARE / BOOK_NAME for prefix in prefixes)]
 
