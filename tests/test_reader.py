@@ -447,7 +447,7 @@ def test_importing_and_reading_a_book_loads_numba_only_for_compiled_lookups(
         "assert 'numba' not in sys.modules\n"
         f"with reader.Book.open(sys.argv[1], compiled={compiled}) as book:\n"
         f"    assert (reader._kernels() is not None) is {compiled}\n"
-        f"    assert bool(book._compiled) is {compiled}\n"
+        f"    assert book.compiled is {compiled}\n"
         "    assert book.get('444444337').score == -2\n"
         "    assert book.get_many(['444444337'] * 100)[99].score == -2\n"
         "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"

@@ -191,6 +191,11 @@ class Book:
         """
         return cls(db, board=board, compiled=compiled)
 
+    @property
+    def compiled(self) -> bool:
+        """Whether lookups run numba's compiled kernels (bound to this book's plies)."""
+        return bool(self._compiled)
+
     def close(self) -> None:
         self._plies = _Closed(self.db)  # later lookups fail, saying so
 
