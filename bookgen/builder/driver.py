@@ -17,6 +17,7 @@ rerunning the same command solves only what is missing.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import IO
@@ -24,16 +25,13 @@ from typing import IO
 import numpy as np
 
 from solver import Board, Position
-from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
-from solver.errors import C4Error
 
-from ..book.location import book_location
 from ..book.lock import BuildLock
 from ..book.schema import BookConnectionError, BookError
 from ..book.segment import Segment
 from ..book.store import BookStore, reclaim_space, remove_book_files
 from ..progress import progress_bar
-from . import WORKER_TABLE_LOG2
+from .config import WORKER_TABLE_LOG2, BuildArgumentError, BuildConfig
 from .derive import derive
 from .interrupts import StopRequest, graceful_interrupts
 from .listing import keys_by_ply
@@ -42,36 +40,13 @@ from .part import Part
 from .report import BuildSummary, timed
 from .schedule import FIRST_BATCH, describe, solve_missing
 
+__all__ = ["BuildArgumentError", "BuildConfig", "build"]  # the command line's, and the tests'
+
 DERIVE_CHUNK = 500_000  # parents derived and written per transaction
 
 
-class BuildArgumentError(C4Error, ValueError):
-    """A ``--root`` or ``--ply`` that cannot be built."""
-
-
-def check_request(root: str, ply: int, board: Board | None = None) -> Position:
-    position = Position.from_moves(root, board)
-    if position.is_game_over:
-        raise BuildArgumentError(f"--root {root!r} is a finished game: nothing to build")
-    if not position.ply <= ply <= position.board.cells:
-        raise BuildArgumentError(
-            f"--ply {ply} must be between the root's ply ({position.ply}) "
-            f"and {position.board.cells}"
-        )
-    return position
-
-
-def book_board(db: str, board: Board | str | None) -> Board | None:
-    """The board to build: an existing book's (refused if ``board`` is another), else
-    ``board`` (``None``: the standard 7x6)."""
-    from ..book.store import recorded_board
-
-    board = None if board is None else Board.parse(board)
-    return recorded_board(db, board) or board
-
-
 def build(
-    db: str = "book.db",
+    db: str | os.PathLike = "book.db",
     ply: int = 8,
     root: str = "",
     *,
@@ -92,23 +67,21 @@ def build(
     (``Part`` or ``"I/K"``): search and store only that part of the frontier,
     and leave the ply unsealed, for ``c4book merge`` (``part``).
     """
-    from . import cluster
-
+    config = BuildConfig.create(
+        db,
+        ply,
+        root,
+        board=board,
+        address=address,
+        workers=workers,
+        threads=threads,
+        table_log2=table_log2,
+        progress=progress,
+        verbose=verbose,
+        part=part,
+    )
     out = out or sys.stderr
-    db = book_location(db)
-    board = book_board(db, board)
-    root_position = check_request(root, ply, board)
-    address = cluster.build_address(address)  # --address, else RAY_ADDRESS (a Ray job)
-    if workers is not None and workers < 1:
-        raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
-    if threads is not None and threads < 1:
-        raise BuildArgumentError(f"--threads must be at least 1, got {threads}")
-    if not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
-        raise BuildArgumentError(
-            f"--table-log2 must be between {TABLE_LOG2_MIN} and {TABLE_LOG2_MAX}, got {table_log2}"
-        )
-    if isinstance(part, str):
-        part = Part.parse(part)
+    db, root_position, address, part = config.db, config.position, config.address, config.part
     started = time.perf_counter()
     summary = BuildSummary(
         root=root, ply=ply, db=db, board=str(root_position.board), part=part and str(part)
