@@ -66,7 +66,8 @@ class BuildConfig:
     position: Position = field(init=False, repr=False, compare=False)  # the root's
 
     def __post_init__(self) -> None:
-        # In the order build() has always checked them: the first bad one is named.
+        # In the order build() has always checked them, so that the first bad one is named
+        # (create reads RAY_ADDRESS and parses --part before).
         object.__setattr__(self, "position", check_request(self.root, self.ply, self.board))
         if self.address is not None:
             from .cluster import check_address  # loads Ray: not for a dry run's imports
