@@ -5,10 +5,14 @@
 them to ``worker`` tasks in batches (each position solved by
 ``solve_position``) and writes what comes back; ``derive`` scores the
 shallower plies from their children.  ``driver.build`` runs these steps in
-order, under the book's write lock (``book.write.lock``), with ``interrupts``
-turning Ctrl-C into a clean stop and ``report`` summing it up.  ``dryrun`` sizes a build and
-``verify`` checks a finished book.
+order, with its settings checked once into a ``config.BuildConfig``, under
+the book's write lock (``book.write.lock``), with ``interrupts`` turning Ctrl-C
+into a clean stop and ``report`` summing it up.  ``dryrun`` sizes a build
+and ``verify`` checks a finished book.
 """
 
-WORKER_TABLE_LOG2 = 27  # 1 GiB per worker process: neighbours' subtrees stay in it
+from .config import WORKER_TABLE_LOG2  # --table-log2's default, for the command line
+
+__all__ = ["DEFAULT_SAMPLE", "WORKER_TABLE_LOG2"]
+
 DEFAULT_SAMPLE = 100  # missing frontier positions a dry run solves for its estimate

@@ -17,62 +17,40 @@ rerunning the same command solves only what is missing.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from solver import Board, Position
-from solver.bitboard import TABLE_LOG2_MAX, TABLE_LOG2_MIN
-from solver.errors import C4Error
+from solver import Board
 
 from ..book.format.errors import BookConnectionError, BookError
-from ..book.format.location import book_location
 from ..book.format.segment import Segment
 from ..book.write.lock import BuildLock
 from ..book.write.sqlite_file import reclaim_space, remove_book_files
 from ..book.write.store import BookStore
 from ..progress import progress_bar
-from . import WORKER_TABLE_LOG2
+from .config import WORKER_TABLE_LOG2, BuildArgumentError, BuildConfig
 from .derive import derive
 from .interrupts import StopRequest, graceful_interrupts
 from .listing import keys_by_ply
 from .missing import MissingKeys
 from .part import Part
 from .report import BuildSummary, timed
-from .schedule import FIRST_BATCH, describe, solve_missing
+from .schedule import FIRST_BATCH, Solved, describe, solve_missing
+
+if TYPE_CHECKING:
+    from .cluster import WorkerPlan
+
+__all__ = ["BuildArgumentError", "BuildConfig", "build"]  # the command line's, and the tests'
 
 DERIVE_CHUNK = 500_000  # parents derived and written per transaction
 
 
-class BuildArgumentError(C4Error, ValueError):
-    """A ``--root`` or ``--ply`` that cannot be built."""
-
-
-def check_request(root: str, ply: int, board: Board | None = None) -> Position:
-    position = Position.from_moves(root, board)
-    if position.is_game_over:
-        raise BuildArgumentError(f"--root {root!r} is a finished game: nothing to build")
-    if not position.ply <= ply <= position.board.cells:
-        raise BuildArgumentError(
-            f"--ply {ply} must be between the root's ply ({position.ply}) "
-            f"and {position.board.cells}"
-        )
-    return position
-
-
-def book_board(db: str, board: Board | str | None) -> Board | None:
-    """The board to build: an existing book's (refused if ``board`` is another), else
-    ``board`` (``None``: the standard 7x6)."""
-    from ..book.format.database import recorded_board
-
-    board = None if board is None else Board.parse(board)
-    return recorded_board(db, board) or board
-
-
 def build(
-    db: str = "book.db",
+    db: str | os.PathLike = "book.db",
     ply: int = 8,
     root: str = "",
     *,
@@ -91,64 +69,34 @@ def build(
     ``board`` is the board of a new book (7x6 by default); an existing book
     keeps its own, and a ``board`` that is not it is refused.  ``part``
     (``Part`` or ``"I/K"``): search and store only that part of the frontier,
-    and leave the ply unsealed, for ``c4book merge`` (``part``).
+    and leave the ply unsealed, for ``c4book merge`` (``part``).  The
+    settings are checked into a ``BuildConfig`` before anything is written.
     """
-    from . import cluster
-
+    config = BuildConfig.create(
+        db,
+        ply,
+        root,
+        board=board,
+        address=address,
+        workers=workers,
+        threads=threads,
+        table_log2=table_log2,
+        progress=progress,
+        verbose=verbose,
+        part=part,
+    )
     out = out or sys.stderr
-    db = book_location(db)
-    board = book_board(db, board)
-    root_position = check_request(root, ply, board)
-    address = cluster.build_address(address)  # --address, else RAY_ADDRESS (a Ray job)
-    if workers is not None and workers < 1:
-        raise BuildArgumentError(f"--workers must be at least 1, got {workers}")
-    if threads is not None and threads < 1:
-        raise BuildArgumentError(f"--threads must be at least 1, got {threads}")
-    if not TABLE_LOG2_MIN <= table_log2 <= TABLE_LOG2_MAX:
-        raise BuildArgumentError(
-            f"--table-log2 must be between {TABLE_LOG2_MIN} and {TABLE_LOG2_MAX}, got {table_log2}"
-        )
-    if isinstance(part, str):
-        part = Part.parse(part)
     started = time.perf_counter()
     summary = BuildSummary(
-        root=root, ply=ply, db=db, board=str(root_position.board), part=part and str(part)
+        root=config.root,
+        ply=config.ply,
+        db=config.db,
+        board=str(config.board),
+        part=config.part and str(config.part),
     )
     # From the book's first write to the report: a signal in any step is a clean stop.
     with graceful_interrupts() as stop:
-        store = BookStore(db, root, root_position.canonical_key, board=root_position.board)
-        discard = False
-        try:
-            # Refuses at once while another live build holds this book.
-            with BuildLock(store.engine, db):
-                _build(
-                    store,
-                    root_position,
-                    ply,
-                    summary,
-                    address,
-                    workers,
-                    threads,
-                    table_log2,
-                    progress,
-                    stop,
-                    verbose,
-                    part,
-                )
-        except Exception as error:
-            # A book this run made and wrote nothing into goes again (a full disk, no Ray):
-            # the rerun finds no half-made file in its place.
-            discard = store.created and not store.wrote
-            if isinstance(error, BookConnectionError):  # each batch was its own transaction
-                raise BookConnectionError(
-                    f"{error}; every batch written before is kept: run the same command "
-                    "again once the server is back, to resume"
-                ) from None
-            raise
-        finally:
-            store.close()
-            if discard:
-                remove_book_files(db)
+        _build_locked(config, summary, stop)
         if stop.is_set():  # also when it came during the last step: the run was stopped
             summary.interrupted, summary.stopped_by = True, stop.signal
         summary.wall_seconds = time.perf_counter() - started
@@ -156,101 +104,151 @@ def build(
     return summary
 
 
-def _build(
-    store: BookStore,
-    root_position: Position,
-    ply: int,
-    summary: BuildSummary,
-    address: str | None,
-    workers: int | None,
-    threads: int | None,
-    table_log2: int,
-    progress: bool,
-    stop: StopRequest,
-    verbose: bool = False,
-    part: Part | None = None,
-) -> None:
-    from . import cluster, ray_connect
+def _build_locked(config: BuildConfig, summary: BuildSummary, stop: StopRequest) -> None:
+    """``_build`` under the book's write lock; a book it made and wrote nothing into is
+    removed again when it fails (a full disk, no Ray): a rerun finds no half-made file."""
+    position = config.position
+    store = BookStore(config.db, config.root, position.canonical_key, board=position.board)
+    discard = False
+    try:
+        # Refuses at once while another live build holds this book.
+        with BuildLock(store.engine, config.db):
+            _build(store, config, summary, stop)
+    except Exception as error:
+        discard = store.created and not store.wrote
+        if isinstance(error, BookConnectionError):  # each batch was its own transaction
+            raise BookConnectionError(
+                f"{error}; every batch written before is kept: run the same command "
+                "again once the server is back, to resume"
+            ) from None
+        raise
+    finally:
+        store.close()
+        if discard:
+            remove_book_files(config.db)
 
+
+def _build(store: BookStore, config: BuildConfig, summary: BuildSummary, stop: StopRequest) -> None:
+    """List the frontier, solve what it misses, then seal it and derive the plies above."""
     timings, cpu = summary.timings, summary.driver_cpu
+    ply, position = config.ply, config.position
     try:
         with timed(timings, "list", cpu):
-            levels = keys_by_ply(root_position, ply - 1) if ply > root_position.ply else {}
-            frontier = MissingKeys(store, root_position, levels, ply, part=part)
+            levels = keys_by_ply(position, ply - 1) if ply > position.ply else {}
+            frontier = MissingKeys(store, position, levels, ply, part=config.part)
             first = frontier.take(FIRST_BATCH)
-        solved: list[tuple[np.ndarray, ...]] = []  # (keys, scores, best) of each batch
+        solved = Solved([])
         if len(first) or not frontier.done:
-            with timed(timings, "list", cpu):
-                total, stored = frontier.count()  # the progress bar's total, from the start
-            # Known now, so that a build stopped early reports them too.
-            summary.already_stored, summary.frontier = stored, total
-            stop.check()  # stopped while listing: no Ray to start
-            with timed(timings, "start", cpu):
-                owned = ray_connect.connect(address, workers, verbose=verbose)
-                stop.arm()  # in case this Ray's handlers got past ray_connect
-            try:
-                stop.check()  # stopped while Ray started: shut down below
-                with timed(timings, "start", cpu):
-                    largest = max(cluster.node_cpus())
-                    if threads is not None and threads > largest:
-                        # Ray would wait forever for such a node.
-                        raise BuildArgumentError(
-                            f"--threads {threads} is more than any node's CPUs (at most {largest})"
-                        )
-                    plan = cluster.plan_workers(workers, threads)
-                    summary.layout = describe(plan, table_log2)
-                    summary.solvers = plan.solvers
-                stop.check()
-                with timed(timings, "frontier", cpu):
-                    parents = store.entries_above(ply) if ply > root_position.ply else None
-                    solve_missing(
-                        store,
-                        frontier,
-                        first,
-                        summary,
-                        plan,
-                        table_log2,
-                        progress,
-                        stop,
-                        solved,
-                        parents,
-                        total - stored,
-                    )
-                    del parents
-            finally:
-                if owned:
-                    import ray
-
-                    ray.shutdown()
-                    stop.arm()  # its C++ core can leave SIGTERM at the default: death
+            solved = _solve_frontier(store, config, summary, stop, frontier, first)
         summary.already_stored, summary.frontier = frontier.stored, frontier.total
         stop.check()  # before sealing the frontier
-        if part is not None:
+        if config.part is not None:
             return  # a part: the ply is sealed, and the plies above derived, after the merge
-        store.mark_complete(ply)
-        # The frontier, sealed whole with its best moves.  When none of it was stored
-        # before, what this run solved is the whole ply: sealed from memory, not read
-        # back (reading rows costs the driver several times their arrays).
-        entries = _sorted_entries(solved) if solved and not frontier.stored else None
-        del solved
-        with timed(timings, "seal", cpu):
-            if entries is None:
-                store.pack_rows(ply)
-            else:
-                store.seal(ply, entries)
-        with timed(timings, "derive", cpu):
-            # Nor are its scores read back to derive the ply above.
-            known = None if entries is None else (ply, entries.keys, entries.scores)
-            del entries  # its best moves
-            _derive_shallower(store, levels, ply, summary, progress, stop, known)
-        stop.check()
-        store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
-        reclaim_space(store.engine)  # the pages of the rows the seals dropped
+        _seal_and_derive(store, config, summary, stop, levels, solved, frontier.stored)
     except KeyboardInterrupt:
         summary.interrupted = True
         summary.stopped_by = stop.signal
     finally:
         summary.positions_per_ply = _stored_counts(store, ply)
+
+
+def _solve_frontier(
+    store: BookStore,
+    config: BuildConfig,
+    summary: BuildSummary,
+    stop: StopRequest,
+    frontier: MissingKeys,
+    first: np.ndarray,
+) -> Solved:
+    """Start (or join) Ray, lay out its solvers and solve the frontier's missing keys."""
+    from . import ray_connect
+
+    timings, cpu = summary.timings, summary.driver_cpu
+    with timed(timings, "list", cpu):
+        total, stored = frontier.count()  # the progress bar's total, from the start
+    # Known now, so that a build stopped early reports them too.
+    summary.already_stored, summary.frontier = stored, total
+    stop.check()  # stopped while listing: no Ray to start
+    with timed(timings, "start", cpu):
+        owned = ray_connect.connect(config.address, config.workers, verbose=config.verbose)
+        stop.arm()  # in case this Ray's handlers got past ray_connect
+    try:
+        stop.check()  # stopped while Ray started: shut down below
+        with timed(timings, "start", cpu):
+            plan = _plan_workers(config, summary)
+        stop.check()
+        with timed(timings, "frontier", cpu):
+            ply, root_ply = config.ply, config.position.ply
+            parents = store.entries_above(ply) if ply > root_ply else None
+            solved = solve_missing(
+                config,
+                plan,
+                store,
+                frontier,
+                summary,
+                stop,
+                first=first,
+                missing=total - stored,
+                parents=parents,
+            )
+            del parents
+        return solved
+    finally:
+        if owned:
+            import ray
+
+            ray.shutdown()
+            stop.arm()  # its C++ core can leave SIGTERM at the default: death
+
+
+def _plan_workers(config: BuildConfig, summary: BuildSummary) -> WorkerPlan:
+    """How the solvers are laid out on the cluster now up; said in the summary."""
+    from . import cluster
+
+    largest = max(cluster.node_cpus())
+    if config.threads is not None and config.threads > largest:
+        # Ray would wait forever for such a node.
+        raise BuildArgumentError(
+            f"--threads {config.threads} is more than any node's CPUs (at most {largest})"
+        )
+    plan = cluster.plan_workers(config.workers, config.threads)
+    summary.layout = describe(plan, config.table_log2)
+    summary.solvers = plan.solvers
+    return plan
+
+
+def _seal_and_derive(
+    store: BookStore,
+    config: BuildConfig,
+    summary: BuildSummary,
+    stop: StopRequest,
+    levels: dict[int, np.ndarray],
+    solved: Solved,
+    stored: int,
+) -> None:
+    """Seal the frontier whole, derive the plies above, and record the book's new ply.
+
+    When none of the frontier was ``stored`` before, what this run ``solved``
+    is the whole ply: sealed from memory, not read back (reading rows costs
+    the driver several times their arrays).
+    """
+    timings, cpu, ply = summary.timings, summary.driver_cpu, config.ply
+    store.mark_complete(ply)
+    entries = _sorted_entries(solved.batches) if solved.batches and not stored else None
+    solved.batches.clear()  # joined, or to be read back: either way no longer held
+    with timed(timings, "seal", cpu):
+        if entries is None:
+            store.pack_rows(ply)
+        else:
+            store.seal(ply, entries)
+    with timed(timings, "derive", cpu):
+        # Nor are its scores read back to derive the ply above.
+        known = None if entries is None else (ply, entries.keys, entries.scores)
+        del entries  # its best moves
+        _derive_shallower(store, levels, ply, summary, config.progress, stop, known)
+    stop.check()
+    store.set_meta(ply=str(max(ply, int(store.meta().get("ply", ply)))))
+    reclaim_space(store.engine)  # the pages of the rows the seals dropped
 
 
 def _stored_counts(store: BookStore, ply: int) -> dict[int, int] | None:
@@ -262,8 +260,8 @@ def _stored_counts(store: BookStore, ply: int) -> dict[int, int] | None:
         return None
 
 
-def _sorted_entries(solved: list) -> Segment:
-    """The ``(keys, scores, best)`` batches solved, joined in key order; empties ``solved``.
+def _sorted_entries(solved: list[Segment]) -> Segment:
+    """The batches solved, joined in key order; empties ``solved``.
 
     Batches are cut in key order from the stream, so ordered by their first
     key they join sorted, with no sort (its index array would be the

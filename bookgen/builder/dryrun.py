@@ -28,7 +28,7 @@ from ..book.format.location import book_location
 from ..book.write.store import BookStore
 from ..progress import progress_bar
 from . import DEFAULT_SAMPLE
-from .driver import book_board, check_request
+from .config import book_board, check_request
 from .listing import keys_by_ply
 from .missing import MissingKeys
 from .solve_position import solve_position
