@@ -107,7 +107,7 @@ def test_the_page_walks_the_book_and_plays_the_ai(server, browser, book, tmp_pat
     shown(page, "4453")
     assert page.url.endswith("?pos=4453") and stone(page, 1, 1) == ""
     assert scores(page) == list(book.get("4453").move_scores)
-    page.keyboard.press("ArrowRight")  # the line is kept: forward again
+    page.keyboard.press("r")  # the line is kept: forward again (redo)
     shown(page, "44531")
     page.go_back()  # and the browser's own back button
     shown(page, "4453")
@@ -171,6 +171,7 @@ def test_the_page_draws_and_plays_the_books_board(six_by_five, browser, tmp_path
         page.keyboard.press("7")  # no column 7: nothing happens
         page.keyboard.press("1")
         shown(page, "3461")
+        assert page.inner_text("#key-last") == "6"  # the keys' help line: 1-6
         assert page.url.endswith("?pos=3461") and stone(page, 1, 1) == "o last"
         page.mouse.move(0, 0)  # (no column lit up by the pointer in the picture)
         page.screenshot(path=str(tmp_path / "explorer-6x5.png"), full_page=True)
@@ -245,4 +246,219 @@ def test_the_line_shows_each_moves_mark_and_the_better_move(server, browser, boo
     shown(page, game[:3])
     assert page.inner_text("#review-move").endswith(": best, a loss (-2).")
     page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
+    assert errors == []
+
+
+def contrast(ink: str, paper: str) -> float:
+    """WCAG's contrast ratio of two ``rgb(r, g, b)`` colours."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(c) / 255 for c in colour[colour.index("(") + 1 : -1].split(",")[:3]]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(ink), luminance(paper)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def buttons(page) -> list[dict]:
+    """Each column's button above the board: its text, words for a screen reader, colours."""
+    return page.eval_on_selector_all(
+        "#scores .score",
+        """all => all.map(b => ({text: b.innerText.split(/\\s+/).filter(Boolean),
+            label: b.getAttribute('aria-label'), visible: getComputedStyle(b).visibility,
+            ink: getComputedStyle(b).color, paper: getComputedStyle(b).backgroundColor,
+            size: parseFloat(getComputedStyle(b.querySelector('b') || b).fontSize)}))""",
+    )
+
+
+def signed(score: int) -> str:
+    return f"+{score}" if score > 0 else str(score)
+
+
+def test_every_score_is_written_as_well_as_coloured(server, browser, book):
+    """The columns' buttons, the table and a full column: each score in text, and the
+    text readable on its colour (4.5:1, WCAG AA)."""
+    page = browser.new_page(viewport={"width": 1000, "height": 760})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "?pos=4444443")  # column 4 full
+    shown(page, "4444443")
+    entry = book.get("4444443")
+    for col, (label, score) in enumerate(zip(buttons(page), entry.move_scores, strict=True), 1):
+        assert label["visible"] == "visible"
+        if score is None:
+            assert label["text"] == ["full"] and label["label"] == f"column {col}: full"
+            continue
+        assert label["text"][0] == signed(score)  # (the best's star is drawn by the CSS)
+        assert len(label["text"]) >= 3  # "win in 9": the score in words too
+        assert label["label"].startswith(f"column {col}: {signed(score)}, ")
+        assert contrast(label["ink"], label["paper"]) >= 4.5, (col, label)
+    assert page.get_attribute("#scores .score[data-col='4']", "aria-disabled") == "true"
+    rows = page.eval_on_selector_all(
+        "#moves tbody tr", "rows => rows.map(r => [r.dataset.col, r.cells[1].innerText.trim()])"
+    )
+    assert sorted(rows) == sorted(
+        [str(col), signed(score)]
+        for col, score in enumerate(entry.move_scores, 1)
+        if score is not None
+    )
+    assert errors == []
+
+
+def test_hints_keep_the_scores_on_the_board_in_a_game(server, browser, book):
+    """Hints on: after every move of a game against the AI each column's score stays shown,
+    larger than the old 0.95rem; the choice outlives a reload (localStorage). Undo takes
+    back your move and the AI's reply."""
+    page = browser.new_page(viewport={"width": 1000, "height": 760})
+    errors, asked = [], []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(server)
+    shown(page, "")
+    assert page.get_attribute("#hints", "aria-pressed") == "false"
+    page.click("#hints")
+    assert page.get_attribute("#hints", "aria-pressed") == "true"
+    page.click("#start")  # you first
+    line = ""
+    for col in "43":
+        page.click(f"#board rect.col[data-col='{col}']")
+        page.wait_for_selector(
+            f"body[data-ready='1'][data-pos^='{line}{col}']:not([data-pos='{line}{col}'])",
+            timeout=WAIT_MS,
+        )
+        line = page.evaluate("document.body.dataset.pos")
+        assert len(line) % 2 == 0 and "Your move" in page.inner_text("#game")
+        assert scores(page) == list(book.get(line).move_scores)
+        for label, score in zip(buttons(page), book.get(line).move_scores, strict=True):
+            assert label["visible"] == "visible" and signed(score) in "".join(label["text"])
+            assert label["size"] >= 18  # 1.2rem: the old 0.95rem was 15.2 px
+        assert page.is_visible("#moves tbody tr")  # the table too, with hints
+        page.mouse.move(0, 0)  # not hover: still there with the pointer away
+        assert all(label["visible"] == "visible" for label in buttons(page))
+    assert "you" in page.inner_text("#turn").lower()
+
+    page.keyboard.press("Backspace")  # undo: your move and the AI's reply
+    shown(page, line[:-2])
+    assert page.url.endswith(f"?pos={line[:-2]}")
+
+    page.reload()  # the hints are remembered
+    shown(page, line[:-2])
+    assert page.get_attribute("#hints", "aria-pressed") == "true"
+    page.click("#hints")  # off: a game hides the scores, the columns stay buttons
+    page.click("#start")
+    page.wait_for_selector("#scores .score.hidden", timeout=WAIT_MS)
+    assert [label["text"] for label in buttons(page)] == [[str(c)] for c in range(1, 8)]
+    assert not page.is_visible("#moves tbody tr")
+    page.reload()
+    shown(page, line[:-2])
+    assert page.get_attribute("#hints", "aria-pressed") == "false"
+    assert sum("/api/move" in url for url in asked) == 2  # the AI's two replies
+    assert errors == []
+
+
+def test_two_players_play_both_sides_with_no_ai(server, browser, book):
+    """Two-player mode: the colours alternate, the scores are the side to move's, undo and
+    redo walk the line, the URL holds line and mode, and the AI is never asked."""
+    page = browser.new_page(viewport={"width": 1000, "height": 760})
+    errors, asked = [], []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(server + "?pos=44")
+    shown(page, "44")
+    page.click("#two")
+    assert page.get_attribute("#two", "aria-pressed") == "true"
+    assert page.url.endswith("?pos=44&players=2")
+    assert page.inner_text("#back").endswith("undo") and page.inner_text("#forward")[:4] == "redo"
+    line = "44"
+    for ply, col in enumerate("3352", start=2):
+        mover = "red" if ply % 2 == 0 else "yellow"
+        assert f"{mover} to move" in page.inner_text("#turn")
+        page.click(f"#board rect.col[data-col='{col}']")
+        line += col
+        shown(page, line)
+        row = line.count(col)
+        assert stone(page, int(col), row) == ("x" if ply % 2 == 0 else "o") + " last"
+        assert scores(page) == list(book.get(line).move_scores)  # the side to move's
+        assert "/api/move" not in " ".join(asked)
+    assert page.url.endswith(f"?pos={line}&players=2")
+    assert "Your move" not in page.inner_text("#game")
+
+    page.click("#back")  # undo, twice, and redo
+    page.click("#back")
+    shown(page, line[:-2])
+    assert stone(page, 5, 1) == ""
+    page.click("#forward")
+    shown(page, line[:-1])
+    assert stone(page, 5, 1) == "x last"
+    page.click("#scores .score[data-col='6']")  # a new move: a new line
+    shown(page, line[:-1] + "6")
+    assert page.url.endswith(f"?pos={line[:-1]}6&players=2")
+
+    shared = page.url  # the link opens the same line, in the same mode
+    other = browser.new_page(viewport={"width": 1000, "height": 760})
+    other.on("request", lambda request: asked.append(request.url))
+    other.goto(shared)
+    shown(other, line[:-1] + "6")
+    assert other.get_attribute("#two", "aria-pressed") == "true"
+    other.keyboard.press("1")
+    shown(other, line[:-1] + "61")
+    assert stone(other, 1, 1) == "x last"  # red again, after yellow's 6
+
+    page.click("#start")  # a game against the AI leaves two-player mode
+    assert page.get_attribute("#two", "aria-pressed") == "false"
+    assert "players" not in page.url
+    assert not any("/api/move" in url for url in asked)
+    assert errors == []
+
+
+def test_the_keys_play_the_board(server, browser, book):
+    """1-7 play a column; the arrows move the column cursor (the focused, visibly outlined
+    column button, lit on the board) and Enter or Space plays it; Backspace and u undo, r
+    redoes; Home and End go to the line's ends. The keys are on the page."""
+    page = browser.new_page(viewport={"width": 1000, "height": 760})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server)
+    shown(page, "")
+    keys = page.inner_text("#keys")
+    assert "1\u20137 play that column" in keys and "Backspace or U undoes" in keys
+    page.keyboard.press("3")
+    shown(page, "3")
+    assert stone(page, 3, 1) == "x last"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    focused = page.eval_on_selector(
+        "#scores .score[data-col='5']",
+        """b => [b === document.activeElement, b.matches(':focus-visible'),
+                 getComputedStyle(b).outlineStyle, parseFloat(getComputedStyle(b).outlineWidth),
+                 b.tabIndex]""",
+    )
+    assert focused == [True, True, "solid", 3, 0]
+    assert "cursor" in (page.get_attribute("#board rect.col[data-col='5']", "class") or "")
+    page.keyboard.press("Enter")
+    shown(page, "35")
+    assert stone(page, 5, 1) == "o last"
+    for _ in range(6):  # the cursor stops at the board's edge
+        page.keyboard.press("ArrowLeft")
+    page.keyboard.press(" ")
+    shown(page, "351")
+    assert stone(page, 1, 1) == "x last"
+    page.click("#status")  # the focus away from the columns: Enter plays the cursor's
+    page.keyboard.press("Enter")
+    shown(page, "3511")
+    page.keyboard.press("Backspace")
+    shown(page, "351")
+    page.keyboard.press("u")
+    shown(page, "35")
+    page.keyboard.press("r")
+    shown(page, "351")
+    page.keyboard.press("Home")
+    shown(page, "")
+    page.keyboard.press("End")
+    shown(page, "3511")
+    page.focus("#level")  # in a menu the keys are the menu's
+    page.keyboard.press("4")
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.body.dataset.pos") == "3511"
     assert errors == []

@@ -1,4 +1,5 @@
-// c4book explorer: the board, the line, every move's score, and games against the AI.
+// c4book explorer: the board, the line, every move's score, games against the AI and
+// between two players on one board, with the mouse or the keys.
 // Plain JS, no build step; everything it knows comes from the server's JSON API.
 "use strict";
 
@@ -12,7 +13,10 @@ const state = {
   cursor: 0,      // how many of them are on the board
   info: null,     // /api/info
   data: null,     // /api/position of the position on the board
-  game: null,     // {human: parity of the plies the human plays, level, hints}
+  game: null,     // {human: parity of the plies the human plays, level, last}
+  two: false,     // two-player mode: both sides played here, no AI (?players=2)
+  hints: false,   // the scores stay shown in a game against the AI (kept in localStorage)
+  column: 1,      // the keys' column cursor
   seq: 0,         // the latest position asked for: older answers are dropped
   cache: new Map(),
   notice: "",     // shown once with the next position: what was wrong with the URL
@@ -70,15 +74,42 @@ function buildBoard() {
     target.addEventListener("click", () => playColumn(col));
     svg.appendChild(target);
   }
+  // Above the board, one button a column (a toolbar: Tab reaches the cursor's column, the
+  // arrows move along): its score, and a click, Enter or Space plays it.
   const scores = $("scores");
+  state.column = Math.ceil(WIDTH / 2);
   for (let col = 1; col <= WIDTH; col++) {
-    const label = document.createElement("div");
+    const label = document.createElement("button");
+    label.type = "button";
     label.className = "score";
     label.dataset.col = col;
+    label.tabIndex = col === state.column ? 0 : -1;
     label.addEventListener("click", () => playColumn(col));
+    label.addEventListener("focus", () => {
+      pointAt(col);  // lit on the board when the keys brought the focus (not a click)
+      target(col).classList.toggle("cursor", label.matches(":focus-visible"));
+    });
+    label.addEventListener("blur", () => target(col).classList.remove("cursor"));
     scores.appendChild(label);
     $("numbers").appendChild(text("span", col));
   }
+}
+
+const target = (col) => $("board").querySelector(`rect.col[data-col="${col}"]`);
+const columnButton = (col) => $("scores").children[col - 1];
+
+function pointAt(col) {
+  // The column cursor: its button is the toolbar's one stop for Tab.
+  state.column = col;
+  for (const label of $("scores").children) {
+    label.tabIndex = Number(label.dataset.col) === col ? 0 : -1;
+  }
+}
+
+function moveCursor(step) {
+  const col = Math.max(1, Math.min(WIDTH, state.column + step));
+  pointAt(col);
+  columnButton(col).focus();  // the focus is the cursor: visible, and Enter or Space plays
 }
 
 function renderBoard() {
@@ -206,29 +237,87 @@ function colour(score) {
 const signed = (score) => (score > 0 ? `+${score}` : `${score}`);
 const SOURCES = { book: "book", solver: "solver" };
 
+// The text on a score's colour: black or white, whichever contrasts more (WCAG's
+// relative luminance: at least 4.5:1 on any colour).
+function ink(hex) {
+  if (!hex) return "";
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return 1.05 / (lum + 0.05) >= (lum + 0.05) / 0.05 ? "#fff" : "#000";
+}
+
+// A game against the AI without hints hides the scores; the column buttons stay.
+const scoresShown = () => !state.game || state.hints;
+
 function renderScores() {
   const data = state.data;
+  const shown = scoresShown();
   for (const label of $("scores").children) {
-    const column = data.columns[Number(label.dataset.col) - 1];
+    const col = Number(label.dataset.col);
+    const column = data.columns[col - 1];
     label.className = "score";
     label.dataset.score = column.score === null ? "" : column.score;
-    label.style.background = colour(column.score);
+    label.style.background = shown ? colour(column.score) : "";
+    label.style.color = shown ? ink(colour(column.score)) : "";
     label.title = "";
+    label.removeAttribute("aria-disabled");
     if (column.full) {
-      label.classList.add("full");
-      label.replaceChildren();
+      label.classList.add(data.game_over ? "over" : "full");
+      label.setAttribute("aria-disabled", "true");
+      const why = data.game_over ? "the game is over" : "full";
+      label.replaceChildren(data.game_over ? "" : text("span", "full"));
+      label.setAttribute("aria-label", `column ${col}: ${why}`);
+      continue;
+    }
+    if (!shown) {
+      label.classList.add("hidden");
+      label.replaceChildren(text("b", col));
+      label.setAttribute("aria-label", `column ${col}`);
+      label.title = `play column ${col} (hints off: no score)`;
       continue;
     }
     if (column.best) label.classList.add("best");
+    const best = column.best ? ", best" : "";
     if (column.score === null) {
       label.classList.add("unknown");
-      label.replaceChildren(text("b", "?"), text("span", column.best ? "best found" : "not solved"));
+      const words = column.best ? "best found" : "not solved";
+      label.replaceChildren(text("b", "?"), text("span", words));
+      label.setAttribute("aria-label", `column ${col}: ${words}`);
       label.title = `not solved within ${state.info ? state.info.time : "the"} s`;
       continue;
     }
     label.replaceChildren(text("b", signed(column.score)), text("span", column.words));
+    label.setAttribute("aria-label",
+                       `column ${col}: ${signed(column.score)}, ${column.words}${best}`);
     label.title = `${column.detail} (${column.source})`;
   }
+}
+
+function renderTurn() {
+  // Over the scores: whose they are, in words (the stone's colour only repeats them).
+  const data = state.data;
+  const turn = $("turn");
+  if (!data || data.game_over) {
+    turn.replaceChildren(data ? "The game is over." : "");
+    return;
+  }
+  const mover = data.to_move === "first" ? "red" : "yellow";
+  const dot = text("span", "");
+  dot.className = `dot ${data.to_move === "first" ? "x" : "o"}`;
+  let words = `${mover[0].toUpperCase()}${mover.slice(1)} to move: each column's score ` +
+              `for ${mover}.`;
+  if (state.game) {
+    const yours = data.ply % 2 === state.game.human;
+    const whose = `${yours ? "Your" : "The AI's"} move (${mover})`;
+    words = scoresShown() ? `${whose}: each column's score for ${yours ? "you" : "the AI"}.` :
+      `${whose}; hints off: no scores.`;
+  } else if (state.two) {
+    words = `Two players: ${mover} to move; each column's score for ${mover}.`;
+  }
+  turn.replaceChildren(dot, ` ${words}`);
 }
 
 function text(tag, content) {
@@ -306,20 +395,44 @@ function go(cursor, push = true) {
 
 function playColumn(col) {
   const data = state.data;
+  pointAt(col);
   if (!data || data.game_over || data.moves !== moves() || data.columns[col - 1].full) return;
   if (state.game && moves().length % 2 !== state.game.human) {
     $("game").textContent = "It is the AI's move.";
     return;
   }
   const next = moves() + col;
-  if (!state.line.startsWith(next)) state.line = next;
+  // Against the AI a move played again is a new one: the AI answers it afresh.
+  if (state.game || !state.line.startsWith(next)) state.line = next;
   state.cursor = next.length;
   update(true);
 }
 
+function undo() {
+  // One move back; against the AI, back to your own last turn (the AI's reply undone too).
+  let to = state.cursor - 1;
+  if (state.game && to >= 0 && to % 2 !== state.game.human) to -= 1;
+  if (to >= 0) go(to);
+}
+
+function redo() {
+  let to = state.cursor + 1;
+  if (state.game && to < state.line.length && to % 2 !== state.game.human) to += 1;
+  if (to <= state.line.length) go(to);
+}
+
+function address(pos) {
+  // The page's URL: the line, and two-player mode (?pos=4453&players=2), to share or reload.
+  const query = new URLSearchParams();
+  if (pos) query.set("pos", pos);
+  if (state.two) query.set("players", "2");
+  const search = query.toString();
+  return search ? `?${search}` : location.pathname;
+}
+
 function update(push) {
   const pos = moves();
-  if (push) history.pushState(null, "", pos ? `?pos=${pos}` : location.pathname);
+  if (push) history.pushState(null, "", address(pos));
   renderBoard();
   renderLine();
   load(pos);
@@ -349,6 +462,7 @@ async function load(pos) {
   state.data = data;
   $("scores").classList.remove("pending");
   renderScores();
+  renderTurn();
   renderTable();
   renderStatus();
   renderGame();
@@ -369,7 +483,7 @@ function fromURL() {
   if (!new RegExp(`^[1-${WIDTH}]{0,${WIDTH * HEIGHT}}$`).test(pos)) {
     state.notice = `pos=${pos.slice(0, 50)} is not a line of moves ` +
                    `(digits 1-${WIDTH}, at most ${WIDTH * HEIGHT}): showing the empty board.`;
-    history.replaceState(null, "", location.pathname);
+    history.replaceState(null, "", address(""));
     return "";
   }
   return pos;
@@ -380,17 +494,17 @@ function fromURL() {
 function startGame() {
   if (state.game) {
     state.game = null;
-    renderGame();
+    redraw();
     return;
   }
+  setTwo(false);
   if (state.data && state.data.game_over) {  // a finished game: start a new one
     state.line = "";
     state.cursor = 0;
   }
   const ply = moves().length;
   const youFirst = $("first-move").value === "you";
-  state.game = { human: youFirst ? ply % 2 : (ply + 1) % 2, level: $("level").value,
-                 hints: $("hints").checked };
+  state.game = { human: youFirst ? ply % 2 : (ply + 1) % 2, level: $("level").value };
   state.line = moves();  // the game goes on from here
   update(true);
 }
@@ -398,7 +512,12 @@ function startGame() {
 function renderGame() {
   const game = state.game;
   $("start").textContent = game ? "Stop the game" : "Play from here";
-  document.body.classList.toggle("hide-scores", Boolean(game && !$("hints").checked));
+  $("hints").setAttribute("aria-pressed", String(state.hints));
+  $("two").setAttribute("aria-pressed", String(state.two));
+  $("back").textContent = state.two ? "\u25C0 undo" : "\u25C0 back";
+  $("forward").textContent = state.two ? "redo \u25B6" : "forward \u25B6";
+  document.body.classList.toggle("hide-scores", !scoresShown());
+  document.body.classList.toggle("two-players", state.two);
   const line = $("game");
   if (!game) {
     line.textContent = "";
@@ -413,6 +532,56 @@ function renderGame() {
   const yours = moves().length % 2 === game.human;
   const last = game.last ? `AI played ${game.last.column} (${describe(game.last)}). ` : "";
   line.textContent = `${last}${yours ? "Your move." : "The AI is thinking\u2026"}`;
+}
+
+function toggleHints() {
+  state.hints = !state.hints;
+  try {
+    localStorage.setItem(HINTS_KEY, state.hints ? "1" : "0");
+  } catch (error) {
+    // no storage (a private window's may refuse): the choice lasts as long as the page
+  }
+  redraw();
+}
+
+const HINTS_KEY = "c4book.hints";
+
+function storedHints() {
+  try {
+    return localStorage.getItem(HINTS_KEY) === "1";
+  } catch (error) {
+    return false;
+  }
+}
+
+function setTwo(on) {
+  // Two-player mode: no AI game; the URL says so, for a link that opens the same.
+  if (on === state.two) return;
+  state.two = on;
+  if (on) state.game = null;
+  history.replaceState(null, "", address(moves()));
+  redraw();
+}
+
+function redraw() {
+  // The mode or the hints changed: what the page shows of the same position.
+  renderGame();
+  if (state.data && state.data.moves === moves()) {
+    renderScores();
+    renderTurn();
+  }
+}
+
+async function share() {
+  const link = location.href;
+  const note = $("shared");
+  try {
+    await navigator.clipboard.writeText(link);
+    note.textContent = `Copied: ${link}`;
+  } catch (error) {  // no clipboard (a page not served from this machine, over http)
+    note.replaceChildren("Copy this link: ", text("a", link));
+    note.querySelector("a").href = link;
+  }
 }
 
 function describe(decision) {
@@ -441,17 +610,25 @@ async function aiMove() {
 
 // -- start -------------------------------------------------------------------------------
 
+const FIELDS = "select, input, textarea";
+const CONTROLS = "button, a, select, input, textarea, summary";
+
 function onKey(event) {
-  if (event.target.closest("select, input") || event.altKey || event.ctrlKey || event.metaKey) {
-    return;
-  }
-  const keys = { ArrowLeft: () => go(state.cursor - 1), ArrowRight: () => go(state.cursor + 1),
-                 Home: () => go(0), End: () => go(state.line.length) };
-  if (keys[event.key]) {
+  if (event.target.closest(FIELDS) || event.altKey || event.ctrlKey || event.metaKey) return;
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  const keys = {
+    ArrowLeft: () => moveCursor(-1), ArrowRight: () => moveCursor(1),
+    Backspace: undo, u: undo, r: redo,
+    Home: () => go(0), End: () => go(state.line.length),
+  };
+  if (keys[key]) {
     event.preventDefault();
-    keys[event.key]();
-  } else if (/^[1-9]$/.test(event.key) && Number(event.key) <= WIDTH) {
-    playColumn(Number(event.key));
+    keys[key]();
+  } else if (/^[1-9]$/.test(key) && Number(key) <= WIDTH) {
+    playColumn(Number(key));
+  } else if ((key === "Enter" || key === " ") && !event.target.closest(CONTROLS)) {
+    event.preventDefault();  // (a focused button's own Enter and Space press it)
+    playColumn(state.column);
   }
 }
 
@@ -469,15 +646,22 @@ async function main() {
   $("forward").addEventListener("click", () => go(state.cursor + 1));
   $("last").addEventListener("click", () => go(state.line.length));
   $("start").addEventListener("click", startGame);
-  $("hints").addEventListener("change", renderGame);
+  $("hints").addEventListener("click", toggleHints);
+  $("two").addEventListener("click", () => setTwo(!state.two));
+  $("share").addEventListener("click", share);
+  state.hints = storedHints();
+  $("key-last").textContent = WIDTH;
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", () => {
     const pos = fromURL();
     if (!state.line.startsWith(pos)) state.line = pos;
     go(pos.length, false);
+    history.replaceState(null, "", address(pos));  // the mode is the page's, not the entry's
   });
+  state.two = new URLSearchParams(location.search).get("players") === "2";
   state.line = fromURL();
   state.cursor = state.line.length;
+  renderGame();
   update(false);
   for (const level of state.info.levels) {
     const option = new Option(level.name, level.name, false,
