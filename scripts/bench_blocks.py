@@ -85,7 +85,7 @@ class Reader:
         return blocks.decode_block(
             self.blobs[no],
             self.first_keys[no],
-            self.index.count(no),
+            self.index.count_of(no),
             self.decoder,
             self.ply,
             no,

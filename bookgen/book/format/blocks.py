@@ -61,9 +61,8 @@ from .segment import Segment
 
 MAGIC = b"C4BX"
 VERSION = 1
-# Positions a block.  Measured (docs/benchmarks.md, "Blocks: the codec"): 1024 keeps a
-# first-touch lookup's decode within issue 50's 50 us; 4096 saves 0.07 B/pos and takes 2x.
-BLOCK_SIZE = 1024
+# Positions a block (docs/benchmarks.md, "Blocks: the codec"; 4096 saves 0.11 B/pos, twice as slow):
+BLOCK_SIZE = 1024  # the largest whose first touch is under 50 us p50 (43; 2048: 52), at 1.01 B/pos
 LEVEL = 19  # zstd: slow to write, and no slower to read than a fast level
 HEADER = struct.Struct("<4sBBHIIII")  # the index's, up to its arrays
 ENTRY = struct.Struct("<QI")  # a block's index entry, as its CRC starts from it
@@ -95,7 +94,7 @@ class BlockIndex(NamedTuple):
     dictionary_size: int
     dictionary_crc: int
 
-    def count(self, block_no: int) -> int:
+    def count_of(self, block_no: int) -> int:
         """Positions in block ``block_no``."""
         return min(self.block_size, self.positions - block_no * self.block_size)
 
@@ -440,11 +439,11 @@ def decode_ply(
     index = encoded.index
     decoder = ply_decoder(encoded.dictionary, index, ply, board, db)
     parts = [
-        decode_block(blob, int(first), index.count(no), decoder, ply, no, board, db)
+        decode_block(blob, int(first), index.count_of(no), decoder, ply, no, board, db)
         for no, (blob, first) in enumerate(zip(encoded.blocks, index.first_keys, strict=True))
     ]
     if not parts:
-        best = np.empty(0, decoder.best_type) if decoder.best_type else None
+        best = None if decoder.best_type is None else np.empty(0, decoder.best_type)
         return Segment(np.empty(0, np.uint64), np.empty(0, np.int8), best)
     joined = [np.concatenate(p) for p in zip(*parts, strict=True) if p[0] is not None]
     return Segment(joined[0], joined[1], joined[2] if len(joined) > 2 else None)
