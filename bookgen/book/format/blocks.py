@@ -1,0 +1,449 @@
+"""A sealed ply in blocks: independently compressed runs of neighbouring keys behind an index.
+
+A reader that opens a book reads each ply's small index (every block's first
+key and where it ends) and decodes one block a lookup, not the whole ply
+(issue 50).  Not used by the reader or the writer yet.
+
+A block holds ``BLOCK_SIZE`` positions (the ply's last block fewer), as three
+zstd frames: the keys as LEB128 gaps from the block's first key (which the
+index holds), compressed with a dictionary trained on the ply's own gaps;
+the scores, one byte a position; the best-move bits, one byte a position, two
+on width 9 (no frame where the ply keeps none).  Frames are magicless, with
+no dictionary id and no checksum of their own, and a frame of nothing is no
+bytes at all (a block of one position has no gaps).
+
+    block:  offset  size  field
+            0       4     CRC-32 (little-endian) of the rest of the block, started from the
+                          CRC-32 of its index entry: first key (uint64) and count (uint32)
+            4       1-5   K: bytes of the keys frame (LEB128)
+            ...     1-5   S: bytes of the scores frame (LEB128)
+            ...     K     keys frame: count - 1 gaps, LEB128, with the ply's dictionary
+            ...     S     scores frame: count int8
+            ...     rest  best-move frame: count uint8 (uint16 little-endian on width 9)
+
+    index:  0       4     magic b"C4BX"
+            4       1     version (1)
+            5       1     best-move bytes a position: 0 (none kept), 1, or 2 (width 9)
+            6       2     reserved (0)
+            8       4     block size N: positions a block, the last block fewer
+            12      4     positions n of the ply; blocks B = ceil(n / N)
+            16      4     bytes of the ply's keys dictionary (0: none)
+            20      4     CRC-32 of the dictionary
+            24      8 B   each block's first key (uint64 little-endian)
+            24+8B   4 B   where each block ends in the ply's blocks laid end to end (uint32)
+            24+12B  4     CRC-32 of everything before
+
+Every integer is little-endian.  One CRC-32 a block (not one a frame): any
+damage to a block is caught before a frame is decompressed, in under a
+microsecond, and the CRC starts from the block's index entry, so a block
+read from the wrong place fails too.  A damaged block, index or dictionary
+raises ``CorruptBookError`` naming the ply (and the block): never a wrong
+answer.  docs/book-format.md has a worked example; docs/benchmarks.md the
+measurements behind these choices.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import zstandard
+
+from solver.bitboard import STANDARD, Board
+
+from .errors import CorruptBookError, damaged_ply
+from .segment import Segment
+
+MAGIC = b"C4BX"
+VERSION = 1
+# Positions a block (docs/benchmarks.md, "Blocks: the codec"; 4096 saves 0.11 B/pos, twice as slow):
+BLOCK_SIZE = 1024  # the largest whose first touch is under 50 us p50 (43; 2048: 52), at 1.01 B/pos
+LEVEL = 19  # zstd: slow to write, and no slower to read than a fast level
+HEADER = struct.Struct("<4sBBHIIII")  # the index's, up to its arrays
+ENTRY = struct.Struct("<QI")  # a block's index entry, as its CRC starts from it
+CRC = struct.Struct("<I")
+# The keys dictionary: about 1/32 of the ply's LEB128 gap bytes, a power of two within
+# these bounds (measured best at plies 7-12), and kept only where it saves more than its size.
+DICTIONARY_MIN, DICTIONARY_MAX, DICTIONARY_SHARE = 1 << 10, 1 << 16, 32
+TRAINING_BYTES = 100  # samples to train on: about 100 times the dictionary (zstd's advice)
+MAGICLESS = zstandard.FORMAT_ZSTD1_MAGICLESS  # saves 4 bytes a frame: the index says what is where
+PAD = bytes(7)  # after the gaps: each gap read as the 8 bytes from its first
+
+# The 7-bit digits of a gap of 1-8 LEB128 bytes read as one little-endian word.
+_DIGITS = np.array([0x7F7F7F7F7F7F7F7F >> (8 * (7 - n)) for n in range(8)], dtype=np.uint64)
+_JOINS = (  # (mask, shift, times): digits joined in pairs, then fours, then eights
+    (np.uint64(0x7F007F007F007F00), np.uint64(1), None),
+    (np.uint64(0x3FFF00003FFF0000), np.uint64(2), np.uint64(3)),
+    (np.uint64(0x0FFFFFFF00000000), np.uint64(4), np.uint64(15)),
+)
+
+
+class BlockIndex(NamedTuple):
+    """A ply's index: where each block is and what it starts with."""
+
+    positions: int
+    block_size: int
+    best_bytes: int  # 0: the ply keeps no best moves
+    first_keys: np.ndarray  # uint64, one a block, strictly increasing
+    ends: np.ndarray  # uint32: block i is bytes ends[i - 1] (0 for the first) to ends[i]
+    dictionary_size: int
+    dictionary_crc: int
+
+    def count_of(self, block_no: int) -> int:
+        """Positions in block ``block_no``."""
+        return min(self.block_size, self.positions - block_no * self.block_size)
+
+    def span(self, block_no: int) -> tuple[int, int]:
+        """``(offset, length)`` of block ``block_no`` in the ply's blocks laid end to end."""
+        start = int(self.ends[block_no - 1]) if block_no else 0
+        return start, int(self.ends[block_no]) - start
+
+
+@dataclass(frozen=True)
+class EncodedPly:
+    """A ply in blocks: its index, its keys dictionary (may be empty) and its blocks."""
+
+    index: BlockIndex
+    dictionary: bytes
+    blocks: list[bytes]
+
+
+class Decoder(NamedTuple):
+    """What decodes one ply's blocks (``ply_decoder``).  python-zstandard's decompressors are
+    not for two threads at once: one a thread, or a lock."""
+
+    keys: zstandard.ZstdDecompressor  # with the ply's dictionary
+    plain: zstandard.ZstdDecompressor
+    best_type: np.dtype | None
+
+
+# -- LEB128 ---------------------------------------------------------------------------
+
+
+def leb128(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(bytes, ends)``: ``values`` (uint64) as LEB128, and where each value's bytes end."""
+    values = np.asarray(values, dtype=np.uint64)
+    lengths = np.ones(len(values), dtype=np.int64)
+    for k in range(1, 10):
+        lengths += values >= np.uint64(1 << (7 * k))
+    ends = np.cumsum(lengths)
+    out = np.empty(int(ends[-1]) if len(values) else 0, dtype=np.uint8)
+    starts = ends - lengths
+    for k in range(int(lengths.max()) if len(values) else 0):
+        has = lengths > k
+        digit = (values[has] >> np.uint64(7 * k)) & np.uint64(0x7F)
+        more = (lengths[has] > k + 1).astype(np.uint64) << np.uint64(7)
+        out[starts[has] + k] = (digit | more).astype(np.uint8)
+    return out, ends
+
+
+def _gaps(data: bytes, values: np.ndarray) -> None:
+    """The LEB128 values in ``data`` into ``values`` (uint64); ``ValueError`` if it holds
+    another number of them.
+
+    Each gap is read as the 8 bytes from its first (``data`` ends in ``PAD``), cut to
+    its length, and its 7-bit digits joined by shifts: a dozen numpy calls a block
+    whatever its size.  A gap of more than 8 bytes (2**56 or more: sparse plies of
+    64-bit keys only) takes a slower way."""
+    stream = np.frombuffer(data, dtype=np.uint8, count=len(data) - len(PAD))
+    (last,) = (stream < 0x80).nonzero()
+    gaps = len(values)
+    if len(last) != gaps or (gaps and last[-1] != len(stream) - 1):
+        raise ValueError(f"its keys frame holds {len(last)} gaps, not {gaps}")
+    if not gaps:
+        return
+    first = np.empty(gaps, dtype=np.int64)
+    first[0] = 0
+    np.add(last[:-1], 1, out=first[1:])
+    lengths = last - first  # less one
+    longest = int(lengths.max())
+    if longest > 7:
+        values[:] = _long_gaps(stream, first, last)
+        return
+    words = np.ndarray((len(stream),), dtype="<u8", buffer=data, strides=(1,))
+    words.take(first, out=values, mode="clip")  # (the indices are in range: unbuffered)
+    values &= _DIGITS.take(lengths)
+    part = np.empty_like(values)
+    # Digits a, b at 8-bit steps are a + b * 2**8: take away b * (2**8 - 2**7), and they
+    # are a + b * 2**7.  Then pairs of 14 bits, fours of 28, as far as the longest gap needs.
+    for mask, shift, times in _JOINS[: longest.bit_length()]:
+        np.bitwise_and(values, mask, out=part)
+        part >>= shift
+        if times is not None:
+            part *= times
+        values -= part
+
+
+def _long_gaps(stream: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """LEB128 values of any length up to 10 bytes: each byte's digit shifted into place."""
+    place = np.arange(len(stream)) - np.repeat(first, last - first + 1)
+    if int(place.max()) > 9:
+        raise ValueError("its keys frame holds a gap longer than 64 bits")
+    digits = (stream & 0x7F).astype(np.uint64) << (np.uint64(7) * place.astype(np.uint64))
+    return np.bitwise_or.reduceat(digits, first)
+
+
+# -- encoding -------------------------------------------------------------------------
+
+
+def _compressor(level: int, size: int, dictionary: zstandard.ZstdCompressionDict | None):
+    params = zstandard.ZstdCompressionParameters.from_level(
+        level,
+        source_size=max(size, 1),
+        dict_size=len(dictionary.as_bytes()) if dictionary else 0,
+        format=MAGICLESS,
+        write_content_size=1,
+        write_checksum=0,
+        write_dict_id=0,
+    )
+    return zstandard.ZstdCompressor(dict_data=dictionary, compression_params=params)
+
+
+def _frames(streams: list[bytes], level: int, dictionary=None) -> list[bytes]:
+    """Each stream a frame, one compressor for all (its tables made once); nothing for
+    nothing."""
+    compressor = _compressor(level, max(map(len, streams), default=1), dictionary)
+    return [compressor.compress(s) if s else b"" for s in streams]
+
+
+def _train(streams: list[bytes], level: int) -> tuple[bytes, list[bytes]]:
+    """``(dictionary, frames)`` for the keys streams: with a dictionary trained on them
+    where it saves more than its own size, else none."""
+    plain = _frames(streams, level)
+    total = sum(map(len, streams))
+    size = DICTIONARY_MAX
+    while size > total // DICTIONARY_SHARE:
+        size //= 2
+    samples = [s for s in streams if s]
+    if size < DICTIONARY_MIN or len(samples) < 8:
+        return b"", plain
+    step = max(1, total // (size * TRAINING_BYTES))
+    try:
+        picked: list = samples[::step]  # (the stub's list of any buffer is invariant)
+        trained = zstandard.train_dictionary(size, picked, level=level).as_bytes()
+    except zstandard.ZstdError:  # too few or too alike samples: zstd names no better cure
+        return b"", plain
+    framed = _frames(streams, level, zstandard.ZstdCompressionDict(trained))
+    if len(trained) + sum(map(len, framed)) >= sum(map(len, plain)):
+        return b"", plain
+    return trained, framed
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def encode_ply(
+    segment: Segment,
+    ply: int,
+    board: Board = STANDARD,
+    *,
+    block_size: int = BLOCK_SIZE,
+    level: int = LEVEL,
+) -> EncodedPly:
+    """``segment`` (one ply's sorted keys, scores and best moves or ``None``) in blocks of
+    ``block_size`` positions.  ``ValueError`` for a segment that cannot be a ply of
+    ``board``: keys not strictly increasing, a score or best move out of range."""
+    keys = np.ascontiguousarray(segment.keys, dtype=np.uint64)
+    scores = np.ascontiguousarray(segment.scores, dtype=np.int8)
+    count = len(keys)
+    if block_size < 1 or count >= 1 << 32 or len(scores) != count:
+        raise ValueError(f"ply {ply}: {count} keys, {len(scores)} scores in blocks of {block_size}")
+    if count and not (keys[1:] > keys[:-1]).all():
+        raise ValueError(f"ply {ply}: keys must be strictly increasing")
+    if count and int(np.abs(scores.astype(np.int16)).max()) > board.max_score:
+        raise ValueError(f"ply {ply}: a score is outside -{board.max_score}..{board.max_score}")
+    best_type = np.dtype(board.column_set_type).newbyteorder("<")
+    best = None
+    if segment.best is not None:
+        best = np.asarray(segment.best)
+        if len(best) != count or (count and int(best.max()) >> board.width):
+            raise ValueError(f"ply {ply}: best moves do not fit {count} positions of {board}")
+        best = best.astype(best_type)
+    starts = range(0, count, block_size)
+    # Each block's gaps: the ply's, but for the gap into each block's first key.
+    digits, ends = leb128(np.diff(keys))
+    bounds = np.concatenate(([0], ends)).tolist()
+    key_streams = [
+        digits[bounds[s] : bounds[min(s + block_size, count) - 1]].tobytes() for s in starts
+    ]
+    dictionary, key_frames = _train(key_streams, level)
+    score_frames = _frames([scores[s : s + block_size].tobytes() for s in starts], level)
+    best_frames = (
+        _frames([best[s : s + block_size].tobytes() for s in starts], level)
+        if best is not None
+        else [b""] * len(score_frames)
+    )
+    blocks = []
+    for start, k, s, b in zip(starts, key_frames, score_frames, best_frames, strict=True):
+        body = _varint(len(k)) + _varint(len(s)) + k + s + b
+        seed = zlib.crc32(ENTRY.pack(int(keys[start]), min(block_size, count - start)))
+        blocks.append(CRC.pack(zlib.crc32(body, seed)) + body)
+    index = BlockIndex(
+        positions=count,
+        block_size=block_size,
+        best_bytes=0 if best is None else best_type.itemsize,
+        first_keys=keys[::block_size].copy(),
+        ends=np.cumsum([len(b) for b in blocks], dtype=np.uint64).astype(np.uint32),
+        dictionary_size=len(dictionary),
+        dictionary_crc=zlib.crc32(dictionary),
+    )
+    if blocks and int(index.ends[-1]) != sum(map(len, blocks)):
+        raise ValueError(f"ply {ply}: its blocks take 4 GB or more")
+    return EncodedPly(index, dictionary, blocks)
+
+
+def encode_index(index: BlockIndex) -> bytes:
+    """The bytes of ``index``, with their CRC-32 at the end."""
+    head = HEADER.pack(
+        MAGIC,
+        VERSION,
+        index.best_bytes,
+        0,
+        index.block_size,
+        index.positions,
+        index.dictionary_size,
+        index.dictionary_crc,
+    )
+    data = (
+        head
+        + np.ascontiguousarray(index.first_keys, dtype="<u8").tobytes()
+        + np.ascontiguousarray(index.ends, dtype="<u4").tobytes()
+    )
+    return data + CRC.pack(zlib.crc32(data))
+
+
+# -- decoding -------------------------------------------------------------------------
+
+
+def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIndex:
+    """The index in ``data``; ``CorruptBookError`` naming ``ply`` (and ``db``) if damaged."""
+
+    def damaged(why: str) -> CorruptBookError:
+        return damaged_ply(ply, f"its block index {why}", db)
+
+    if data is None or len(data) < HEADER.size + CRC.size:
+        raise damaged("is truncated")
+    view = memoryview(data)
+    if CRC.unpack_from(view, len(view) - CRC.size)[0] != zlib.crc32(view[: -CRC.size]):
+        raise damaged("fails its checksum")
+    magic, version, best_bytes, _, block_size, positions, size, crc = HEADER.unpack_from(view)
+    if magic != MAGIC or version != VERSION or best_bytes not in (0, 1, 2) or block_size < 1:
+        raise damaged("has an unknown header")
+    blocks = -(-positions // block_size)
+    if len(view) != HEADER.size + 12 * blocks + CRC.size:
+        raise damaged(f"has {len(view)} bytes, not those of {blocks} blocks")
+    first_keys = np.frombuffer(data, dtype="<u8", count=blocks, offset=HEADER.size)
+    ends = np.frombuffer(data, dtype="<u4", count=blocks, offset=HEADER.size + 8 * blocks)
+    # Checked though the CRC held: what a writer's mistake would make, a reader refuses.
+    if blocks and not (
+        (first_keys[1:] > first_keys[:-1]).all() and (ends[1:] > ends[:-1]).all() and ends[0] > 0
+    ):
+        raise damaged("holds keys or ends out of order")
+    return BlockIndex(positions, block_size, best_bytes, first_keys, ends, size, crc)
+
+
+def ply_decoder(
+    dictionary: bytes, index: BlockIndex, ply: int, board: Board = STANDARD, db: str | None = None
+) -> Decoder:
+    """What decodes the blocks of ``index``, with its ``dictionary`` checked against it."""
+    if len(dictionary) != index.dictionary_size or zlib.crc32(dictionary) != index.dictionary_crc:
+        raise damaged_ply(ply, "its keys dictionary fails its checksum", db)
+    if index.best_bytes not in (0, np.dtype(board.column_set_type).itemsize):
+        raise damaged_ply(ply, f"its blocks keep {index.best_bytes}-byte best moves", db)
+    keys = zstandard.ZstdDecompressor(
+        dict_data=zstandard.ZstdCompressionDict(dictionary) if dictionary else None,
+        format=MAGICLESS,
+    )
+    best_type = np.dtype(board.column_set_type).newbyteorder("<") if index.best_bytes else None
+    return Decoder(keys, zstandard.ZstdDecompressor(format=MAGICLESS), best_type)
+
+
+def _read_varint(view: memoryview, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = view[at]  # IndexError past the end: the caller's damaged block
+        value |= (byte & 0x7F) << shift
+        at += 1
+        if byte < 0x80 or shift > 28:
+            return value, at
+        shift += 7
+
+
+def decode_block(
+    blob: bytes,
+    first_key: int,
+    count: int,
+    decoder: Decoder,
+    ply: int,
+    block_no: int,
+    board: Board = STANDARD,
+    db: str | None = None,
+) -> Segment:
+    """Block ``block_no`` of ``ply``: its keys (a new array), scores and best moves (read-only
+    views, ``None`` where the ply keeps none).  ``CorruptBookError`` naming the ply and the
+    block if it is damaged.  ``board`` is the decoder's (``ply_decoder``)."""
+    view = memoryview(blob)
+    if len(view) < CRC.size or CRC.unpack_from(view)[0] != zlib.crc32(
+        view[CRC.size :], zlib.crc32(ENTRY.pack(first_key, count))
+    ):
+        raise damaged_ply(ply, f"its block {block_no} fails its checksum", db)
+    try:
+        return _block(view, first_key, count, decoder)
+    except (ValueError, IndexError, zstandard.ZstdError) as error:
+        # Past its CRC: only a writer's mistake, or a decoder of another ply, comes here.
+        raise damaged_ply(ply, f"its block {block_no} does not decode ({error})", db) from None
+
+
+def _block(view: memoryview, first_key: int, count: int, decoder: Decoder) -> Segment:
+    keys_size, at = _read_varint(view, CRC.size)
+    scores_size, at = _read_varint(view, at)
+    scores_at = at + keys_size
+    best_at = scores_at + scores_size
+    if best_at > len(view) or (decoder.best_type is None) != (best_at == len(view)):
+        raise ValueError("its frames do not fit it")
+    gap_bytes = decoder.keys.decompress(view[at:scores_at]) + PAD if keys_size else PAD
+    scores = np.frombuffer(decoder.plain.decompress(view[scores_at:best_at]), np.int8)
+    best = None
+    if decoder.best_type is not None:
+        best = np.frombuffer(decoder.plain.decompress(view[best_at:]), decoder.best_type)
+    if len(scores) != count or (best is not None and len(best) != count):
+        raise ValueError("it holds another number of positions than its index")
+    keys = np.empty(count, dtype=np.uint64)
+    keys[0] = first_key
+    _gaps(gap_bytes, keys[1:])
+    np.add.accumulate(keys, out=keys)  # (half of cumsum's time on a block)
+    return Segment(keys, scores, best)
+
+
+def find_block(first_keys: Sequence[int] | np.ndarray, key: int) -> int:
+    """The block that holds ``key`` if any does: the last whose first key is at most ``key``,
+    -1 if none is (a key below the ply's first).  ``first_keys`` is fastest as a list."""
+    return bisect_right(first_keys, key) - 1
+
+
+def decode_ply(
+    encoded: EncodedPly, ply: int, board: Board = STANDARD, db: str | None = None
+) -> Segment:
+    """Every block of ``encoded`` decoded and joined: the segment it was made of."""
+    index = encoded.index
+    decoder = ply_decoder(encoded.dictionary, index, ply, board, db)
+    parts = [
+        decode_block(blob, int(first), index.count_of(no), decoder, ply, no, board, db)
+        for no, (blob, first) in enumerate(zip(encoded.blocks, index.first_keys, strict=True))
+    ]
+    if not parts:
+        best = None if decoder.best_type is None else np.empty(0, decoder.best_type)
+        return Segment(np.empty(0, np.uint64), np.empty(0, np.int8), best)
+    joined = [np.concatenate(p) for p in zip(*parts, strict=True) if p[0] is not None]
+    return Segment(joined[0], joined[1], joined[2] if len(joined) > 2 else None)

@@ -1,0 +1,373 @@
+"""``bookgen.book.format.blocks``: a sealed ply in blocks, read back exactly or not at all.
+
+Every ply of the shipped book and synthetic plies of every shape read back
+equal, block by block; damage to a block, its index or its dictionary raises
+``CorruptBookError`` naming the ply (and the block): never a wrong answer.
+"""
+
+import subprocess
+import sys
+import zlib
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from conftest import SHIPPED
+
+from bookgen import CorruptBookError
+from bookgen.book.format.blocks import (
+    BLOCK_SIZE,
+    CRC,
+    HEADER,
+    MAGIC,
+    EncodedPly,
+    decode_block,
+    decode_index,
+    decode_ply,
+    encode_index,
+    encode_ply,
+    find_block,
+    leb128,
+    ply_decoder,
+)
+from bookgen.book.format.database import make_engine
+from bookgen.book.format.segment import Segment
+from bookgen.book.format.stored import segments_of
+from solver.bitboard import STANDARD, Board
+
+WIDE = Board(9, 6)  # best moves in two bytes
+BIG = Board(8, 7)  # keys of 64 bits
+
+
+def random_segment(
+    count: int, seed: int, *, best: bool = True, board: Board = STANDARD, low: int = 1, top=None
+) -> Segment:
+    """``count`` distinct sorted keys in ``[low, top)`` with scores and best-move bits."""
+    rng = np.random.default_rng(seed)
+    top = (1 << board.key_bits) - 1 if top is None else top
+    keys = np.unique(rng.integers(low, top, size=2 * count + 16, dtype=np.uint64, endpoint=False))
+    keys = np.sort(rng.choice(keys, size=count, replace=False))
+    scores = rng.integers(-board.max_score, board.max_score + 1, size=count).astype(np.int8)
+    bits = rng.integers(1, 1 << board.width, size=count).astype(board.column_set_type)
+    return Segment(keys, scores, bits if best else None)
+
+
+def same(a: Segment, b: Segment) -> bool:
+    return (
+        b.keys.dtype == np.uint64
+        and b.scores.dtype == np.int8
+        and np.array_equal(a.keys, b.keys)
+        and np.array_equal(a.scores, b.scores)
+        and (a.best is None) == (b.best is None)
+        and (a.best is None or (b.best is not None and np.array_equal(a.best, b.best)))
+    )
+
+
+def round_trip(segment: Segment, ply: int, board: Board = STANDARD, **options) -> EncodedPly:
+    """``segment`` encoded, its index through its bytes, and every block decoded back."""
+    encoded = encode_ply(segment, ply, board, **options)
+    index = decode_index(encode_index(encoded.index), ply)
+    assert np.array_equal(index.first_keys, encoded.index.first_keys)
+    assert np.array_equal(index.ends, encoded.index.ends)
+    assert index[:3] == encoded.index[:3] and index[5:] == encoded.index[5:]
+    at = 0
+    for no, block in enumerate(encoded.blocks):  # each block's place in the ply's blocks
+        assert index.span(no) == (at, len(block))
+        at += len(block)
+    back = decode_ply(replace(encoded, index=index), ply, board)
+    assert same(segment, back)
+    if segment.best is not None:
+        assert back.best is not None and back.best.dtype == np.dtype(board.column_set_type)
+    return encoded
+
+
+# -- round trips ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped_plies() -> dict[int, Segment]:
+    if not SHIPPED.exists():
+        pytest.skip("no book.db at the top level")
+    engine = make_engine(str(SHIPPED), readonly=True)
+    with engine.connect() as conn:
+        parts = segments_of(conn, STANDARD, str(SHIPPED))
+    engine.dispose()
+    return {ply: segments[0] for ply, segments in parts.items() if len(segments) == 1}
+
+
+def test_the_shipped_books_plies_read_back(shipped_plies):
+    # Every ply to 10 whole (a dictionary from ply 7), and 200 blocks of the last, with
+    # its best moves: the whole book is the slow test below.
+    for ply in range(11):
+        round_trip(shipped_plies[ply], ply)
+    last = max(shipped_plies)
+    whole = shipped_plies[last]
+    assert whole.best is not None
+    middle = len(whole.keys) // 2
+    part = Segment(*(a[middle : middle + 200 * BLOCK_SIZE] for a in whole))
+    encoded = round_trip(part, last)
+    assert len(encoded.blocks) == 200 and encoded.dictionary
+    assert encoded.index.best_bytes == 1
+
+
+@pytest.mark.slow  # about 30 s: ply 12 alone takes 20
+def test_the_whole_shipped_book_reads_back(shipped_plies):
+    for ply, segment in shipped_plies.items():
+        round_trip(segment, ply)
+
+
+@pytest.mark.parametrize("best", [True, False], ids=["best", "scores only"])
+def test_an_empty_ply(best):
+    board_best = np.empty(0, np.uint8) if best else None
+    encoded = round_trip(Segment(np.empty(0, np.uint64), np.empty(0, np.int8), board_best), 0)
+    assert encoded.blocks == [] and encoded.dictionary == b""
+    assert len(encode_index(encoded.index)) == HEADER.size + CRC.size
+    assert find_block(encoded.index.first_keys.tolist(), 5) == -1
+
+
+def test_a_ply_of_one_position():
+    one = Segment(np.array([7], np.uint64), np.array([-3], np.int8), np.array([0b100], np.uint8))
+    encoded = round_trip(one, 1)
+    (block,) = encoded.blocks
+    assert block[4] == 0  # no gaps: a keys frame of no bytes
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_a_ply_of_whole_blocks(blocks):
+    encoded = round_trip(random_segment(16 * blocks, seed=blocks, top=1 << 30), 9, block_size=16)
+    assert len(encoded.blocks) == blocks
+    assert [encoded.index.count_of(no) for no in range(blocks)] == [16] * blocks
+    short = round_trip(random_segment(16 * blocks + 1, seed=blocks, top=1 << 30), 9, block_size=16)
+    assert [short.index.count_of(no) for no in range(blocks + 1)] == [16] * blocks + [1]
+
+
+@pytest.mark.parametrize("best", [True, False], ids=["best", "scores only"])
+def test_a_wide_board_keeps_two_byte_best_moves(best):
+    segment = random_segment(3000, seed=2, best=best, board=WIDE)
+    assert segment.best is None or int(segment.best.max()) > 255
+    encoded = round_trip(segment, 14, WIDE, block_size=512)
+    assert encoded.index.best_bytes == (2 if best else 0)
+
+
+@pytest.mark.parametrize(
+    "low, top",
+    [(1 << 63, (1 << 64) - 1), (1, (1 << 64) - 1), ((1 << 64) - 5000, (1 << 64) - 1)],
+    ids=["above 2**63", "gaps of any length", "dense at the top"],
+)
+def test_keys_of_64_bits(low, top):
+    segment = random_segment(700, seed=3, board=BIG, low=low, top=top)
+    round_trip(segment, 20, BIG, block_size=100)
+
+
+def test_gaps_of_every_leb128_length():
+    # Gaps of 1 to 10 bytes, in one block and spread over blocks: both ways of reading them.
+    gaps = [1 << (7 * k) for k in range(10)] + [(1 << 7 * k) - 1 for k in range(1, 9)]
+    keys = np.cumsum(np.array([0, *gaps], dtype=np.uint64))
+    assert (keys[1:] > keys[:-1]).all()  # no sum past 2**64
+    segment = Segment(keys, np.zeros(len(keys), np.int8), None)
+    for size in (1, 2, 5, len(keys)):
+        round_trip(segment, 3, BIG, block_size=size)
+    digits, ends = leb128(np.array([0, 127, 128, (1 << 64) - 1], np.uint64))
+    assert digits.tobytes() == b"\x00\x7f\x80\x01" + b"\xff" * 9 + b"\x01"
+    assert ends.tolist() == [1, 2, 4, 14]
+
+
+def test_small_plies_have_no_dictionary_big_ones_do():
+    small = encode_ply(random_segment(500, seed=4, top=1 << 40), 5)
+    assert small.dictionary == b"" and small.index.dictionary_size == 0
+    steady = np.cumsum(np.random.default_rng(5).integers(1, 300, 60_000)).astype(np.uint64)
+    big = encode_ply(Segment(steady, np.zeros(len(steady), np.int8), None), 9, block_size=256)
+    assert 1024 <= len(big.dictionary) <= 1 << 16
+    assert big.index.dictionary_size == len(big.dictionary)
+    assert same(Segment(steady, np.zeros(len(steady), np.int8), None), decode_ply(big, 9))
+
+
+def test_encoding_is_deterministic_and_takes_other_integer_types():
+    segment = random_segment(5000, seed=6, top=1 << 45)
+    assert segment.best is not None
+    loose = Segment(
+        segment.keys.astype(np.uint64),
+        segment.scores.astype(np.int64),
+        segment.best.astype(np.int32),
+    )
+    first, second = encode_ply(segment, 9, block_size=256), encode_ply(loose, 9, block_size=256)
+    assert first.blocks == second.blocks and first.dictionary == second.dictionary
+    assert encode_index(first.index) == encode_index(second.index)
+
+
+@pytest.mark.parametrize(
+    "segment, why",
+    [
+        (Segment(np.array([3, 2], np.uint64), np.zeros(2, np.int8), None), "strictly increasing"),
+        (Segment(np.array([2, 2], np.uint64), np.zeros(2, np.int8), None), "strictly increasing"),
+        (Segment(np.array([2], np.uint64), np.array([22], np.int8), None), "score is outside"),
+        (Segment(np.array([2], np.uint64), np.zeros(1, np.int8), np.array([128])), "best moves"),
+        (Segment(np.array([2], np.uint64), np.zeros(2, np.int8), None), "2 scores"),
+    ],
+    ids=["descending", "repeated", "score", "best move", "lengths"],
+)
+def test_what_cannot_be_a_ply_is_refused(segment, why):
+    with pytest.raises(ValueError, match=why):
+        encode_ply(segment, 4)
+
+
+def test_reading_needs_no_numba():
+    code = (
+        "import sys, numpy as np\n"
+        "from bookgen.book.format.blocks import encode_ply, decode_ply\n"
+        "from bookgen.book.format.segment import Segment\n"
+        "s = Segment(np.arange(1, 3000, 7, dtype=np.uint64), np.zeros(429, np.int8), None)\n"
+        "assert np.array_equal(decode_ply(encode_ply(s, 8), 8).keys, s.keys)\n"
+        "assert 'numba' not in sys.modules, 'numba loaded'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+# -- finding a key's block -------------------------------------------------------------
+
+
+def test_the_index_finds_every_keys_block_and_the_block_around_any_other_key():
+    segment = random_segment(2000, seed=7, top=1 << 40)
+    encoded = encode_ply(segment, 10, block_size=64)
+    first = encoded.index.first_keys.tolist()
+    decoder = ply_decoder(encoded.dictionary, encoded.index, 10)
+    blocks = [
+        decode_block(blob, first[no], encoded.index.count_of(no), decoder, 10, no)
+        for no, blob in enumerate(encoded.blocks)
+    ]
+    for at, key in enumerate(segment.keys.tolist()):
+        no = find_block(first, key)
+        assert no == at // 64
+        inside = blocks[no].keys
+        found = int(inside.searchsorted(key))
+        assert int(inside[found]) == key and blocks[no].scores[found] == segment.scores[at]
+    # Keys between the ply's keys: the block whose range they fall in, which lacks them.
+    between = np.setdiff1d(segment.keys[:-1] + np.uint64(1), segment.keys)
+    assert len(between) > 1900
+    for key in between.tolist():
+        no = find_block(first, key)
+        assert first[no] < key and (no + 1 == len(first) or key < first[no + 1])
+        inside = blocks[no].keys
+        assert key not in inside and inside[0] < key
+    assert find_block(first, int(segment.keys[0]) - 1) == -1
+    assert find_block(first, 0) == -1
+    assert find_block(first, (1 << 64) - 1) == len(first) - 1
+    assert find_block(encoded.index.first_keys, int(segment.keys[-1])) == len(first) - 1
+
+
+# -- damage --------------------------------------------------------------------------
+
+
+def small_ply(best: bool = True) -> tuple[Segment, EncodedPly]:
+    segment = random_segment(150, seed=8, best=best, top=1 << 40)
+    return segment, encode_ply(segment, 11, block_size=50)
+
+
+def refused(blob, first_key, count, decoder, block_no: int = 1) -> str:
+    with pytest.raises(CorruptBookError) as info:
+        decode_block(blob, first_key, count, decoder, 11, block_no, STANDARD, "book.db")
+    message = str(info.value)
+    assert message.startswith(f"'book.db': ply 11 is damaged: its block {block_no} "), message
+    return message
+
+
+@pytest.mark.parametrize("best", [True, False], ids=["best", "scores only"])
+def test_every_flipped_byte_of_a_block_is_refused(best):
+    _, encoded = small_ply(best)
+    decoder = ply_decoder(encoded.dictionary, encoded.index, 11)
+    blob, first = encoded.blocks[1], int(encoded.index.first_keys[1])
+    for at in range(len(blob)):
+        for bit in (0, 7):  # the lowest and the highest bit of each byte, each in turn
+            changed = bytearray(blob)
+            changed[at] ^= 1 << bit
+            assert "fails its checksum" in refused(bytes(changed), first, 50, decoder)
+
+
+def test_a_truncated_or_lengthened_block_is_refused():
+    _, encoded = small_ply()
+    decoder = ply_decoder(encoded.dictionary, encoded.index, 11)
+    blob, first = encoded.blocks[1], int(encoded.index.first_keys[1])
+    for size in range(len(blob)):
+        refused(blob[:size], first, 50, decoder)
+    refused(blob + b"\x00", first, 50, decoder)
+
+
+def test_a_block_read_from_the_wrong_place_is_refused():
+    _, encoded = small_ply()
+    decoder = ply_decoder(encoded.dictionary, encoded.index, 11)
+    first = encoded.index.first_keys.tolist()
+    # Another block's bytes, or this block's with another count: its CRC starts from both.
+    refused(encoded.blocks[0], first[1], 50, decoder)
+    refused(encoded.blocks[1], first[1], 49, decoder)
+    refused(encoded.blocks[1], first[1] + 1, 50, decoder)
+
+
+def test_a_block_whose_ply_keeps_other_best_moves_is_refused():
+    _, with_best = small_ply(best=True)
+    _, without = small_ply(best=False)  # the same keys and scores
+    first = int(with_best.index.first_keys[1])
+    wants_none = ply_decoder(without.dictionary, without.index, 11)
+    assert "do not fit" in refused(with_best.blocks[1], first, 50, wants_none)
+    wants_best = ply_decoder(with_best.dictionary, with_best.index, 11)
+    assert "do not fit" in refused(without.blocks[1], first, 50, wants_best)
+
+
+def index_refused(data: bytes) -> str:
+    with pytest.raises(CorruptBookError) as info:
+        decode_index(data, 11, "book.db")
+    message = str(info.value)
+    assert message.startswith("'book.db': ply 11 is damaged: its block index "), message
+    return message
+
+
+def test_every_flipped_byte_of_an_index_is_refused():
+    _, encoded = small_ply()
+    data = encode_index(encoded.index)
+    assert data[:4] == MAGIC and len(data) == HEADER.size + 12 * 3 + CRC.size
+    for at in range(len(data)):
+        for bit in (0, 7):
+            changed = bytearray(data)
+            changed[at] ^= 1 << bit
+            assert "fails its checksum" in index_refused(bytes(changed))
+    for size in range(len(data)):
+        index_refused(data[:size])
+    assert "truncated" in index_refused(b"")
+
+
+def resealed(data: bytes) -> bytes:
+    """``data`` with its last four bytes the CRC-32 of the rest, as a writer's mistake."""
+    return data[: -CRC.size] + CRC.pack(zlib.crc32(data[: -CRC.size]))
+
+
+def test_an_index_with_a_good_crc_but_a_bad_body_is_refused():
+    _, encoded = small_ply()
+
+    def sealed(index) -> bytes:
+        return resealed(encode_index(index))
+
+    index = encoded.index
+    assert "unknown header" in index_refused(sealed(index._replace(best_bytes=3)))
+    assert "unknown header" in index_refused(resealed(b"C4BY" + sealed(index)[4:]))
+    assert "unknown header" in index_refused(
+        resealed(sealed(index)[:4] + b"\x02" + sealed(index)[5:])
+    )
+    assert "unknown header" in index_refused(sealed(index._replace(block_size=0)))
+    swapped = index.first_keys[::-1].copy()
+    assert "out of order" in index_refused(sealed(index._replace(first_keys=swapped)))
+    assert "not those of" in index_refused(sealed(index._replace(positions=151)))
+
+
+def test_a_damaged_dictionary_is_refused():
+    steady = np.cumsum(np.random.default_rng(9).integers(1, 300, 30_000)).astype(np.uint64)
+    encoded = encode_ply(Segment(steady, np.zeros(len(steady), np.int8), None), 11, block_size=256)
+    assert encoded.dictionary
+    for at in range(0, len(encoded.dictionary), 97):
+        changed = bytearray(encoded.dictionary)
+        changed[at] ^= 0x10
+        with pytest.raises(CorruptBookError, match="ply 11 is damaged: its keys dictionary"):
+            ply_decoder(bytes(changed), encoded.index, 11)
+    with pytest.raises(CorruptBookError, match="its keys dictionary fails its checksum"):
+        ply_decoder(b"", encoded.index, 11)
+    with pytest.raises(CorruptBookError, match="keep 1-byte best moves"):
+        ply_decoder(b"", encode_ply(random_segment(5, seed=1), 3).index, 3, WIDE)
