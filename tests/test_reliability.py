@@ -260,20 +260,21 @@ def test_sigterm_after_a_resume_fails_the_run_and_counts_what_was_stored(clean_b
 # -- a build stopped by a signal, in each of its steps ----------------------------------
 
 
-def test_a_stop_while_listing_never_starts_ray(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_while_listing_never_starts_ray(tmp_path, signum):
     """A new book from the empty board to ply 11: seconds of listing, which a SIGTERM
-    cuts short before any Ray starts."""
+    cuts short before any Ray starts (a closed terminal's SIGHUP once killed it outright)."""
     path = str(tmp_path / "listing.db")
     driver, marker = start_marked(
         [C4BOOK, "build", "--ply", "11", "--db", path, "--no-progress", "--table-log2", "20"]
     )
     wait_until(lambda: lock_rows(path), "the build's lock")  # it lists next
-    driver.send_signal(signal.SIGTERM)
+    driver.send_signal(signum)
     started_ray = False
     while driver.poll() is None:
         started_ray |= bool(ray_processes(marker, driver))
         time.sleep(0.05)
-    err = assert_stopped_cleanly(driver, marker, path, signal.SIGTERM)
+    err = assert_stopped_cleanly(driver, marker, path, signum)
     assert not started_ray and "wall by phase: list" in err and ", start " not in err
 
 
@@ -335,7 +336,9 @@ def test_build_help_names_the_exit_statuses():
     shown = subprocess.run(
         [C4BOOK, "build", "--help"], capture_output=True, text=True, timeout=60
     ).stdout
-    assert "exits 130 (Ctrl-C) or 143 (SIGTERM); a failure exits 1" in " ".join(shown.split())
+    assert "exits 130 (Ctrl-C), 143 (SIGTERM) or 129 (SIGHUP); a failure exits 1" in " ".join(
+        shown.split()
+    )
 
 
 def test_a_reader_holding_a_lock_makes_the_build_wait(clean_book, tmp_path, ray_session):

@@ -34,7 +34,7 @@ from ..book.write.store import BookStore
 from ..progress import progress_bar
 from .config import WORKER_TABLE_LOG2, BuildArgumentError, BuildConfig
 from .derive import derive
-from .interrupts import StopRequest, graceful_interrupts
+from .interrupts import WITH_HANGUP, StopRequest, graceful_interrupts
 from .listing import keys_by_ply
 from .missing import MissingKeys
 from .part import Part
@@ -95,7 +95,7 @@ def build(
         part=config.part and str(config.part),
     )
     # From the book's first write to the report: a signal in any step is a clean stop.
-    with graceful_interrupts() as stop:
+    with graceful_interrupts(WITH_HANGUP) as stop:
         _build_locked(config, summary, stop)
         if stop.is_set():  # also when it came during the last step: the run was stopped
             summary.interrupted, summary.stopped_by = True, stop.signal

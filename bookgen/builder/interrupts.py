@@ -1,4 +1,4 @@
-"""Stopping a build cleanly: Ctrl-C or SIGTERM becomes a request the driver honours.
+"""Stopping a build cleanly: Ctrl-C, SIGTERM or SIGHUP becomes a request the driver honours.
 
 ``timeout``, a cluster scheduler, ``ray job stop`` or the end of a login
 session stop a build with SIGTERM; a terminal with Ctrl-C (SIGINT).  Either
@@ -12,8 +12,8 @@ Ray installs SIGTERM handlers of its own (``ray.init``'s exits at once);
 ``ray_connect`` keeps them out, and the handlers are armed again once Ray is
 up and after it shut down all the same.
 
-``merge`` stops the same way, between slices, on SIGHUP (a closed terminal)
-too: its exit status is 129 then.  ``export``, whose every step an interrupt
+A closed terminal (SIGHUP) stops a build, and ``merge`` between slices, the same
+way: the exit status is 129 then.  ``export``, whose every step an interrupt
 may cut (it leaves no file), has SIGTERM and SIGHUP raise at once, as Ctrl-C
 does (``signals_as_interrupts``).  Either way the exception is a ``Stopped``
 (a ``KeyboardInterrupt``) naming the signal, and the command line says which

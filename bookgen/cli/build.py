@@ -29,9 +29,9 @@ def add(commands) -> argparse.ArgumentParser:
         "Only the last ply is searched, on Ray workers; shallower plies follow "
         "from their children. A book that already holds the ply above grows "
         "cheaply: its entries bound each new position's score before the search. "
-        "Rerunning the same command resumes. Ctrl-C or SIGTERM stops cleanly in "
-        "any step, keeping every finished batch, and exits 130 (Ctrl-C) or 143 "
-        "(SIGTERM); a failure exits 1.",
+        "Rerunning the same command resumes. Ctrl-C, SIGTERM or SIGHUP (a closed "
+        "terminal) stops cleanly in any step, keeping every finished batch, and "
+        "exits 130 (Ctrl-C), 143 (SIGTERM) or 129 (SIGHUP); a failure exits 1.",
     )
     parser.add_argument(
         "--ply", type=whole, required=True, help="last ply (stones on the board) to cover"
