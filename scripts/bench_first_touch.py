@@ -88,7 +88,7 @@ def sample(db: str, per_ply: int, many: int, seed: int) -> dict:
 
     with Book.open(db) as book:
         root = book.info.root
-        keys = {ply: s.keys for ply, s in book._plies.segments.items()}
+        keys = {ply: book.slice_of(ply, 0, n)[0] for ply, n in book.count_by_ply().items()}
     each = [
         m
         for ply in sorted(keys)

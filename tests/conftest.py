@@ -183,14 +183,15 @@ def edit_ply(path: str, ply: int, edit) -> None:
         conn.commit()
 
 
-def unseal(path: str, version: int = 4) -> None:
-    """Turn a book's segments back into one row per position, as schema version 2 kept
+def unseal(path: str, version: int = 5) -> None:
+    """Turn a book's sealed plies back into one row per position, as schema version 2 kept
     them: a derived ply (the next one complete) with its best moves and move scores, the
     deepest with its best moves and no move scores; no node counts (0).
 
-    ``version`` 4: a book of this version whose plies are all still rows, each with its
+    ``version`` 5: a book of this version whose plies are all still rows, each with its
     checksum (an upgrade from version 2 interrupted before it packed anything).
-    ``version`` 3: the same without checksums, as version 3 kept them.  ``version`` 2: the
+    ``version`` 4: the same without the tables of blocks, as version 4 kept it.
+    ``version`` 3: without checksums too, as version 3 kept them.  ``version`` 2: the
     segments table goes too, as a book written by c4book before segments.
     """
     import json
@@ -237,6 +238,8 @@ def unseal(path: str, version: int = 4) -> None:
             conn.execute("DELETE FROM meta WHERE name = 'meta_checksum'")
         else:  # each row's checksum written below
             rows = [(*row, 0) for row in rows]
+        for table in ("sealed_plies", "block_chunks"):
+            conn.execute(f"DELETE FROM {table}" if version >= 5 else f"DROP TABLE {table}")
         conn.executemany(f"INSERT INTO positions VALUES ({', '.join('?' * len(rows[0]))})", rows)
         if version == 2:
             conn.execute("DROP TABLE segments")
@@ -244,7 +247,7 @@ def unseal(path: str, version: int = 4) -> None:
             conn.execute("DELETE FROM segments")
         conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
         conn.commit()
-    if version == 4:
+    if version >= 4:
         stamp(path)
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("VACUUM")

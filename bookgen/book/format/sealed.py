@@ -1,0 +1,155 @@
+"""Sealed plies as stored: each ply's block index and keys dictionary, and its blocks, read checked.
+
+A sealed ply is one ``sealed_plies`` row (its index, its keys dictionary and
+the size of its chunks) and its blocks laid end to end in ``block_chunks``
+rows (``schema``); the codec is ``blocks``.  ``sealed_plies`` reads the
+indexes (what a reader opens), ``block_query`` and ``decode`` read one block
+(what a lookup reads, ``read.lazy``), and ``read_sealed`` a whole ply (what
+the writer and ``verify`` read).  A missing or damaged index, dictionary or
+block raises ``CorruptBookError`` naming the ply (and the block): never a
+wrong answer.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import NamedTuple
+
+import numpy as np
+from sqlalchemy import func, select
+
+from solver.bitboard import Board
+
+from .blocks import BlockIndex, Decoder, decode_block, decode_blocks, decode_index, ply_decoder
+from .errors import damaged_ply
+from .schema import CHUNK_BITS, ChunkRow, SealedRow, chunk_id
+from .segment import Segment
+
+
+class SealedPly(NamedTuple):
+    """A sealed ply's index, opened: what finds and decodes its blocks."""
+
+    ply: int
+    block_index: BlockIndex
+    decoder: Decoder  # not for two threads at once (``blocks.Decoder``)
+    first_keys: list[int]  # the index's, as a list: ``bisect`` on one beats numpy's per-call cost
+    chunk_size: int
+
+    def __len__(self) -> int:
+        return self.block_index.positions
+
+    @property
+    def blocks(self) -> int:
+        return len(self.first_keys)
+
+    def block_of(self, key: int) -> int:
+        """The block that holds ``key`` if any does; -1 for a key below the ply's first."""
+        return bisect_right(self.first_keys, key) - 1
+
+    def chunks_of(self, number: int) -> tuple[int, int, int]:
+        """``(first chunk id, last chunk id, offset in the first)`` of block ``number``."""
+        start, size = self.block_index.span(number)
+        first = start // self.chunk_size
+        last = (start + max(size, 1) - 1) // self.chunk_size
+        return chunk_id(self.ply, first), chunk_id(self.ply, last), start - first * self.chunk_size
+
+
+def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[int, SealedPly]:
+    """The sealed plies on ``conn`` (``ply`` alone if given), their indexes read and checked."""
+    query = select(
+        SealedRow.ply,
+        SealedRow.positions,
+        SealedRow.chunk_size,
+        SealedRow.index,
+        SealedRow.dictionary,
+    )
+    if ply is not None:
+        query = query.where(SealedRow.ply == ply)
+    found = {}
+    for at, positions, chunk_size, index, dictionary in conn.execute(query.order_by(SealedRow.ply)):
+        decoded = decode_index(index, at, db)
+        if positions != decoded.positions or chunk_size < 1:
+            raise damaged_ply(
+                at, f"its index holds {decoded.positions} positions, its row {positions}", db
+            )
+        decoder = ply_decoder(dictionary, decoded, at, board, db)
+        found[at] = SealedPly(at, decoded, decoder, decoded.first_keys.tolist(), chunk_size)
+    return found
+
+
+def decode(sealed: SealedPly, number: int, chunks: list[bytes], board: Board, db: str) -> Segment:
+    """Block ``number`` of ``sealed`` from the chunks that hold it (``chunks_of``)."""
+    _, size = sealed.block_index.span(number)
+    first, last, offset = sealed.chunks_of(number)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    if len(chunks) != last - first + 1 or len(data) < offset + size:
+        raise damaged_ply(sealed.ply, f"its block {number} is cut short", db)
+    return _decode(sealed, number, memoryview(data)[offset : offset + size], board, db)
+
+
+def _decode(sealed: SealedPly, number: int, data: memoryview, board: Board, db: str) -> Segment:
+    return decode_block(
+        data,
+        sealed.first_keys[number],
+        sealed.block_index.count_of(number),
+        sealed.decoder,
+        sealed.ply,
+        number,
+        board,
+        db,
+    )
+
+
+def read_block(conn, sealed: SealedPly, number: int, board: Board, db: str) -> Segment:
+    """Block ``number`` of ``sealed``, read through SQLAlchemy's ``conn`` and decoded."""
+    first, last, _ = sealed.chunks_of(number)
+    chunks = conn.execute(
+        select(ChunkRow.data).where(ChunkRow.id >= first, ChunkRow.id <= last).order_by(ChunkRow.id)
+    ).scalars()
+    return decode(sealed, number, list(chunks), board, db)
+
+
+def read_sealed(conn, sealed: SealedPly, board: Board, db: str) -> Segment:
+    """Every block of ``sealed`` decoded and joined: the whole ply, in key order."""
+    chunks = conn.execute(
+        select(ChunkRow.data)
+        .where(ChunkRow.id >= chunk_id(sealed.ply, 0), ChunkRow.id < chunk_id(sealed.ply + 1, 0))
+        .order_by(ChunkRow.id)
+    ).scalars()
+    return decode_all(sealed, list(chunks), board, db)
+
+
+def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) -> Segment:
+    """Every block of ``sealed`` from all its chunks, in order: the whole ply."""
+    ends = sealed.block_index.ends
+    size = int(ends[-1]) if len(ends) else 0
+    data = b"".join(chunks)
+    if len(chunks) != -(-size // sealed.chunk_size) or len(data) != size:
+        raise damaged_ply(sealed.ply, f"its blocks take {len(data)} bytes, not {size}", db)
+    view = memoryview(data)
+    spans = [sealed.block_index.span(n) for n in range(sealed.blocks)]
+    return decode_blocks(
+        [view[start : start + length] for start, length in spans],
+        sealed.first_keys,
+        [sealed.block_index.count_of(n) for n in range(sealed.blocks)],
+        sealed.decoder,
+        sealed.ply,
+        0,
+        db,
+    )
+
+
+def sealed_sizes(conn) -> dict[int, tuple[int, int]]:
+    """Per sealed ply: ``(positions, bytes)``, its blocks, index and dictionary counted."""
+    chunks = dict(
+        conn.execute(
+            select(ChunkRow.id // (1 << CHUNK_BITS), func.sum(func.length(ChunkRow.data))).group_by(
+                ChunkRow.id // (1 << CHUNK_BITS)
+            )
+        ).all()
+    )
+    head = func.length(SealedRow.index) + func.length(SealedRow.dictionary)
+    return {
+        int(ply): (int(positions), int(size) + int(chunks.get(ply, 0)))
+        for ply, positions, size in conn.execute(select(SealedRow.ply, SealedRow.positions, head))
+    }
