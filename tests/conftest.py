@@ -131,6 +131,20 @@ def segment_rows(path: str, ply: int) -> list[tuple[int, int, bytes]]:
         ).fetchall()
 
 
+def sealed_bytes(path: str) -> dict[int, bytes]:
+    """Each sealed ply's stored bytes: its index, its keys dictionary and its chunks, joined."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        found = {
+            ply: index + dictionary
+            for ply, index, dictionary in conn.execute(
+                'SELECT ply, "index", dictionary FROM sealed_plies'
+            )
+        }
+        for row_id, data in conn.execute("SELECT id, data FROM block_chunks ORDER BY id"):
+            found[row_id >> 32] += data
+    return found
+
+
 def free_pages(path: str) -> tuple[int, int]:
     """``(pages no row uses, page size)`` of a SQLite book."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
@@ -142,45 +156,42 @@ def free_pages(path: str) -> tuple[int, int]:
 
 def edit_ply(path: str, ply: int, edit) -> None:
     """Change a sealed ply's entries behind the project's back, as a wrong but undamaged
-    book would have them: its one segment unpacked, ``edit(Segment) -> Segment`` applied
-    (numpy arrays; the result is put back in key order) and packed again, checksum and
-    all.  A ply with no segment yet starts empty."""
+    book would have them: its blocks decoded, ``edit(Segment) -> Segment`` applied (numpy
+    arrays; the result is put back in key order) and sealed again, checksums and all.  A
+    ply not sealed yet starts empty."""
     import numpy as np
 
-    from bookgen.book.format.segment import Segment, pack, unpack
+    from bookgen.book.format.database import make_engine
+    from bookgen.book.format.sealed import read_sealed, sealed_plies
+    from bookgen.book.format.segment import Segment
+    from bookgen.book.write.sealed import write_sealed
+    from solver.bitboard import STANDARD
 
-    found = segment_rows(path, ply)
-    assert len(found) <= 1, f"ply {ply} has {len(found)} segments"
-    before = (
-        unpack(found[0][2], ply)
-        if found
-        else Segment(np.empty(0, np.uint64), np.empty(0, np.int8), None)
-    )
-    keys, scores, best = edit(
-        Segment(
-            before.keys.copy(),
-            before.scores.copy(),
-            None if before.best is None else before.best.copy(),
-        )
-    )
-    order = np.argsort(np.asarray(keys, dtype=np.uint64), kind="stable")
-    after = Segment(
-        np.asarray(keys, dtype=np.uint64)[order],
-        np.asarray(scores, dtype=np.int8)[order],
-        None if best is None else np.asarray(best, dtype=np.uint8)[order],
-    )
-    with closing(sqlite3.connect(path)) as conn:
-        if found:
-            conn.execute(
-                "UPDATE segments SET data = ?, count = ? WHERE id = ?",
-                (pack(after), len(after.keys), found[0][0]),
+    engine = make_engine(path)
+    try:
+        with engine.begin() as conn:
+            sealed = sealed_plies(conn, STANDARD, path, ply).get(ply)
+            before = (
+                read_sealed(conn, sealed, STANDARD, path)
+                if sealed is not None
+                else Segment(np.empty(0, np.uint64), np.empty(0, np.int8), None)
             )
-        else:
-            conn.execute(
-                "INSERT INTO segments (ply, count, data) VALUES (?, ?, ?)",
-                (ply, len(after.keys), pack(after)),
+            keys, scores, best = edit(
+                Segment(
+                    before.keys.copy(),
+                    before.scores.copy(),
+                    None if before.best is None else before.best.copy(),
+                )
             )
-        conn.commit()
+            order = np.argsort(np.asarray(keys, dtype=np.uint64), kind="stable")
+            after = Segment(
+                np.asarray(keys, dtype=np.uint64)[order],
+                np.asarray(scores, dtype=np.int8)[order],
+                None if best is None else np.asarray(best, dtype=np.uint8)[order],
+            )
+            write_sealed(conn, ply, after, STANDARD)
+    finally:
+        engine.dispose()
 
 
 def unseal(path: str, version: int = 5) -> None:

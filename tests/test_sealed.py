@@ -40,7 +40,7 @@ def test_every_sealed_ply_reads_back_whole_and_sized(small_book_path):
             assert all(opened[p].decoder.best_type is None for p in range(8, SMALL_PLY))
             whole = read_sealed(conn, opened[SMALL_PLY], STANDARD, small_book_path)
             assert len(whole.keys) == 574 and (whole.keys[1:] > whole.keys[:-1]).all()
-            sizes = sealed_sizes(conn)
+            sizes = sealed_sizes(conn, STANDARD, small_book_path)
     finally:
         engine.dispose()
     assert {ply: n for ply, (n, _) in sizes.items()} == COUNTS

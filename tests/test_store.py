@@ -24,6 +24,7 @@ from conftest import (
     damage_middle_page,
     entries,
     run_sql,
+    sealed_bytes,
 )
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
@@ -806,20 +807,6 @@ def segments(path: str) -> dict[int, list[bytes]]:
     return found
 
 
-def sealed(path: str) -> dict[int, bytes]:
-    """Each sealed ply's stored bytes: its index, its dictionary and its chunks, joined."""
-    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
-        found = {
-            ply: index + dictionary
-            for ply, index, dictionary in conn.execute(
-                'SELECT ply, "index", dictionary FROM sealed_plies'
-            )
-        }
-        for row_id, data in conn.execute("SELECT id, data FROM block_chunks ORDER BY id"):
-            found[row_id >> 32] += data
-    return found
-
-
 def test_seal_makes_a_ply_blocks_in_place_of_its_rows(store, frontier_rows, derived_row):
     store.insert_new(as_rows(frontier_rows))
     store.upsert(as_rows([derived_row]))
@@ -833,7 +820,7 @@ def test_seal_makes_a_ply_blocks_in_place_of_its_rows(store, frontier_rows, deri
     store.seal(12, rows)
     assert store.row_counts() == {11: 1} and store.count_by_ply() == {11: 1, 12: 3}
     assert store.is_sealed(12) and not store.is_sealed(11) and store.complete_plies() == [12]
-    blob = sealed(store.db)[12]
+    blob = sealed_bytes(store.db)[12]
     assert segments(store.db) == {} and store.storage_by_ply() == {
         11: (0, 0, 1),
         12: (3, len(blob), 0),
@@ -846,7 +833,7 @@ def test_seal_makes_a_ply_blocks_in_place_of_its_rows(store, frontier_rows, deri
     assert store.keys_at(12, int(rows.keys[1])).tolist() == rows.keys[1:].tolist()
     assert store.keys_at(12, 0, int(rows.keys[1])).tolist() == rows.keys[:1].tolist()
     store.seal(12, store.entries_at(12))  # again: the same blocks
-    assert sealed(store.db)[12] == blob and table(store.db) == [derived_row]
+    assert sealed_bytes(store.db)[12] == blob and table(store.db) == [derived_row]
 
 
 def test_sealing_a_ply_drops_the_best_moves_of_the_complete_ply_above(
@@ -916,7 +903,7 @@ def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_bo
         assert store.row_counts() == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
     finally:
         store.close()
-    assert entries(path) == before and segments(path) == {} and sealed(path) == {}
+    assert entries(path) == before and segments(path) == {} and sealed_bytes(path) == {}
     assert len(table(path)) == 753  # every row still there, as it was
     with Book.open(path) as book:
         assert book.get_many(asked) == answers

@@ -24,7 +24,7 @@ bytes at all (a block of one position has no gaps).
     index:  0       4     magic b"C4BX"
             4       1     version (1)
             5       1     best-move bytes a position: 0 (none kept), 1, or 2 (width 9)
-            6       2     reserved (0)
+            6       2     chunk size: bytes a stored chunk of the ply's blocks (0: not cut)
             8       4     block size N: positions a block, the last block fewer
             12      4     positions n of the ply; blocks B = ceil(n / N)
             16      4     bytes of the ply's keys dictionary (0: none)
@@ -75,6 +75,7 @@ DICTIONARY_MIN, DICTIONARY_MAX, DICTIONARY_SHARE = 1 << 10, 1 << 16, 32
 TRAINING_BYTES = 100  # samples to train on: about 100 times the dictionary (zstd's advice)
 MAGICLESS = zstandard.FORMAT_ZSTD1_MAGICLESS  # saves 4 bytes a frame: the index says what is where
 
+
 class BlockIndex(NamedTuple):
     """A ply's index: where each block is and what it starts with."""
 
@@ -85,6 +86,7 @@ class BlockIndex(NamedTuple):
     ends: np.ndarray  # uint32: block i is bytes ends[i - 1] (0 for the first) to ends[i]
     dictionary_size: int
     dictionary_crc: int
+    chunk_size: int = 0  # how the blocks are stored, cut in chunks (``format.sealed``); 0: not
 
     def count_of(self, block_no: int) -> int:
         """Positions in block ``block_no``."""
@@ -235,7 +237,7 @@ def encode_index(index: BlockIndex) -> bytes:
         MAGIC,
         VERSION,
         index.best_bytes,
-        0,
+        index.chunk_size,
         index.block_size,
         index.positions,
         index.dictionary_size,
@@ -263,7 +265,7 @@ def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIn
     view = memoryview(data)
     if CRC.unpack_from(view, len(view) - CRC.size)[0] != zlib.crc32(view[: -CRC.size]):
         raise damaged("fails its checksum")
-    magic, version, best_bytes, _, block_size, positions, size, crc = HEADER.unpack_from(view)
+    magic, version, best_bytes, chunk, block_size, positions, size, crc = HEADER.unpack_from(view)
     if magic != MAGIC or version != VERSION or best_bytes not in (0, 1, 2) or block_size < 1:
         raise damaged("has an unknown header")
     blocks = -(-positions // block_size)
@@ -276,7 +278,7 @@ def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIn
         (first_keys[1:] > first_keys[:-1]).all() and (ends[1:] > ends[:-1]).all() and ends[0] > 0
     ):
         raise damaged("holds keys or ends out of order")
-    return BlockIndex(positions, block_size, best_bytes, first_keys, ends, size, crc)
+    return BlockIndex(positions, block_size, best_bytes, first_keys, ends, size, crc, chunk)
 
 
 def ply_decoder(

@@ -74,13 +74,12 @@ class SegmentRow(Base):
 
 class SealedRow(Base):
     """A sealed ply: its block index and keys dictionary (``blocks.encode_index``); its
-    blocks, laid end to end, are cut into ``ChunkRow``s of ``chunk_size`` bytes."""
+    blocks, laid end to end, are cut into ``ChunkRow``s of the index's chunk size."""
 
     __tablename__ = "sealed_plies"
 
     ply: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False)
     positions: Mapped[int] = mapped_column(Integer)
-    chunk_size: Mapped[int] = mapped_column(Integer)
     index: Mapped[bytes] = mapped_column(LargeBinary)
     dictionary: Mapped[bytes] = mapped_column(LargeBinary)
 
@@ -89,7 +88,8 @@ class SealedRow(Base):
 
 
 class ChunkRow(Base):
-    """``chunk_size`` bytes of a sealed ply's blocks (the last chunk fewer): on SQLite, a
+    """A chunk of a sealed ply's blocks, as many bytes as its index says (the last chunk
+    fewer): on SQLite, a
     chunk fills one page, so a book is no larger than its blocks, and a block is read in
     one or two short queries, with no lock held between them."""
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import NamedTuple
 
-import numpy as np
 from sqlalchemy import func, select
 
 from solver.bitboard import Board
 
 from .blocks import BlockIndex, Decoder, decode_block, decode_blocks, decode_index, ply_decoder
-from .errors import damaged_ply
+from .errors import CorruptBookError, damaged_ply
+from .keys import walker
 from .schema import CHUNK_BITS, ChunkRow, SealedRow, chunk_id
 from .segment import Segment
 
@@ -33,10 +33,13 @@ class SealedPly(NamedTuple):
     block_index: BlockIndex
     decoder: Decoder  # not for two threads at once (``blocks.Decoder``)
     first_keys: list[int]  # the index's, as a list: ``bisect`` on one beats numpy's per-call cost
-    chunk_size: int
 
     def __len__(self) -> int:
         return self.block_index.positions
+
+    @property
+    def chunk_size(self) -> int:
+        return self.block_index.chunk_size
 
     @property
     def blocks(self) -> int:
@@ -56,32 +59,59 @@ class SealedPly(NamedTuple):
 
 def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[int, SealedPly]:
     """The sealed plies on ``conn`` (``ply`` alone if given), their indexes read and checked."""
-    query = select(
-        SealedRow.ply,
-        SealedRow.positions,
-        SealedRow.chunk_size,
-        SealedRow.index,
-        SealedRow.dictionary,
-    )
+    query = select(SealedRow.ply, SealedRow.positions, SealedRow.index, SealedRow.dictionary)
     if ply is not None:
         query = query.where(SealedRow.ply == ply)
     found = {}
-    for at, positions, chunk_size, index, dictionary in conn.execute(query.order_by(SealedRow.ply)):
+    for row in conn.execute(query.order_by(SealedRow.ply)):
+        at, _, index, dictionary = _checked(row, board, db)
         decoded = decode_index(index, at, db)
-        if positions != decoded.positions or chunk_size < 1:
-            raise damaged_ply(
-                at, f"its index holds {decoded.positions} positions, its row {positions}", db
-            )
         decoder = ply_decoder(dictionary, decoded, at, board, db)
-        found[at] = SealedPly(at, decoded, decoder, decoded.first_keys.tolist(), chunk_size)
+        found[at] = SealedPly(at, decoded, decoder, decoded.first_keys.tolist())
     return found
+
+
+_ROW = (int, int, bytes, bytes)  # what each column of a ``sealed_plies`` row must be
+
+
+def _checked(row, board: Board, db: str) -> tuple:
+    """A ``sealed_plies`` row as c4book writes it: each value of its type (SQLite keeps any
+    value in any column: a damaged type byte makes an integer text), and its ply and
+    positions those of its index (a row whose ply was damaged moves the ply elsewhere)."""
+    if any(type(value) is not kind for value, kind in zip(row, _ROW, strict=True)):
+        raise damaged_ply(row[0], "its index's row holds a value of the wrong type", db)
+    ply, positions, index, _ = row
+    decoded = decode_index(index, ply, db)
+    if positions and decoded.chunk_size < 1:
+        raise damaged_ply(ply, "its index says no chunk size", db)
+    if positions != decoded.positions:
+        raise damaged_ply(
+            ply, f"its index holds {decoded.positions} positions, its row {positions}", db
+        )
+    if positions:
+        _, masks = walker(board).boards_of_keys(decoded.first_keys[[0, -1]])
+        stones = [int(mask).bit_count() for mask in masks.tolist()]
+        if stones != [ply, ply]:
+            raise damaged_ply(ply, f"its index holds positions of {stones[0]} stones", db)
+    return tuple(row)
+
+
+def sealed_and_more(ply: int, db: str) -> CorruptBookError:
+    """The error of a sealed ply that also holds segments or rows: none is written so."""
+    return damaged_ply(ply, "it is sealed, yet it holds rows or segments too", db)
+
+
+def _joined(chunks: list[bytes], ply: int, db: str) -> bytes:
+    if any(type(chunk) is not bytes for chunk in chunks):
+        raise damaged_ply(ply, "a chunk of its blocks is not bytes", db)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def decode(sealed: SealedPly, number: int, chunks: list[bytes], board: Board, db: str) -> Segment:
     """Block ``number`` of ``sealed`` from the chunks that hold it (``chunks_of``)."""
     _, size = sealed.block_index.span(number)
     first, last, offset = sealed.chunks_of(number)
-    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    data = _joined(chunks, sealed.ply, db)
     if len(chunks) != last - first + 1 or len(data) < offset + size:
         raise damaged_ply(sealed.ply, f"its block {number} is cut short", db)
     return _decode(sealed, number, memoryview(data)[offset : offset + size], board, db)
@@ -123,8 +153,9 @@ def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) ->
     """Every block of ``sealed`` from all its chunks, in order: the whole ply."""
     ends = sealed.block_index.ends
     size = int(ends[-1]) if len(ends) else 0
-    data = b"".join(chunks)
-    if len(chunks) != -(-size // sealed.chunk_size) or len(data) != size:
+    data = _joined(chunks, sealed.ply, db) if chunks else b""
+    expected = -(-size // sealed.chunk_size) if size else 0
+    if len(chunks) != expected or len(data) != size:
         raise damaged_ply(sealed.ply, f"its blocks take {len(data)} bytes, not {size}", db)
     view = memoryview(data)
     spans = [sealed.block_index.span(n) for n in range(sealed.blocks)]
@@ -139,17 +170,15 @@ def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) ->
     )
 
 
-def sealed_sizes(conn) -> dict[int, tuple[int, int]]:
+def sealed_sizes(conn, board: Board, db: str) -> dict[int, tuple[int, int]]:
     """Per sealed ply: ``(positions, bytes)``, its blocks, index and dictionary counted."""
-    chunks = dict(
-        conn.execute(
-            select(ChunkRow.id // (1 << CHUNK_BITS), func.sum(func.length(ChunkRow.data))).group_by(
-                ChunkRow.id // (1 << CHUNK_BITS)
-            )
-        ).all()
+    chunks: dict[int, int] = {}
+    for row_id, size in conn.execute(select(ChunkRow.id, func.length(ChunkRow.data))):
+        chunks[row_id >> CHUNK_BITS] = chunks.get(row_id >> CHUNK_BITS, 0) + size
+    rows = conn.execute(
+        select(SealedRow.ply, SealedRow.positions, SealedRow.index, SealedRow.dictionary)
     )
-    head = func.length(SealedRow.index) + func.length(SealedRow.dictionary)
     return {
-        int(ply): (int(positions), int(size) + int(chunks.get(ply, 0)))
-        for ply, positions, size in conn.execute(select(SealedRow.ply, SealedRow.positions, head))
+        ply: (positions, len(index) + len(dictionary) + int(chunks.get(ply, 0)))
+        for ply, positions, index, dictionary in (_checked(row, board, db) for row in rows)
     }

@@ -22,7 +22,7 @@ from .checksum import check_meta
 from .database import key_offset
 from .rows import read_rows
 from .schema import Entry, Meta, SealedRow, SegmentRow
-from .sealed import read_sealed, sealed_plies, sealed_sizes
+from .sealed import read_sealed, sealed_and_more, sealed_plies, sealed_sizes
 from .segment import Segment, check_row, merge, unpack
 
 KEY_LIMIT = (1 << 64) - 1  # above every key of every board
@@ -76,6 +76,8 @@ class StoredBook:
             with self.engine.connect() as conn:
                 parts = segments_of(conn, self.board, self.db, ply).get(ply, [])
                 if (sealed := sealed_plies(conn, self.board, self.db, ply).get(ply)) is not None:
+                    if parts:
+                        raise sealed_and_more(ply, self.db)
                     parts.insert(0, read_sealed(conn, sealed, self.board, self.db))
             self._segments[ply] = merge(parts, ply, self.db) if parts else None
         return self._segments[ply]
@@ -130,7 +132,7 @@ class StoredBook:
     def storage_by_ply(self) -> dict[int, tuple[int, int, int]]:
         """Per ply: ``(positions packed, bytes of their blocks or segments, rows not packed)``."""
         with self.engine.connect() as conn:
-            sealed = sealed_sizes(conn)
+            sealed = sealed_sizes(conn, self.board, self.db)
             packed = {
                 ply: (int(n), int(size))
                 for ply, n, size in conn.execute(

@@ -25,7 +25,7 @@ from solver.bitboard import STANDARD, Board
 from ..format.errors import damaged_ply
 from ..format.rows import read_rows
 from ..format.scores import entry_code
-from ..format.sealed import read_sealed, sealed_plies
+from ..format.sealed import read_sealed, sealed_and_more, sealed_plies
 from ..format.segment import Segment, merge
 from ..format.stored import segments_of
 from .family import Family
@@ -188,7 +188,7 @@ class Plies:
                 db,
             )
         if both := sorted(set(parts) & set(sealed)):  # (a reader holds one or the other)
-            raise damaged_ply(both[0], "it is sealed, yet it holds rows or segments too", db)
+            raise sealed_and_more(both[0], db)
         plies = cls(
             {ply: merge(p, ply, db) for ply, p in parts.items()},
             row_counts,

@@ -40,8 +40,7 @@ def write_sealed(conn, ply: int, segment: Segment, board: Board) -> None:
         insert(SealedRow).values(
             ply=ply,
             positions=encoded.index.positions,
-            chunk_size=size,
-            index=encode_index(encoded.index),
+            index=encode_index(encoded.index._replace(chunk_size=size)),
             dictionary=encoded.dictionary,
         )
     )
