@@ -24,16 +24,30 @@ from bookgen.play.levels import LEVELS
 from solver import Position
 
 
-def openings(count: int, plies: int, seed: int) -> list[str]:
-    """``count`` distinct random openings of ``plies`` moves with no game over."""
+def openings(
+    count: int, plies: int, seed: int, book: Book | None = None, within: int | None = None
+) -> list[str]:
+    """``count`` distinct random openings of ``plies`` moves with no game over.
+
+    With a ``book`` and ``within``, only openings whose exact score the book gives
+    as at most ``within`` either way (drawn, or won only with one of the last
+    stones), and no two the mirror image of each other.
+    """
     rng = random.Random(seed)
     found: list[str] = []
+    seen: set[int] = set()
     while len(found) < count:
         position = Position()
-        while position.ply < plies:
+        while position.ply < plies and not position.is_game_over:
             position = position.play(rng.choice(position.legal_moves()))
-        if not position.is_game_over and position.moves not in found:
-            found.append(position.moves)
+        if position.is_game_over or position.moves in found:
+            continue
+        if book is not None and within is not None:
+            entry = book.get(position)
+            if entry is None or abs(entry.score) > within or position.canonical_key in seen:
+                continue
+            seen.add(position.canonical_key)
+        found.append(position.moves)
     return found
 
 

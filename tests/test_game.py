@@ -16,6 +16,7 @@ from conftest import SMALL_ROOT, c4book_command
 
 from bookgen import Book, BookNotFoundError, Player
 from bookgen.play.game import board_text, play_game, run_play
+from bookgen.play.levels import LEVELS
 from solver import Position, Solver
 
 EMPTY_BOARD = "\n".join([". . . . . . ."] * 6 + ["1 2 3 4 5 6 7"])
@@ -340,6 +341,15 @@ def test_play_command_with_a_level_and_hints():
     assert [how for col, how in ai] == ["looked 2 plies ahead"] * 2
     again = c4book(*command, stdin="4\n4\nq\n")
     assert ai_lines(again.stdout) == ai  # the same seed, the same game
+
+
+def test_play_help_rates_each_level():
+    result = c4book("play", "--help", stdin="")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())  # argparse wraps the help
+    for level in LEVELS.values():
+        assert f"{level.rated}: {level.about}" in text
+    assert "beginner (Elo " in text
 
 
 def test_play_command_rejects_an_unknown_level(small_book_path):

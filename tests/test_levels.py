@@ -1,5 +1,6 @@
 """``bookgen.play.levels``: the level table and the near-equal choice."""
 
+import itertools
 import random
 import re
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bookgen.play.levels import DEFAULT_LEVEL, LEVELS, LevelError, get_level, pick_near_best
+from bookgen.play.ratings import expected
 from solver import C4Error
 
 
@@ -21,6 +23,8 @@ def test_levels_go_from_beginner_to_perfect():
     )
     assert LEVELS["expert"].nodes and LEVELS["expert"].depth is None
     assert (LEVELS["perfect"].nodes, LEVELS["perfect"].depth) == (None, None)
+    # Only perfect play reads the book: with it every level plays its first plies perfectly.
+    assert [name for name, level in LEVELS.items() if level.reads_book] == ["perfect"]
 
 
 def test_get_level():
@@ -49,14 +53,44 @@ def test_each_level_says_how_it_plays_from_its_numbers():
         "looks 4 plies ahead with the evaluation, then picks at "
         "random among the moves within 25 points of the best"
     )
-    assert LEVELS["expert"].about == "the book, then the anytime search with 100,000 nodes a move"
+    assert LEVELS["expert"].about == (
+        "the anytime search with 30,000 nodes a move, without the book"
+    )
+    assert LEVELS["perfect"].about == "the book, then the exact solver"
+
+
+def test_levels_are_rated_evenly_from_beginner_to_perfect():
+    assert LEVELS["club"].rated == "club (Elo 2070)"
+    ratings = [level.elo for level in LEVELS.values()]
+    gaps = [high - low for low, high in itertools.pairwise(ratings)]
+    assert ratings[-1] == 2500  # perfect play, the anchor
+    # Evenly spaced: each step up scores 70-80% against the level below.
+    assert all(0.70 < expected(gap) < 0.80 for gap in gaps), gaps
 
 
 def test_docs_ai_md_tables_the_levels_in_their_own_words():
     text = (Path(__file__).resolve().parent.parent / "docs" / "ai.md").read_text()
     rows = re.findall(
         r"^\| (\w+)(?: \(default\))? \| (.+) \|$",  # the header first
-        text.split("## Levels")[1],
+        section(text, "Levels"),
         re.MULTILINE,
     )
     assert dict(rows[1:]) == {name: level.about for name, level in LEVELS.items()}
+
+
+def test_docs_ai_md_rates_the_levels_as_they_are_within_50_points():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "ai.md").read_text()
+    rows = re.findall(
+        r"^\| (\w+) \| (\d+) \| (±\d+|anchor) \| (\d+) \|$", section(text, "Ratings"), re.MULTILINE
+    )
+    assert {name: int(elo) for name, elo, _, _ in rows} == {
+        name: level.elo for name, level in LEVELS.items()
+    }
+    intervals = {name: interval for name, _, interval, _ in rows}
+    assert intervals.pop("perfect") == "anchor"
+    assert all(int(interval[1:]) <= 50 for interval in intervals.values())  # issue 53's target
+
+
+def section(text: str, heading: str) -> str:
+    """The text under ``## heading``, to the next heading of that rank."""
+    return text.split(f"\n## {heading}\n")[1].split("\n## ", maxsplit=1)[0]

@@ -12,6 +12,7 @@ import pytest
 from conftest import c4book_server
 
 from bookgen import Book
+from bookgen.play.levels import LEVELS
 from solver import Position
 from solver.palette import score_colour
 from solver.svg import FIRST, SECOND
@@ -131,6 +132,10 @@ def test_the_page_walks_the_book_and_plays_the_ai(server, browser, book, tmp_pat
     page.click("#first")
     shown(page, "")
     page.select_option("#first-move", "ai")
+    # The level menu rates each level (levels.py, measured by scripts/rate_levels.py).
+    menu = page.locator("#level option")
+    assert menu.all_inner_texts() == [level.rated for level in LEVELS.values()]
+    assert "beginner (Elo " in menu.all_inner_texts()[0]
     page.select_option("#level", "beginner")
     page.click("#start")
     page.wait_for_selector("body[data-ready='1']:not([data-pos=''])", timeout=WAIT_MS)

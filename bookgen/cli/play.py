@@ -37,7 +37,7 @@ def add(commands) -> argparse.ArgumentParser:
         choices=tuple(LEVELS),
         default="perfect",
         help="how well the AI plays: "
-        + "; ".join(f"{name}: {level.about}" for name, level in LEVELS.items())
+        + "; ".join(f"{level.rated}: {level.about}" for level in LEVELS.values())
         + " (default: %(default)s)",
     )
     parser.add_argument(

@@ -97,9 +97,10 @@ class Player:
     never a move that loses at once while another does not, nor one off a
     proven win.  ``node_budget`` caps it in explored nodes instead (or as
     well), which, unlike time, gives the same answers on any machine under
-    any load.  ``level`` (see ``LEVELS``) plays weaker, like a person;
-    ``seed`` makes its choices reproducible.  ``threads`` (default: one per
-    core) search an exact solve together; a budgeted search keeps to one.
+    any load.  ``level`` (see ``LEVELS``) plays weaker, like a person, and
+    without the book; ``seed`` makes its choices reproducible.  ``threads``
+    (default: one per core) search an exact solve together; a budgeted search
+    keeps to one.
     It plays the book's board, or without a book ``board`` (7x6 by default).
     ``book`` may be a path (or URL): the player opens it (``player.book``).
     Threads may share a player: its moves are chosen one at a time, in turn
@@ -148,6 +149,7 @@ class Player:
         elif book is not None and asked is not None and asked is not book.board:
             raise BoardSizeError(f"board {asked} is not the book's: {book.db!r} is of {book.board}")
         self.book = book
+        self._moves_book = book if self.level.reads_book else None  # what the moves read
         self.board = book.board if book is not None else asked or Board()
         # Centre columns first (on 7x6: 4 3 5 2 6 1 7).
         self._centre_first = tuple(col + 1 for col in self.board.column_order)
@@ -219,7 +221,7 @@ class Player:
         if self.level.depth is not None:
             column, _ = level_move(self._get_anytime(), position, self.level, self._rng)
             return column, None, "level", False, self.level.depth, None
-        book = self.book
+        book = self._moves_book
         if book is not None and (entry := book.get(position)) is not None and entry.best_moves:
             column = min(entry.best_moves, key=self._centre_first.index)
             # The book ends: remember its proof for the budgeted searches past it
@@ -245,7 +247,7 @@ class Player:
     def _anytime_move(self, position: Position, started: float) -> tuple:
         """The anytime search's move, within the budget, from what the book and earlier proofs say."""
         own = self._floors.get(position)  # from this player's proofs: a win is kept at any cost
-        bound = book_bound(self.book, position)
+        bound = book_bound(self._moves_book, position)
         floors = [f for f in (own, None if bound is None else bound.low) if f is not None]
         high = bound.low if bound is not None and bound.exact else self.board.cells
         answer = self._get_anytime().choose(
@@ -254,7 +256,7 @@ class Player:
             nodes=self.node_budget,
             low=max(floors, default=-99),
             high=high,
-            known=book_leaves(self.book, position),
+            known=book_leaves(self._moves_book, position),
             keep_win=own is not None and own >= 1,
             started=started,
         )

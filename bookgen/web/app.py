@@ -155,7 +155,10 @@ def create_app(
     )
     files = _static_files()
     info = {
-        "levels": [{"name": level.name, "about": level.about} for level in LEVELS.values()],
+        "levels": [
+            {"name": level.name, "about": level.about, "elo": level.elo, "rated": level.rated}
+            for level in LEVELS.values()
+        ],
         "default_level": DEFAULT_LEVEL,
         "time": cap,
         "board": {"width": book.board.width, "height": book.board.height},

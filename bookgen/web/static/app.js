@@ -664,7 +664,7 @@ async function main() {
   renderGame();
   update(false);
   for (const level of state.info.levels) {
-    const option = new Option(level.name, level.name, false,
+    const option = new Option(level.rated, level.name, false,
                               level.name === state.info.default_level);
     option.title = level.about;
     $("level").appendChild(option);
