@@ -220,7 +220,9 @@ def report(results: dict[str, list[dict]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--db", default=str(ROOT / "book.db"), help="the book this side reads (the baseline: its own)"
+        "--db",
+        default=str(ROOT / "book.db"),
+        help="the book this side reads (the baseline: its own)",
     )
     parser.add_argument(
         "--baseline", metavar="REV", help="git revision whose reader to compare with"

@@ -8,7 +8,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book, sealed_bytes, stamp
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves, c4book, sealed_bytes, segment_rows, stamp
 
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 
@@ -130,7 +130,7 @@ def test_stats_of_a_book_kept_as_rows_and_partly_packed(small_rows_book_path, tm
         )
         conn.commit()
     stats = json.loads(c4book("stats", "--db", str(path), "--json").stdout)
-    ((_, _, blob),) = sealed_bytes(str(path), 12)
+    ((_, _, blob),) = segment_rows(str(path), 12)
     assert stats["positions_per_ply"]["12"] == 574 and stats["plies_complete"] == [8, 9, 10, 11]
     assert stats["storage_per_ply"]["12"] == {
         "form": "packed+rows",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import NamedTuple
 
+import numpy as np
 from sqlalchemy import func, select
 
 from solver.bitboard import Board
@@ -62,9 +63,11 @@ def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[in
     query = select(SealedRow.ply, SealedRow.positions, SealedRow.index, SealedRow.dictionary)
     if ply is not None:
         query = query.where(SealedRow.ply == ply)
-    found = {}
+    found: dict[int, SealedPly] = {}
     for row in conn.execute(query.order_by(SealedRow.ply)):
         at, _, index, dictionary = _checked(row, board, db)
+        if at in found:
+            raise damaged_ply(at, "it has two indexes", db)
         decoded = decode_index(index, at, db)
         decoder = ply_decoder(dictionary, decoded, at, board, db)
         found[at] = SealedPly(at, decoded, decoder, decoded.first_keys.tolist())
@@ -88,12 +91,18 @@ def _checked(row, board: Board, db: str) -> tuple:
         raise damaged_ply(
             ply, f"its index holds {decoded.positions} positions, its row {positions}", db
         )
-    if positions:
-        _, masks = walker(board).boards_of_keys(decoded.first_keys[[0, -1]])
-        stones = [int(mask).bit_count() for mask in masks.tolist()]
-        if stones != [ply, ply]:
-            raise damaged_ply(ply, f"its index holds positions of {stones[0]} stones", db)
+    if len(decoded.first_keys) > 1:  # (one block: its keys are checked when it is read whole)
+        _check_stones(decoded.first_keys, ply, board, db)
     return tuple(row)
+
+
+def _check_stones(keys: np.ndarray, ply: int, board: Board, db: str) -> None:
+    """The first or the last of ``keys`` must be a position of ``ply`` stones: a row whose
+    ply was damaged moves all of them (one wrong key at one end: ``verify`` names it)."""
+    _, masks = walker(board).boards_of_keys(keys[[0, -1]])
+    stones = [int(mask).bit_count() for mask in masks.tolist()]
+    if ply not in stones:
+        raise damaged_ply(ply, f"its index holds positions of {stones[0]} stones", db)
 
 
 def sealed_and_more(ply: int, db: str) -> CorruptBookError:
@@ -159,7 +168,7 @@ def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) ->
         raise damaged_ply(sealed.ply, f"its blocks take {len(data)} bytes, not {size}", db)
     view = memoryview(data)
     spans = [sealed.block_index.span(n) for n in range(sealed.blocks)]
-    return decode_blocks(
+    whole = decode_blocks(
         [view[start : start + length] for start, length in spans],
         sealed.first_keys,
         [sealed.block_index.count_of(n) for n in range(sealed.blocks)],
@@ -168,6 +177,9 @@ def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) ->
         0,
         db,
     )
+    if len(whole.keys):
+        _check_stones(whole.keys, sealed.ply, board, db)
+    return whole
 
 
 def sealed_sizes(conn, board: Board, db: str) -> dict[int, tuple[int, int]]:
@@ -178,7 +190,9 @@ def sealed_sizes(conn, board: Board, db: str) -> dict[int, tuple[int, int]]:
     rows = conn.execute(
         select(SealedRow.ply, SealedRow.positions, SealedRow.index, SealedRow.dictionary)
     )
-    return {
-        ply: (positions, len(index) + len(dictionary) + int(chunks.get(ply, 0)))
-        for ply, positions, index, dictionary in (_checked(row, board, db) for row in rows)
-    }
+    sizes: dict[int, tuple[int, int]] = {}
+    for ply, positions, index, dictionary in (_checked(row, board, db) for row in rows):
+        if ply in sizes:
+            raise damaged_ply(ply, "it has two indexes", db)
+        sizes[ply] = (positions, len(index) + len(dictionary) + int(chunks.get(ply, 0)))
+    return sizes
