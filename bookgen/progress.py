@@ -60,11 +60,15 @@ class _Lines:
 
 
 @contextmanager
-def notice_if_slow(text: str, stream: IO[str] | None = None) -> Iterator[None]:
+def notice_if_slow(
+    text: str, stream: IO[str] | None = None, seconds: float | None = None
+) -> Iterator[None]:
     """Write ``text`` as a line to ``stream`` (stderr) if the block is still running after
-    ``NOTICE_SECONDS``: a command never waits in silence, a quick one says nothing."""
+    ``seconds`` (``NOTICE_SECONDS``): a command never waits in silence, a quick one says
+    nothing."""
     stream = stream or sys.stderr
-    timer = threading.Timer(NOTICE_SECONDS, lambda: print(text, file=stream, flush=True))
+    wait = NOTICE_SECONDS if seconds is None else seconds
+    timer = threading.Timer(wait, lambda: print(text, file=stream, flush=True))
     timer.daemon = True
     timer.start()
     try:

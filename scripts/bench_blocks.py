@@ -4,7 +4,7 @@
 For each block size, every ply of ``--db`` is encoded in blocks, and:
 
 * bytes a position, per ply and for the whole book (blocks, index and keys dictionary),
-  against the book's segments today (the ``segments`` table's data lengths), and where
+  against what the book stores them in today (its blocks, or its segments), and where
   the bytes go (keys, scores, best moves, each block's CRC and frame lengths, index,
   dictionaries), with the time to encode;
 * over ``--lookups`` positions drawn at random from the whole book (the same for every
@@ -30,13 +30,11 @@ from pathlib import Path
 
 import numpy as np
 from _args import at_least_one, parse_args
-from sqlalchemy import func, select
 
 from bookgen.book.format import blocks
 from bookgen.book.format.database import make_engine, recorded_board
-from bookgen.book.format.schema import SegmentRow
-from bookgen.book.format.segment import Segment, merge
-from bookgen.book.format.stored import segments_of
+from bookgen.book.format.segment import Segment
+from bookgen.book.format.stored import StoredBook
 from solver.bitboard import STANDARD, Board
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,20 +46,15 @@ def sizes_list(text: str) -> list[int]:
 
 
 def read_book(db: str) -> tuple[dict[int, Segment], dict[int, int], Board]:
-    """Each ply's segment (its parts merged) and its bytes today, and the book's board."""
+    """Each ply's entries and the bytes the book stores them in today (blocks, or segments
+    and rows), and the book's board."""
     board = recorded_board(db) or STANDARD
-    engine = make_engine(db, readonly=True)
-    with engine.connect() as conn:
-        parts = segments_of(conn, board, db)
-        today: dict[int, int] = dict(
-            conn.execute(
-                select(SegmentRow.ply, func.sum(func.length(SegmentRow.data))).group_by(
-                    SegmentRow.ply
-                )
-            ).all()
-        )
-    engine.dispose()
-    return {ply: merge(p, ply, db) for ply, p in sorted(parts.items())}, today, board
+    store = StoredBook(make_engine(db, readonly=True), db, board)
+    try:
+        today = {ply: size for ply, (_, size, _) in store.storage_by_ply().items()}
+        return {ply: store.entries_at(ply) for ply in sorted(today)}, today, board
+    finally:
+        store.engine.dispose()
 
 
 def parts_of(block: bytes) -> tuple[int, int, int, int]:

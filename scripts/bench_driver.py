@@ -25,18 +25,17 @@ import argparse
 import io
 import os
 import resource
-import sqlite3
 import sys
 import tempfile
 import time
-from contextlib import closing
 
 import numpy as np
 import zstandard
 from _args import parse_args
 
+from bookgen.book.format.blocks import BLOCK_SIZE, LEVEL
 from bookgen.book.format.rows import Rows
-from bookgen.book.format.segment import HEADER, LEVEL, Segment
+from bookgen.book.format.segment import Segment
 from bookgen.book.write.store import BookStore
 from bookgen.builder.derive import derive
 from bookgen.builder.listing import keys_by_ply
@@ -162,12 +161,12 @@ def bench_store(ply: int, db: str | None) -> None:
         store.mark_complete(ply)
         _, seal = timed(lambda: store.pack_rows(ply))
         report(
-            f"seal: {len(children):,} rows into one segment, one transaction",
+            f"seal: {len(children):,} rows into blocks, one transaction",
             len(children),
             seal,
             "rows",
         )
-        store._segments.clear()  # read the segment back from the file, not the cache
+        store._segments.clear()  # read the blocks back from the file, not the cache
         (child_keys, child_scores), read = timed(lambda: store.scores_at(ply))
         report("read back as arrays (sealed)", len(child_keys), read, "rows")
         parents = levels[ply - 1]
@@ -201,16 +200,11 @@ def bench_dry_run(ply: int, root: str, sample: int) -> None:
         )
 
 
-def compressor_bytes(db: str) -> int:
-    """What zstd's compressor held to pack the book's largest segment: its own estimate
-    for the level and that payload's size (it grows with the payload up to 8 MB, then
-    stays at 85 MB), a cost of the segment format's compression, paid once per seal."""
-    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        blobs = [data for (data,) in conn.execute("SELECT data FROM segments")]
-    if not blobs:
-        return 0
-    payload = max(zstandard.frame_content_size(blob[HEADER.size :]) for blob in blobs)
-    level = zstandard.ZstdCompressionParameters.from_level(LEVEL, source_size=payload)
+def compressor_bytes() -> int:
+    """What zstd's compressor holds to seal a ply in blocks: its own estimate for the
+    level and a block's largest frame (its keys' gaps, at most 8 bytes a position), a
+    cost of the format's compression that no longer grows with the ply."""
+    level = zstandard.ZstdCompressionParameters.from_level(LEVEL, source_size=8 * BLOCK_SIZE)
     return level.estimated_compression_context_size()
 
 
@@ -241,7 +235,7 @@ def bench_build(ply: int, root: str, db: str | None, table_log2: int) -> None:
         started = time.perf_counter()
         summary = build(path, ply, root, table_log2=table_log2, progress=False, out=io.StringIO())
         wall = time.perf_counter() - started
-        zstd = compressor_bytes(path)
+        zstd = compressor_bytes()
     print(summary.report())
     solvers = summary.solvers or 1
     solving = summary.core_seconds / solvers

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark the book's first touch: lookups in a fresh process that has not loaded numba.
 
-Side by side with a baseline revision's reader (on the same book, ``--db``),
-each round in fresh processes that import only ``from bookgen import Book,
+Side by side with a baseline revision's reader and its own ``book.db`` (the
+same positions, whatever the schema: this side reads ``--db``), each round in
+fresh processes that import only ``from bookgen import Book,
 Player``, as a user's script does:
 
 * ``Book.get`` of each position once, positions of every ply in random order;
@@ -88,7 +89,7 @@ def sample(db: str, per_ply: int, many: int, seed: int) -> dict:
 
     with Book.open(db) as book:
         root = book.info.root
-        keys = {ply: s.keys for ply, s in book._plies.segments.items()}
+        keys = {ply: book.slice_of(ply, 0, n)[0] for ply, n in book.count_by_ply().items()}
     each = [
         m
         for ply in sorted(keys)
@@ -140,24 +141,27 @@ def measure(args: argparse.Namespace, temp: Path, cold: bool) -> dict[str, list[
     """Each side's results, round by round; the sides alternate."""
     db = os.path.abspath(args.db)
     with baseline_tree(args.baseline, temp) as tree:
-        sides = {"this": ROOT} | ({"baseline": tree} if tree is not None else {})
+        sides = {"this": (ROOT, db)}
+        if tree is not None:
+            sides["baseline"] = (tree, str(tree / "book.db"))
         files = {}
         for mode, asked in sample(db, args.per_ply, args.many, args.seed).items():
             files[mode] = temp / f"{mode}.json"
             files[mode].write_text(json.dumps(asked))
-        for side in sides.values():  # compiles the tree's bytecode before any timing
-            command_seconds(side, db, COMMANDS[0], cold=False)
+        for side, book in sides.values():  # compiles the tree's bytecode before any timing
+            command_seconds(side, book, COMMANDS[0], cold=False)
         results: dict[str, list[dict]] = {name: [] for name in sides}
         for round_ in range(args.rounds):
             for name in list(sides) if round_ % 2 == 0 else list(sides)[::-1]:
+                side, book = sides[name]
                 got = {
-                    mode: json.loads(in_tree(sides[name], WORKER, mode, db, str(path)))
+                    mode: json.loads(in_tree(side, WORKER, mode, book, str(path)))
                     for mode, path in files.items()
                 }
                 for command in COMMANDS:
                     for state in ("warm", "cold") if cold else ("warm",):
                         got[f"{command[0]} {state}"] = command_seconds(
-                            sides[name], db, command, state == "cold"
+                            side, book, command, state == "cold"
                         )
                 results[name].append(got)
         return results
@@ -215,7 +219,11 @@ def report(results: dict[str, list[dict]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", default=str(ROOT / "book.db"), help="the book both sides read")
+    parser.add_argument(
+        "--db",
+        default=str(ROOT / "book.db"),
+        help="the book this side reads (the baseline: its own)",
+    )
     parser.add_argument(
         "--baseline", metavar="REV", help="git revision whose reader to compare with"
     )

@@ -131,6 +131,20 @@ def segment_rows(path: str, ply: int) -> list[tuple[int, int, bytes]]:
         ).fetchall()
 
 
+def sealed_bytes(path: str) -> dict[int, bytes]:
+    """Each sealed ply's stored bytes: its index, its keys dictionary and its chunks, joined."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        found = {
+            ply: index + dictionary
+            for ply, index, dictionary in conn.execute(
+                'SELECT ply, "index", dictionary FROM sealed_plies'
+            )
+        }
+        for row_id, data in conn.execute("SELECT id, data FROM block_chunks ORDER BY id"):
+            found[row_id >> 32] += data
+    return found
+
+
 def free_pages(path: str) -> tuple[int, int]:
     """``(pages no row uses, page size)`` of a SQLite book."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
@@ -142,55 +156,53 @@ def free_pages(path: str) -> tuple[int, int]:
 
 def edit_ply(path: str, ply: int, edit) -> None:
     """Change a sealed ply's entries behind the project's back, as a wrong but undamaged
-    book would have them: its one segment unpacked, ``edit(Segment) -> Segment`` applied
-    (numpy arrays; the result is put back in key order) and packed again, checksum and
-    all.  A ply with no segment yet starts empty."""
+    book would have them: its blocks decoded, ``edit(Segment) -> Segment`` applied (numpy
+    arrays; the result is put back in key order) and sealed again, checksums and all.  A
+    ply not sealed yet starts empty."""
     import numpy as np
 
-    from bookgen.book.format.segment import Segment, pack, unpack
+    from bookgen.book.format.database import make_engine
+    from bookgen.book.format.sealed import read_sealed, sealed_plies
+    from bookgen.book.format.segment import Segment
+    from bookgen.book.write.sealed import write_sealed
+    from solver.bitboard import STANDARD
 
-    found = segment_rows(path, ply)
-    assert len(found) <= 1, f"ply {ply} has {len(found)} segments"
-    before = (
-        unpack(found[0][2], ply)
-        if found
-        else Segment(np.empty(0, np.uint64), np.empty(0, np.int8), None)
-    )
-    keys, scores, best = edit(
-        Segment(
-            before.keys.copy(),
-            before.scores.copy(),
-            None if before.best is None else before.best.copy(),
-        )
-    )
-    order = np.argsort(np.asarray(keys, dtype=np.uint64), kind="stable")
-    after = Segment(
-        np.asarray(keys, dtype=np.uint64)[order],
-        np.asarray(scores, dtype=np.int8)[order],
-        None if best is None else np.asarray(best, dtype=np.uint8)[order],
-    )
-    with closing(sqlite3.connect(path)) as conn:
-        if found:
-            conn.execute(
-                "UPDATE segments SET data = ?, count = ? WHERE id = ?",
-                (pack(after), len(after.keys), found[0][0]),
+    engine = make_engine(path)
+    try:
+        with engine.begin() as conn:
+            sealed = sealed_plies(conn, STANDARD, path, ply).get(ply)
+            before = (
+                read_sealed(conn, sealed, STANDARD, path)
+                if sealed is not None
+                else Segment(np.empty(0, np.uint64), np.empty(0, np.int8), None)
             )
-        else:
-            conn.execute(
-                "INSERT INTO segments (ply, count, data) VALUES (?, ?, ?)",
-                (ply, len(after.keys), pack(after)),
+            keys, scores, best = edit(
+                Segment(
+                    before.keys.copy(),
+                    before.scores.copy(),
+                    None if before.best is None else before.best.copy(),
+                )
             )
-        conn.commit()
+            order = np.argsort(np.asarray(keys, dtype=np.uint64), kind="stable")
+            after = Segment(
+                np.asarray(keys, dtype=np.uint64)[order],
+                np.asarray(scores, dtype=np.int8)[order],
+                None if best is None else np.asarray(best, dtype=np.uint8)[order],
+            )
+            write_sealed(conn, ply, after, STANDARD)
+    finally:
+        engine.dispose()
 
 
-def unseal(path: str, version: int = 4) -> None:
-    """Turn a book's segments back into one row per position, as schema version 2 kept
+def unseal(path: str, version: int = 5) -> None:
+    """Turn a book's sealed plies back into one row per position, as schema version 2 kept
     them: a derived ply (the next one complete) with its best moves and move scores, the
     deepest with its best moves and no move scores; no node counts (0).
 
-    ``version`` 4: a book of this version whose plies are all still rows, each with its
+    ``version`` 5: a book of this version whose plies are all still rows, each with its
     checksum (an upgrade from version 2 interrupted before it packed anything).
-    ``version`` 3: the same without checksums, as version 3 kept them.  ``version`` 2: the
+    ``version`` 4: the same without the tables of blocks, as version 4 kept it.
+    ``version`` 3: without checksums too, as version 3 kept them.  ``version`` 2: the
     segments table goes too, as a book written by c4book before segments.
     """
     import json
@@ -237,6 +249,8 @@ def unseal(path: str, version: int = 4) -> None:
             conn.execute("DELETE FROM meta WHERE name = 'meta_checksum'")
         else:  # each row's checksum written below
             rows = [(*row, 0) for row in rows]
+        for table in ("sealed_plies", "block_chunks"):
+            conn.execute(f"DELETE FROM {table}" if version >= 5 else f"DROP TABLE {table}")
         conn.executemany(f"INSERT INTO positions VALUES ({', '.join('?' * len(rows[0]))})", rows)
         if version == 2:
             conn.execute("DROP TABLE segments")
@@ -244,7 +258,7 @@ def unseal(path: str, version: int = 4) -> None:
             conn.execute("DELETE FROM segments")
         conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(version),))
         conn.commit()
-    if version == 4:
+    if version >= 4:
         stamp(path)
     with closing(sqlite3.connect(path)) as conn:
         conn.execute("VACUUM")

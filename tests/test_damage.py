@@ -8,7 +8,7 @@ the file's b-tree as ``https://www.sqlite.org/fileformat.html`` lays it out).  A
 each flip, every reader either refuses the book with one ``CorruptBookError`` or
 answers exactly as it did before: the rare flips that change nothing a reader
 reads (the unused slot for a row's key in its record, a meta row's rowid, a
-segment's id) are counted, and are few.
+ply's chunk size where a chunk holds all its blocks) are counted, and are few.
 """
 
 import os
@@ -191,11 +191,12 @@ def test_a_flipped_bit_in_derived_rows_with_move_scores_is_refused(small_rows_bo
     assert outcomes["unchanged"] < sum(outcomes.values()) // 100, outcomes
 
 
-def test_a_flipped_bit_in_a_sealed_book_s_segments_is_refused(small_book_path, tmp_path):
-    # Each segment's blob has its CRC, and its row (ply, count) must describe it.
-    segments = cells(small_book_path, "segments")
-    assert len(segments) == 5
-    outcomes = flip_every_byte(small_book_path, segments, tmp_path, seed=3, step=4)
+def test_a_flipped_bit_in_a_sealed_book_s_blocks_or_indexes_is_refused(small_book_path, tmp_path):
+    # Each block has its CRC, started from its index entry's; each index and dictionary
+    # theirs; and an index's row (ply, positions) and a chunk's row id must describe them.
+    indexes, chunks = cells(small_book_path, "sealed_plies"), cells(small_book_path, "block_chunks")
+    assert len(indexes) == len(chunks) == 5
+    outcomes = flip_every_byte(small_book_path, indexes + chunks, tmp_path, seed=3, step=4)
     assert outcomes["unchanged"] < sum(outcomes.values()) // 50, outcomes
 
 
@@ -243,7 +244,8 @@ def stored_rows(path: str) -> list[tuple]:
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         return (
             conn.execute("SELECT * FROM positions ORDER BY key").fetchall()
-            + conn.execute("SELECT * FROM segments").fetchall()
+            + conn.execute("SELECT * FROM sealed_plies").fetchall()
+            + conn.execute("SELECT * FROM block_chunks").fetchall()
         )
 
 
@@ -303,29 +305,28 @@ def test_a_flipped_meta_byte_is_refused_by_every_command(small_book_copy):
         one_line_error(c4book(*command, "--db", small_book_copy), command[0], named)
 
 
-def test_a_segment_s_row_that_does_not_describe_it_is_refused(small_book_copy):
-    # The blob's checksum covers the blob, not its row: a row whose ply or count changed.
-    run_sql(small_book_copy, f"UPDATE segments SET ply = {SMALL_PLY + 1} WHERE ply = {SMALL_PLY}")
+def test_an_index_s_row_that_does_not_describe_it_is_refused(small_book_copy):
+    # The index's checksum covers the index, not its row: a row whose ply or count changed.
+    run_sql(small_book_copy, f"UPDATE sealed_plies SET positions = 575 WHERE ply = {SMALL_PLY}")
     with pytest.raises(
         CorruptBookError,
-        match=f"ply {SMALL_PLY + 1} is damaged: its segment holds positions of {SMALL_PLY} stones",
+        match=f"ply {SMALL_PLY} is damaged: its index holds 574 positions, its row 575",
     ):
         Book.open(small_book_copy)
     run_sql(
         small_book_copy,
-        f"UPDATE segments SET ply = {SMALL_PLY}, count = 575 WHERE ply = {SMALL_PLY + 1}",
+        f"UPDATE sealed_plies SET ply = {SMALL_PLY + 1}, positions = 574 WHERE ply = {SMALL_PLY}",
     )
-    with pytest.raises(
-        CorruptBookError,
-        match=f"ply {SMALL_PLY} is damaged: its segment's row says 575 positions, the segment 574",
+    with pytest.raises(  # (one block: its keys are not read at open)
+        CorruptBookError, match=f"ply {SMALL_PLY} is damaged: the meta lists it complete"
     ):
         Book.open(small_book_copy)
 
 
 @pytest.mark.parametrize("ply", [SMALL_PLY - 1, SMALL_PLY])
-def test_a_deleted_segment_is_refused_at_open(small_book_copy, ply):
+def test_a_deleted_sealed_ply_is_refused_at_open(small_book_copy, ply):
     # Issue 48: the ply read as absent, and the book answered less than its meta says.
-    run_sql(small_book_copy, f"DELETE FROM segments WHERE ply = {ply}")
+    run_sql(small_book_copy, f"DELETE FROM sealed_plies WHERE ply = {ply}")
     words = f"{small_book_copy!r}: ply {ply} is damaged: the meta lists it complete, but the "
     words += "book holds none"
     with pytest.raises(CorruptBookError, match=re.escape(words)):
@@ -333,12 +334,16 @@ def test_a_deleted_segment_is_refused_at_open(small_book_copy, ply):
     one_line_error(c4book("query", SMALL_ROOT, "--db", small_book_copy), "query", words)
 
 
-def first_segment_twice(path: str) -> None:
-    run_sql(
-        path,
-        f"INSERT INTO segments (ply, count, data) SELECT ply, count, data "
-        f"FROM segments WHERE ply = {SMALL_PLY}",
-    )
+def a_segment_beside_the_blocks(path: str) -> None:
+    from bookgen.book.format.segment import pack
+
+    (segment,) = [s for p, s in stored_plies(path).items() if p == SMALL_PLY]
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute(
+            "INSERT INTO segments (ply, count, data) VALUES (?, ?, ?)",
+            (SMALL_PLY, len(segment.keys), pack(segment)),
+        )
+        conn.commit()
 
 
 @pytest.mark.parametrize(
@@ -374,8 +379,8 @@ def first_segment_twice(path: str) -> None:
             lambda p: run_sql(p, "UPDATE meta SET value = '{' WHERE name = 'meta_checksum'"),
             "its meta has no readable checksum ('meta_checksum' is '{')",
         ),
-        # a ply's segment stored twice
-        (first_segment_twice, f"ply {SMALL_PLY} is damaged: two of its parts"),
+        # a sealed ply with a segment beside its blocks
+        (a_segment_beside_the_blocks, f"ply {SMALL_PLY} is damaged: it is sealed, yet it holds"),
     ],
     ids=[
         "unreadable plies",
@@ -384,7 +389,7 @@ def first_segment_twice(path: str) -> None:
         "no root",
         "renamed root",
         "meta checksum",
-        "segments share a key",
+        "a segment beside the blocks",
     ],
 )
 def test_damage_is_one_line_on_the_command_line(small_book_copy, damage, words):

@@ -20,13 +20,18 @@ from bookgen.book.read.family import Family
 from solver import Board, Position
 
 
+def score_of(below: Segment):
+    """A canonical key's score in ``below``, ``None`` if it lacks it: what ``Family`` reads."""
+    return dict(zip(below.keys.tolist(), below.scores.tolist(), strict=True)).get
+
+
 def both_ways(
     board: Board, parents: Segment, below: Segment, ply: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(packed, best)`` of the ``parents`` at ``ply``: from ``derive_many``, after checking
     that ``Family`` gives the same for each."""
     packed, best = derive_many(board, parents.keys, parents.scores, below.keys, below.scores, ply)
-    family = Family(board, ply, below.keys, below.scores)
+    family = Family(board, ply, score_of(below))
     for i, (key, own) in enumerate(
         zip(parents.keys.tolist(), parents.scores.tolist(), strict=True)
     ):
@@ -137,7 +142,7 @@ def test_a_damaged_family_is_refused_one_at_a_time_and_many_at_once():
         args = (board, parent_segment.keys, parent_segment.scores, below.keys, below.scores, 30)
         with pytest.raises(CorruptBookError, match=why):
             derive_many(*args, "some.db")
-        family = Family(board, 30, below.keys, below.scores, "some.db")
+        family = Family(board, 30, score_of(below), "some.db")
         pairs = zip(parent_segment.keys.tolist(), parent_segment.scores.tolist(), strict=True)
         with pytest.raises(CorruptBookError, match=why):
             [family.packed(key, own) for key, own in pairs]

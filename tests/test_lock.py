@@ -38,12 +38,15 @@ def lock_row(path: str) -> dict | None:
     return None if row is None else json.loads(row[0])
 
 
-def entries(path: str) -> tuple[list[tuple], list[tuple]]:
-    """Every stored entry as it is stored: rows, and segments (a sealed ply's blob)."""
+def entries(path: str) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """Every stored entry as it is stored: rows, segments, and sealed plies (each ply's
+    index row and its blocks' chunks)."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         return (
             conn.execute("SELECT * FROM positions ORDER BY key").fetchall(),
-            conn.execute("SELECT * FROM segments ORDER BY id").fetchall(),
+            conn.execute("SELECT * FROM sealed_plies ORDER BY ply").fetchall(),
+            conn.execute("SELECT * FROM segments ORDER BY id").fetchall()
+            + conn.execute("SELECT * FROM block_chunks ORDER BY id").fetchall(),
         )
 
 

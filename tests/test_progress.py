@@ -76,6 +76,9 @@ def test_a_slow_wait_says_what_it_waits_for(monkeypatch):
     with notice_if_slow("compiling", log):
         time.sleep(0.3)
     assert log.getvalue() == "compiling\n"
+    with notice_if_slow("searching", log, seconds=0.5):  # a wait given its own time
+        time.sleep(0.3)
+    assert log.getvalue() == "compiling\n"
 
 
 @pytest.mark.slow

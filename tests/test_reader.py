@@ -31,6 +31,7 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
+from bookgen.book.format.schema import SCHEMA_VERSION
 from bookgen.book.read import reader
 from bookgen.book.read.reader import BookClosedError
 from solver import BoardSizeError, C4Error, IllegalMoveError, Position, Solver
@@ -238,7 +239,7 @@ def test_len_counts_and_info(book):
         height=6,
         root="44444433",
         plies_complete=(8, 9, 10, 11, 12),
-        schema_version=4,
+        schema_version=SCHEMA_VERSION,
         max_ply=12,
     )
 
@@ -379,7 +380,8 @@ def test_an_unknown_schema_version(small_book_copy):
     )
     with pytest.raises(SchemaMismatchError, match="schema version '99'") as info:
         Book.open(small_book_copy)
-    assert repr(small_book_copy) in str(info.value) and "reads version 4" in str(info.value)
+    assert repr(small_book_copy) in str(info.value)
+    assert f"reads version {SCHEMA_VERSION}" in str(info.value)
 
 
 def test_a_version_1_book_names_the_upgrade_command(small_book_copy):
@@ -392,7 +394,7 @@ def test_a_version_1_book_names_the_upgrade_command(small_book_copy):
         Book.open(small_book_copy)
     assert str(info.value) == (
         f"{small_book_copy!r} has book schema version 1; this c4book "
-        f"reads version 4: convert it in place with 'c4book upgrade "
+        f"reads version {SCHEMA_VERSION}: convert it in place with 'c4book upgrade "
         f"--db {small_book_copy}'"
     )
 
@@ -436,20 +438,20 @@ def test_url_form_opens_too(small_book_path):
 
 
 @pytest.mark.parametrize("compiled, loaded", [(False, "[]"), (True, "['numba']")])
-def test_importing_and_reading_a_book_loads_numba_only_for_compiled_lookups(
+def test_importing_and_reading_a_book_loads_numba_only_for_bulk_work(
     small_book_path, compiled, loaded
 ):
-    # A fresh process.  Opened with compiled lookups, the book loads them before open
-    # returns and binds every ply's; without, numba stays out.  Never Ray, nor the solver.
+    # A fresh process.  Opening and looking up load no numba; bulk work loads it if
+    # allowed (``compiled``).  Never Ray, nor the solver.
     code = (
         "import sys\n"
         "from bookgen.book.read import reader\n"
-        "assert 'numba' not in sys.modules\n"
         f"with reader.Book.open(sys.argv[1], compiled={compiled}) as book:\n"
-        f"    assert (reader._kernels() is not None) is {compiled}\n"
-        f"    assert book.compiled is {compiled}\n"
         "    assert book.get('444444337').score == -2\n"
         "    assert book.get_many(['444444337'] * 100)[99].score == -2\n"
+        "    assert 'numba' not in sys.modules\n"
+        "    assert book.get_many(['444444337'] * reader._BULK)[-1].score == -2\n"
+        f"    assert (reader._kernels() is not None) is {compiled}\n"
         "print(sorted(m for m in ('numba', 'ray', 'solver.engine', 'solver._search')"
         " if m in sys.modules))\n"
     )
@@ -565,11 +567,17 @@ def test_sealed_plies_answer_exactly_as_rows(small_book_path, small_rows_book_pa
         assert repr(rows) == f"Book.open({small_rows_book_path!r})"
 
 
-def test_sealed_plies_are_a_snapshot_taken_at_open(small_book_copy):
+def test_a_sealed_ply_deleted_behind_an_open_book_is_damage_never_an_answer(small_book_copy):
     with Book.open(small_book_copy) as opened:
-        run_sql(small_book_copy, f"DELETE FROM segments WHERE ply = {SMALL_PLY}")
-        kept = opened.get("444444331112")
-        assert kept == BookEntry("444444331112", 12, -2, -1, (2,), None)  # still there, in memory
+        kept = opened.get("444444331112")  # its block read, and kept
+        assert kept == BookEntry("444444331112", 12, -2, -1, (2,), None)
+        run_sql(small_book_copy, f"DELETE FROM block_chunks WHERE id >= {SMALL_PLY << 32}")
+        assert opened.get("444444331112") == kept  # from the cache
+        with (
+            Book.open(small_book_copy, cache_blocks=1) as again,  # its index is still there
+            pytest.raises(CorruptBookError, match=f"ply {SMALL_PLY} is damaged: its block 0"),
+        ):
+            again.get("444444331112")
+        run_sql(small_book_copy, f"DELETE FROM sealed_plies WHERE ply = {SMALL_PLY}")
         with pytest.raises(CorruptBookError, match=f"ply {SMALL_PLY} is damaged"):
             Book.open(small_book_copy)  # a ply deleted behind the meta's back is damage
-        assert opened.get("444444331112") == kept

@@ -5,6 +5,7 @@ ply complete and sealed, the last one searched (with its best moves), the
 shallower ones derived (scores only: their children give their best moves).
 """
 
+import hashlib
 import json
 import random
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 from conftest import SHIPPED, free_pages, open_store, scores_by_children
 
 from bookgen import Player
+from bookgen.book.format.schema import SCHEMA_VERSION
 from bookgen.book.format.scores import BEST_TEXT
 from bookgen.book.read import reader
 from bookgen.builder.listing import expand
@@ -51,10 +53,28 @@ def building(book) -> list[int]:
 
 def test_it_is_an_empty_board_book_of_every_position_up_to_its_last_ply(book, stored):
     assert (book.info.width, book.info.height, book.info.root) == (7, 6, "")
-    assert book.info.schema_version == 4
+    assert book.info.schema_version == SCHEMA_VERSION
     complete = set(range(book.info.max_ply + 1))
     assert set(book.info.plies_complete) == complete and book.info.max_ply >= 8
     assert set(stored) == complete | set(building(book))  # and at most the next, in part
+
+
+# The SHA-256 of every entry of the shipped book (each ply's keys, scores and best-move
+# bits where kept, in key order) as schema 4 stored it, in segments, before
+# `c4book upgrade` sealed it in blocks (schema 5): read with the schema-4 reader.
+SCHEMA_4_ENTRIES = "d730aa2fc93a293bed05ad3e7d68500579403a20d4e6962bfcafd2aaf20936aa"
+
+
+def test_every_entry_reads_back_as_schema_4_stored_it(stored):
+    if max(stored) != 12:
+        pytest.skip("the shipped book has grown past the one schema 4 held")
+    digest = hashlib.sha256()
+    for _, entries in sorted(stored.items()):
+        digest.update(entries.keys.astype("<u8").tobytes())
+        digest.update(entries.scores.astype("i1").tobytes())
+        if entries.best is not None:
+            digest.update(entries.best.astype("u1").tobytes())
+    assert digest.hexdigest() == SCHEMA_4_ENTRIES
 
 
 def test_every_complete_ply_is_sealed_and_only_the_deepest_keeps_best_moves(book, stored):

@@ -24,7 +24,7 @@ from conftest import (
     damage_middle_page,
     entries,
     run_sql,
-    segment_rows,
+    sealed_bytes,
 )
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
@@ -48,7 +48,17 @@ from bookgen.book.format.database import (
 )
 from bookgen.book.format.errors import BookSizeError
 from bookgen.book.format.rows import Rows
-from bookgen.book.format.schema import COLUMNS, FORMAT, SCHEMA_VERSION, Entry, Meta, SegmentRow
+from bookgen.book.format.schema import (
+    COLUMNS,
+    FORMAT,
+    SCHEMA_VERSION,
+    ChunkRow,
+    Entry,
+    Meta,
+    SealedRow,
+    SegmentRow,
+    chunk_id,
+)
 from bookgen.book.format.scores import BEST_TEXT, pack_scores, unpack_scores
 from bookgen.book.format.segment import Segment, pack, unpack
 from bookgen.book.read.plies import Plies
@@ -180,7 +190,7 @@ def test_a_new_store_writes_its_metadata(store):
         "complete_plies": "[]",
         "meta_checksum": meta_checksum(meta),
     }
-    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 4)
+    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 5)
     assert store.count_by_ply() == {} and store.row_counts() == {}
     assert store.storage_by_ply() == {}
     assert len(store.keys_at(SMALL_PLY)) == 0 and len(store.scores_at(SMALL_PLY)[0]) == 0
@@ -385,11 +395,11 @@ def test_files_that_are_not_books_are_refused(tmp_path):
 def test_schema_and_board_size_are_checked(small_book_copy):
     # Changed as another c4book would have written them: checksums and all.
     run_sql(
-        small_book_copy, "UPDATE meta SET value = '5' WHERE name = 'schema_version'", stamped=True
+        small_book_copy, "UPDATE meta SET value = '6' WHERE name = 'schema_version'", stamped=True
     )
-    with pytest.raises(SchemaMismatchError, match="schema version '5'"):
+    with pytest.raises(SchemaMismatchError, match="schema version '6'"):
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    for old in ("1", "2", "3"):
+    for old in ("1", "2", "3", "4"):
         run_sql(
             small_book_copy,
             f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'",
@@ -398,13 +408,13 @@ def test_schema_and_board_size_are_checked(small_book_copy):
         with pytest.raises(
             SchemaMismatchError,
             match=f"schema version {old}; this c4book reads "
-            f"version 4: convert it in place with "
+            f"version {SCHEMA_VERSION}: convert it in place with "
             f"'c4book upgrade --db {small_book_copy}'",
         ):
             BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
     run_sql(
         small_book_copy,
-        "UPDATE meta SET value = '4' WHERE name = 'schema_version'",
+        f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE name = 'schema_version'",
         "UPDATE meta SET value = '5' WHERE name = 'height'",
         stamped=True,
     )
@@ -519,7 +529,7 @@ def test_a_new_book_that_cannot_be_written_leaves_nothing(tmp_path):
         ),
     }
     outcomes = []
-    for limit in range(0, 64 * 1024, 2048):
+    for limit in range(0, 128 * 1024, 2048):
         path = tmp_path / f"limited-{limit}.db"
         done = subprocess.run(
             [sys.executable, "-c", CREATE_UNDER_LIMIT, str(path), str(limit), str(ROOT_KEY)],
@@ -642,7 +652,7 @@ def test_the_read_only_engine_reads_and_cannot_write(small_book_copy):
             12,
         ]
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT sum(count) FROM segments")).scalar_one() == 753
+            assert conn.execute(text("SELECT sum(positions) FROM sealed_plies")).scalar_one() == 753
             assert conn.execute(text("SELECT count(*) FROM positions")).scalar_one() == 0
         for statement in (
             "DELETE FROM positions",
@@ -702,13 +712,18 @@ def test_unpack_none_is_none():
 
 
 def test_tables_and_errors():
-    assert (Entry.__tablename__, Meta.__tablename__, SegmentRow.__tablename__) == (
+    tables = (Entry, Meta, SegmentRow, SealedRow, ChunkRow)
+    assert [table.__tablename__ for table in tables] == [
         "positions",
         "meta",
         "segments",
-    )
+        "sealed_plies",
+        "block_chunks",
+    ]
     assert repr(Entry(key=1234, ply=4, score=-2)) == "Entry(key=1234, ply=4, score=-2)"
     assert repr(SegmentRow(ply=12, count=574)) == "SegmentRow(ply=12, count=574)"
+    assert repr(SealedRow(ply=12, positions=574)) == "SealedRow(ply=12, positions=574)"
+    assert repr(ChunkRow(id=chunk_id(12, 3))) == "ChunkRow(ply=12, number=3)"
     for error in (NotABookError, CorruptBookError, SchemaMismatchError, IncompatibleBookError):
         assert issubclass(error, BookError) and issubclass(error, ValueError)
 
@@ -792,7 +807,7 @@ def segments(path: str) -> dict[int, list[bytes]]:
     return found
 
 
-def test_seal_makes_a_ply_one_segment_in_place_of_its_rows(store, frontier_rows, derived_row):
+def test_seal_makes_a_ply_blocks_in_place_of_its_rows(store, frontier_rows, derived_row):
     store.insert_new(as_rows(frontier_rows))
     store.upsert(as_rows([derived_row]))
     rows = store.entries_at(12)
@@ -805,18 +820,20 @@ def test_seal_makes_a_ply_one_segment_in_place_of_its_rows(store, frontier_rows,
     store.seal(12, rows)
     assert store.row_counts() == {11: 1} and store.count_by_ply() == {11: 1, 12: 3}
     assert store.is_sealed(12) and not store.is_sealed(11) and store.complete_plies() == [12]
-    (blob,) = segments(store.db)[12]
-    assert blob == pack(rows) and segment_rows(store.db, 12)[0][1] == 3
-    assert store.storage_by_ply() == {11: (0, 0, 1), 12: (3, len(blob), 0)}
-    for read in (store.entries_at(12), store.segment_at(12), unpack(blob, 12)):
+    blob = sealed_bytes(store.db)[12]
+    assert segments(store.db) == {} and store.storage_by_ply() == {
+        11: (0, 0, 1),
+        12: (3, len(blob), 0),
+    }
+    for read in (store.entries_at(12), store.segment_at(12)):
         assert as_lists(read) == as_lists(rows)
     # the deepest ply keeps its best moves: no ply below gives them
     assert store.best_at(12).tolist() == [bits(r[4]) for r in expected]
     assert store.scores_at(12)[1].tolist() == [r[2] for r in expected]
     assert store.keys_at(12, int(rows.keys[1])).tolist() == rows.keys[1:].tolist()
     assert store.keys_at(12, 0, int(rows.keys[1])).tolist() == rows.keys[:1].tolist()
-    store.seal(12, store.entries_at(12))  # again: the same one segment
-    assert segments(store.db)[12] == [blob] and table(store.db) == [derived_row]
+    store.seal(12, store.entries_at(12))  # again: the same blocks
+    assert sealed_bytes(store.db)[12] == blob and table(store.db) == [derived_row]
 
 
 def test_sealing_a_ply_drops_the_best_moves_of_the_complete_ply_above(
@@ -832,13 +849,12 @@ def test_sealing_a_ply_drops_the_best_moves_of_the_complete_ply_above(
     assert store.pack_rows(12) == 3 and not store.is_sealed(12)  # ply 12 not complete yet
     assert store.best_at(11).tolist() == [0b10]
     store.mark_complete(12)
-    # ply 12 is one segment already, but sealing it is what drops ply 11's best moves
-    assert store.is_sealed(12) and store.pack_rows(12) == 0
-    (blob,) = segments(store.db)[12]
-    assert store.is_sealed(12) and store.is_sealed(11) and unpack(blob, 12).best is not None
+    # ply 12 is one segment, not sealed: sealing it drops ply 11's best moves
+    assert not store.is_sealed(12) and store.pack_rows(12) == 0
+    assert store.is_sealed(12) and store.is_sealed(11) and segments(store.db) == {}
     assert store.best_at(11) is None and store.scores_at(11)[1].tolist() == [2]
     assert store.entries_at(11).best is None and store.best_at(12) is not None
-    assert len(store.entries_above(12).keys) == 1  # parents' bounds read from the segment
+    assert len(store.entries_above(12).keys) == 1  # parents' bounds read from the blocks
 
 
 def test_packing_a_ply_being_built_adds_a_segment_and_keeps_the_older_ones(store, frontier_rows):
@@ -857,8 +873,8 @@ def test_packing_a_ply_being_built_adds_a_segment_and_keeps_the_older_ones(store
     assert store.row_counts() == {} and store.count_by_ply() == {12: 3}
     assert not store.is_sealed(12) and as_lists(store.entries_at(12)) == whole
     store.mark_complete(12)
-    assert store.pack_rows(12) == 0 and store.is_sealed(12)  # complete: one segment
-    assert len(segments(store.db)[12]) == 1 and as_lists(store.entries_at(12)) == whole
+    assert store.pack_rows(12) == 0 and store.is_sealed(12)  # complete: blocks
+    assert segments(store.db) == {} and as_lists(store.entries_at(12)) == whole
 
 
 def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_book_path, tmp_path):
@@ -872,26 +888,26 @@ def test_a_seal_that_fails_halfway_leaves_the_rows_and_the_answers(small_rows_bo
     with Book.open(path) as book:
         answers = book.get_many(asked)
     assert len(before) == 753 and None not in answers
-    # The seal deletes the ply's rows, then inserts its segment: the insert fails.
+    # The seal deletes the ply's rows, then inserts its blocks: the insert fails.
     run_sql(
         path,
-        "CREATE TRIGGER no_segments BEFORE INSERT ON segments "
-        "BEGIN SELECT RAISE(ABORT, 'no room for a segment'); END",
+        "CREATE TRIGGER no_blocks BEFORE INSERT ON block_chunks "
+        "BEGIN SELECT RAISE(ABORT, 'no room for a block'); END",
     )
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
     try:
-        with pytest.raises(DatabaseError, match="no room for a segment"):
+        with pytest.raises(DatabaseError, match="no room for a block"):
             store.pack_rows(SMALL_PLY)
-        with pytest.raises(DatabaseError, match="no room for a segment"):
+        with pytest.raises(DatabaseError, match="no room for a block"):
             store.seal(8, store.entries_at(8))
         assert store.row_counts() == {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
     finally:
         store.close()
-    assert entries(path) == before and segments(path) == {}
+    assert entries(path) == before and segments(path) == {} and sealed_bytes(path) == {}
     assert len(table(path)) == 753  # every row still there, as it was
     with Book.open(path) as book:
         assert book.get_many(asked) == answers
-    run_sql(path, "DROP TRIGGER no_segments")
+    run_sql(path, "DROP TRIGGER no_blocks")
     store = BookStore(path, SMALL_ROOT, ROOT_KEY)
     try:
         assert sum(store.pack_rows(ply) for ply in range(8, SMALL_PLY + 1)) == 753

@@ -165,8 +165,10 @@ def postgres_rows(url: str) -> list[tuple]:
     return entries(url)
 
 
-def stored_tables(db: str) -> tuple[list[tuple], list[tuple]]:
-    """The rows and the segments ``(ply, count, data)`` as stored, through SQLAlchemy."""
+def stored_tables(db: str) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """The rows, the segments ``(ply, count, data)`` and the sealed plies ``(ply, positions,
+    dictionary, blocks)`` as stored, through SQLAlchemy (the blocks' chunks joined: their
+    size is the database's, the blocks the same on any)."""
     from sqlalchemy import create_engine, text
 
     engine = create_engine(db)
@@ -176,9 +178,20 @@ def stored_tables(db: str) -> tuple[list[tuple], list[tuple]]:
             segments = conn.execute(
                 text("SELECT ply, count, data FROM segments ORDER BY ply, id")
             ).all()
+            sealed = conn.execute(
+                text("SELECT ply, positions, dictionary FROM sealed_plies ORDER BY ply")
+            ).all()
+            chunks = conn.execute(text("SELECT id, data FROM block_chunks ORDER BY id")).all()
     finally:
         engine.dispose()
-    return [tuple(r) for r in rows], [(ply, count, bytes(data)) for ply, count, data in segments]
+    blocks: dict[int, bytes] = {}
+    for row_id, data in chunks:
+        blocks[row_id >> 32] = blocks.get(row_id >> 32, b"") + bytes(data)
+    return (
+        [tuple(r) for r in rows],
+        [(ply, count, bytes(data)) for ply, count, data in segments],
+        [(ply, n, bytes(dictionary), blocks.get(ply, b"")) for ply, n, dictionary in sealed],
+    )
 
 
 def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_session):
@@ -188,10 +201,10 @@ def test_a_postgres_book_equals_the_sqlite_book(postgres_url, tmp_path, ray_sess
     build(reference, PLY, SMALL_ROOT, progress=False, table_log2=20)
     assert postgres_rows(postgres_url) == sqlite_rows(reference)
     assert len(postgres_rows(postgres_url)) == 179
-    # every ply sealed, as on SQLite: no row left, one segment a ply, the same bytes
+    # every ply sealed, as on SQLite: no row or segment left, the same blocks
     postgres_tables = stored_tables(postgres_url)
     assert postgres_tables == stored_tables(f"sqlite:///{reference}")
-    assert postgres_tables[0] == [] and [s[:2] for s in postgres_tables[1]] == [
+    assert postgres_tables[:2] == ([], []) and [s[:2] for s in postgres_tables[2]] == [
         (8, 1),
         (9, 6),
         (10, 36),

@@ -1,11 +1,13 @@
 """``c4book upgrade`` and ``c4book pack``: a version-1 book (with its moves column), a
-version-2 book (a row per position) or a version-3 book (segments, rows without
-checksums) becomes version 4 in place, each row and the meta given their checksums and
-each ply packed into one segment, nothing re-solved; an interrupted upgrade leaves a valid
-book and running it again finishes it; refusals leave the file as it was.
+version-2 book (a row per position), a version-3 book (segments, rows without
+checksums) or a version-4 book (a segment a ply) becomes this version in place, each row
+and the meta given their checksums and each ply sealed in blocks, nothing re-solved; an
+interrupted upgrade leaves a valid book and running it again finishes it; refusals leave
+the file as it was.
 
 Older books are made from the real small book: its plies written back as rows
-(``conftest.unseal``), then, for version 1, with each row's moves beside its key.
+(``conftest.unseal``), then, for version 1, with each row's moves beside its key; or, for
+version 4, as one segment a ply.
 """
 
 import os
@@ -24,12 +26,15 @@ from conftest import (
     free_pages,
     open_store,
     run_sql,
+    sealed_bytes,
     segment_rows,
     stamp,
+    stored_plies,
     unseal,
 )
 
 from bookgen import Book, CorruptBookError, SchemaMismatchError
+from bookgen.book.format.schema import SCHEMA_VERSION
 from bookgen.book.format.scores import pack_scores
 from bookgen.book.write.upgrade import Packed, pack, upgrade
 from bookgen.builder.verify import verify
@@ -115,6 +120,28 @@ def version_1_book(version_2_book) -> str:
     return small_book_copy
 
 
+@pytest.fixture
+def version_4_book(small_book_copy) -> str:
+    """The small book as version 4 stored it: each ply one segment, as today's blocks hold
+    it (the deepest with its best moves), no tables of blocks."""
+    from bookgen.book.format.segment import pack as pack_segment
+
+    plies = stored_plies(small_book_copy)
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.executemany(
+            "INSERT INTO segments (ply, count, data) VALUES (?, ?, ?)",
+            [(ply, len(s.keys), pack_segment(s)) for ply, s in sorted(plies.items())],
+        )
+        conn.execute("DROP TABLE sealed_plies")
+        conn.execute("DROP TABLE block_chunks")
+        conn.execute("UPDATE meta SET value = '4' WHERE name = 'schema_version'")
+        conn.commit()
+    stamp(small_book_copy)
+    with closing(sqlite3.connect(small_book_copy)) as conn:
+        conn.execute("VACUUM")
+    return small_book_copy
+
+
 def test_the_older_books_are_what_those_versions_wrote(version_1_book, small_book_path):
     assert tables(version_1_book) == ["meta", "positions"]
     stored = rows(version_1_book)
@@ -131,7 +158,7 @@ def test_the_older_books_are_what_those_versions_wrote(version_1_book, small_boo
     )
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_an_older_book_upgrades_in_place_and_verifies(
     request, small_book_path, small_answers, version
 ):
@@ -141,14 +168,19 @@ def test_an_older_book_upgrades_in_place_and_verifies(
     assert upgrade(version_1_book) == version
     assert entries(version_1_book) == entries(small_book_path)
     assert rows(version_1_book) == [] and all_sealed(version_1_book)
-    assert tables(version_1_book) == ["meta", "positions", "segments"]
-    # each ply packed as the build seals it, byte for byte
-    for ply in PLIES:
-        assert [r[1:] for r in segment_rows(version_1_book, ply)] == [
-            r[1:] for r in segment_rows(small_book_path, ply)
-        ]
+    assert tables(version_1_book) == [
+        "block_chunks",
+        "meta",
+        "positions",
+        "sealed_plies",
+        "segments",
+    ]
+    # each ply sealed as the build seals it, byte for byte
+    assert sealed_bytes(version_1_book) == sealed_bytes(small_book_path)
+    assert all(segment_rows(version_1_book, ply) == [] for ply in PLIES)
     with Book.open(version_1_book) as book:
-        assert book.info.schema_version == 4 and book.get("444444331112").score == -2
+        assert book.info.schema_version == SCHEMA_VERSION
+        assert book.get("444444331112").score == -2
     assert answers(version_1_book) == small_answers
     assert verify(version_1_book, sample=5, progress=False).ok
     before = Path(version_1_book).read_bytes()
@@ -161,10 +193,16 @@ def test_the_command_line(version_1_book, small_answers):
     command = [*c4book_command(), "upgrade", "--db", version_1_book]
     first = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert first.stdout == f"{version_1_book}: upgraded from book schema version 1 to 4\n"
+    assert (
+        first.stdout
+        == f"{version_1_book}: upgraded from book schema version 1 to {SCHEMA_VERSION}\n"
+    )
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
-    assert again.stdout == f"{version_1_book}: already book schema version 4; nothing to do\n"
+    assert (
+        again.stdout
+        == f"{version_1_book}: already book schema version {SCHEMA_VERSION}; nothing to do\n"
+    )
     assert answers(version_1_book) == small_answers
 
 
@@ -172,10 +210,16 @@ def test_the_command_line_on_a_version_2_book(version_2_book, small_answers):
     command = [*c4book_command(), "upgrade", "--db", version_2_book]
     first = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert first.stdout == f"{version_2_book}: upgraded from book schema version 2 to 4\n"
+    assert (
+        first.stdout
+        == f"{version_2_book}: upgraded from book schema version 2 to {SCHEMA_VERSION}\n"
+    )
     assert all_sealed(version_2_book) and answers(version_2_book) == small_answers
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert again.stdout == f"{version_2_book}: already book schema version 4; nothing to do\n"
+    assert (
+        again.stdout
+        == f"{version_2_book}: already book schema version {SCHEMA_VERSION}; nothing to do\n"
+    )
     assert answers(version_2_book) == small_answers
 
 
@@ -193,7 +237,7 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
     )
     with pytest.raises(DatabaseError, match="interrupted"):
         upgrade(version_2_book)
-    store = open_store(version_2_book)  # a version-4 book: it opens
+    store = open_store(version_2_book)  # a book of this version: it opens
     try:
         assert store.row_counts() == {10: 36, 11: 136, 12: 574}
         assert store.is_sealed(8) and store.is_sealed(9)
@@ -208,11 +252,17 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
     command = [*c4book_command(), "upgrade", "--db", version_2_book]
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
-    assert again.stdout == f"{version_2_book}: book schema version 4; packed the rows left\n"
+    assert (
+        again.stdout
+        == f"{version_2_book}: book schema version {SCHEMA_VERSION}; packed the rows left\n"
+    )
     assert entries(version_2_book) == entries(small_book_path) and all_sealed(version_2_book)
     assert answers(version_2_book) == small_answers
     third = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert third.stdout == f"{version_2_book}: already book schema version 4; nothing to do\n"
+    assert (
+        third.stdout
+        == f"{version_2_book}: already book schema version {SCHEMA_VERSION}; nothing to do\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -254,25 +304,28 @@ def test_a_current_sealed_book_has_nothing_to_do(small_book_copy, small_answers)
 
 
 def partly_rows(path: str, complete: list[int]) -> None:
-    """Ply 12 as a build leaves it: part of it one segment, the rest still rows; ply 11 with
-    its best moves (the ply below is not sealed yet), and ``complete`` as the meta says."""
+    """Ply 12 as a build leaves it: part of it one segment, the rest still rows; ply 11 a
+    segment with its best moves (the ply below is not sealed yet), and ``complete`` as the
+    meta says."""
     from bookgen.book.format.scores import BEST_TEXT
     from bookgen.book.format.segment import pack as pack_segment
-    from bookgen.book.format.segment import unpack
     from bookgen.builder.derive import derive
 
-    ((row, _, blob),) = segment_rows(path, SMALL_PLY)
-    ((row_11, _, blob_11),) = segment_rows(path, 11)
-    twelve, eleven = unpack(blob, SMALL_PLY), unpack(blob_11, 11)
+    plies = stored_plies(path)
+    twelve, eleven = plies[SMALL_PLY], plies[11]
     assert twelve.best is not None  # a leaf ply keeps its best moves
     eleven = eleven._replace(best=derive(eleven.keys, twelve.keys, twelve.scores).best)
     half = twelve._replace(keys=twelve.keys[::2], scores=twelve.scores[::2], best=twelve.best[::2])
     with closing(sqlite3.connect(path)) as conn:
-        conn.execute(
-            "UPDATE segments SET data = ?, count = ? WHERE id = ?",
-            (pack_segment(half), len(half.keys), row),
+        conn.execute("DELETE FROM sealed_plies WHERE ply >= 11")
+        conn.execute(f"DELETE FROM block_chunks WHERE id >= {11 << 32}")
+        conn.executemany(
+            "INSERT INTO segments (ply, count, data) VALUES (?, ?, ?)",
+            [
+                (11, len(eleven.keys), pack_segment(eleven)),
+                (SMALL_PLY, len(half.keys), pack_segment(half)),
+            ],
         )
-        conn.execute("UPDATE segments SET data = ? WHERE id = ?", (pack_segment(eleven), row_11))
         conn.executemany(
             "INSERT INTO positions (key, ply, score, wdl, best_moves, nodes, checksum) "
             "VALUES (?, ?, ?, ?, ?, 0, 0)",
@@ -317,12 +370,9 @@ def test_pack_seals_a_complete_ply_kept_partly_as_rows(
     partly_rows(small_book_copy, [8, 9, 10, 11, 12])
     assert answers(small_book_copy) == small_answers  # rows or packed: the same answers
     assert pack(small_book_copy) == Packed(rows=287, freed=0)  # (from Python: the same)
-    # one segment for ply 12 again, and ply 11 without best moves: as the build seals them
+    # ply 12 in blocks again, and ply 11 without best moves: as the build seals them
     assert all_sealed(small_book_copy)
-    for ply in PLIES:
-        assert [r[1:] for r in segment_rows(small_book_copy, ply)] == [
-            r[1:] for r in segment_rows(small_book_path, ply)
-        ]
+    assert sealed_bytes(small_book_copy) == sealed_bytes(small_book_path)
     assert answers(small_book_copy) == small_answers
     assert verify(small_book_copy, sample=5, progress=False).ok
 

@@ -1,4 +1,4 @@
-"""``c4book pack``: pack a book's rows into compact segments, in place."""
+"""``c4book pack``: pack a book's rows into compact segments or blocks, in place."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ if TYPE_CHECKING:
 def add(commands) -> argparse.ArgumentParser:
     parser = commands.add_parser(
         "pack",
-        help="pack a book's rows into compact segments, in place",
+        help="pack a book's rows into compact segments or blocks, in place",
         description="A ply still being built is kept as rows (27 bytes a position); a "
-        "complete ply is sealed into one segment (about one byte a position) by "
-        "the build itself. This packs the rows left: a complete ply is sealed, a "
+        "complete ply is sealed into compressed blocks behind an index (about one byte "
+        "a position) by the build itself. This packs the rows left: a complete ply is "
+        "sealed, a "
         "ply still being built gets one more segment (the segments before it stay "
         "byte for byte, so a book kept in git grows by the new part only). The "
         "book stays valid throughout; a build resumes from a packed book. A "

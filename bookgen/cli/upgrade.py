@@ -15,9 +15,9 @@ def add(commands) -> argparse.ArgumentParser:
         help="convert a book of an older schema version, in place",
         description="Bring a book written by an older c4book to this schema version without "
         "re-solving anything: version 1 stored a move string per row (checked "
-        "against the key, then dropped), version 2 a row per position (packed "
-        "into segments, a ply at a time). Running it again finishes an "
-        "interrupted upgrade.",
+        "against the key, then dropped), version 2 a row per position, versions 3 and "
+        "4 a segment per ply: every complete ply is sealed in blocks, a ply at a "
+        "time. Running it again finishes an interrupted upgrade.",
     )
     add_db(parser, writes=True)
     return parser

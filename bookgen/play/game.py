@@ -8,7 +8,7 @@ from typing import IO, Protocol
 from solver import STANDARD, Board, GameOverError, Position
 
 from ..book.read.reader import Book
-from ..progress import SEARCH_NOTICE, notice_if_slow
+from ..progress import NOTICE_SECONDS, SEARCH_NOTICE, notice_if_slow
 from .analysis import ordinal
 from .levels import lookahead
 from .player import Decision, Player
@@ -145,8 +145,10 @@ def play_game(
         else:
             if searched:
                 decision = player.choose(position)
-            else:  # the first may compile the kernels
-                with notice_if_slow(SEARCH_NOTICE):
+            else:  # the first loads the kernels (after an install, compiles them): a word
+                # if that takes long, beyond the time the move may take anyway
+                wait = NOTICE_SECONDS + (player.time_budget or 0)
+                with notice_if_slow(SEARCH_NOTICE, seconds=wait):
                     decision = player.choose(position)
                 searched = True
             position = position.play(decision.column)

@@ -24,7 +24,7 @@ bytes at all (a block of one position has no gaps).
     index:  0       4     magic b"C4BX"
             4       1     version (1)
             5       1     best-move bytes a position: 0 (none kept), 1, or 2 (width 9)
-            6       2     reserved (0)
+            6       2     chunk size: bytes a stored chunk of the ply's blocks (0: not cut)
             8       4     block size N: positions a block, the last block fewer
             12      4     positions n of the ply; blocks B = ceil(n / N)
             16      4     bytes of the ply's keys dictionary (0: none)
@@ -57,6 +57,7 @@ import zstandard
 from solver.bitboard import STANDARD, Board
 
 from .errors import CorruptBookError, damaged_ply
+from .leb128 import PAD, leb128, read_gaps
 from .segment import Segment
 
 MAGIC = b"C4BX"
@@ -64,6 +65,7 @@ VERSION = 1
 # Positions a block (docs/benchmarks.md, "Blocks: the codec"; 4096 saves 0.11 B/pos, twice as slow):
 BLOCK_SIZE = 1024  # the largest whose first touch is under 50 us p50 (43; 2048: 52), at 1.01 B/pos
 LEVEL = 19  # zstd: slow to write, and no slower to read than a fast level
+GAPS_AT_ONCE = 64  # blocks whose gaps a bulk read decodes at once: three times as fast as a ply
 HEADER = struct.Struct("<4sBBHIIII")  # the index's, up to its arrays
 ENTRY = struct.Struct("<QI")  # a block's index entry, as its CRC starts from it
 CRC = struct.Struct("<I")
@@ -72,15 +74,6 @@ CRC = struct.Struct("<I")
 DICTIONARY_MIN, DICTIONARY_MAX, DICTIONARY_SHARE = 1 << 10, 1 << 16, 32
 TRAINING_BYTES = 100  # samples to train on: about 100 times the dictionary (zstd's advice)
 MAGICLESS = zstandard.FORMAT_ZSTD1_MAGICLESS  # saves 4 bytes a frame: the index says what is where
-PAD = bytes(7)  # after the gaps: each gap read as the 8 bytes from its first
-
-# The 7-bit digits of a gap of 1-8 LEB128 bytes read as one little-endian word.
-_DIGITS = np.array([0x7F7F7F7F7F7F7F7F >> (8 * (7 - n)) for n in range(8)], dtype=np.uint64)
-_JOINS = (  # (mask, shift, times): digits joined in pairs, then fours, then eights
-    (np.uint64(0x7F007F007F007F00), np.uint64(1), None),
-    (np.uint64(0x3FFF00003FFF0000), np.uint64(2), np.uint64(3)),
-    (np.uint64(0x0FFFFFFF00000000), np.uint64(4), np.uint64(15)),
-)
 
 
 class BlockIndex(NamedTuple):
@@ -93,6 +86,7 @@ class BlockIndex(NamedTuple):
     ends: np.ndarray  # uint32: block i is bytes ends[i - 1] (0 for the first) to ends[i]
     dictionary_size: int
     dictionary_crc: int
+    chunk_size: int = 0  # how the blocks are stored, cut in chunks (``format.sealed``); 0: not
 
     def count_of(self, block_no: int) -> int:
         """Positions in block ``block_no``."""
@@ -120,72 +114,6 @@ class Decoder(NamedTuple):
     keys: zstandard.ZstdDecompressor  # with the ply's dictionary
     plain: zstandard.ZstdDecompressor
     best_type: np.dtype | None
-
-
-# -- LEB128 ---------------------------------------------------------------------------
-
-
-def leb128(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(bytes, ends)``: ``values`` (uint64) as LEB128, and where each value's bytes end."""
-    values = np.asarray(values, dtype=np.uint64)
-    lengths = np.ones(len(values), dtype=np.int64)
-    for k in range(1, 10):
-        lengths += values >= np.uint64(1 << (7 * k))
-    ends = np.cumsum(lengths)
-    out = np.empty(int(ends[-1]) if len(values) else 0, dtype=np.uint8)
-    starts = ends - lengths
-    for k in range(int(lengths.max()) if len(values) else 0):
-        has = lengths > k
-        digit = (values[has] >> np.uint64(7 * k)) & np.uint64(0x7F)
-        more = (lengths[has] > k + 1).astype(np.uint64) << np.uint64(7)
-        out[starts[has] + k] = (digit | more).astype(np.uint8)
-    return out, ends
-
-
-def _gaps(data: bytes, values: np.ndarray) -> None:
-    """The LEB128 values in ``data`` into ``values`` (uint64); ``ValueError`` if it holds
-    another number of them.
-
-    Each gap is read as the 8 bytes from its first (``data`` ends in ``PAD``), cut to
-    its length, and its 7-bit digits joined by shifts: a dozen numpy calls a block
-    whatever its size.  A gap of more than 8 bytes (2**56 or more: sparse plies of
-    64-bit keys only) takes a slower way."""
-    stream = np.frombuffer(data, dtype=np.uint8, count=len(data) - len(PAD))
-    (last,) = (stream < 0x80).nonzero()
-    gaps = len(values)
-    if len(last) != gaps or (gaps and last[-1] != len(stream) - 1):
-        raise ValueError(f"its keys frame holds {len(last)} gaps, not {gaps}")
-    if not gaps:
-        return
-    first = np.empty(gaps, dtype=np.int64)
-    first[0] = 0
-    np.add(last[:-1], 1, out=first[1:])
-    lengths = last - first  # less one
-    longest = int(lengths.max())
-    if longest > 7:
-        values[:] = _long_gaps(stream, first, last)
-        return
-    words = np.ndarray((len(stream),), dtype="<u8", buffer=data, strides=(1,))
-    words.take(first, out=values, mode="clip")  # (the indices are in range: unbuffered)
-    values &= _DIGITS.take(lengths)
-    part = np.empty_like(values)
-    # Digits a, b at 8-bit steps are a + b * 2**8: take away b * (2**8 - 2**7), and they
-    # are a + b * 2**7.  Then pairs of 14 bits, fours of 28, as far as the longest gap needs.
-    for mask, shift, times in _JOINS[: longest.bit_length()]:
-        np.bitwise_and(values, mask, out=part)
-        part >>= shift
-        if times is not None:
-            part *= times
-        values -= part
-
-
-def _long_gaps(stream: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.ndarray:
-    """LEB128 values of any length up to 10 bytes: each byte's digit shifted into place."""
-    place = np.arange(len(stream)) - np.repeat(first, last - first + 1)
-    if int(place.max()) > 9:
-        raise ValueError("its keys frame holds a gap longer than 64 bits")
-    digits = (stream & 0x7F).astype(np.uint64) << (np.uint64(7) * place.astype(np.uint64))
-    return np.bitwise_or.reduceat(digits, first)
 
 
 # -- encoding -------------------------------------------------------------------------
@@ -309,7 +237,7 @@ def encode_index(index: BlockIndex) -> bytes:
         MAGIC,
         VERSION,
         index.best_bytes,
-        0,
+        index.chunk_size,
         index.block_size,
         index.positions,
         index.dictionary_size,
@@ -337,7 +265,7 @@ def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIn
     view = memoryview(data)
     if CRC.unpack_from(view, len(view) - CRC.size)[0] != zlib.crc32(view[: -CRC.size]):
         raise damaged("fails its checksum")
-    magic, version, best_bytes, _, block_size, positions, size, crc = HEADER.unpack_from(view)
+    magic, version, best_bytes, chunk, block_size, positions, size, crc = HEADER.unpack_from(view)
     if magic != MAGIC or version != VERSION or best_bytes not in (0, 1, 2) or block_size < 1:
         raise damaged("has an unknown header")
     blocks = -(-positions // block_size)
@@ -350,7 +278,7 @@ def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIn
         (first_keys[1:] > first_keys[:-1]).all() and (ends[1:] > ends[:-1]).all() and ends[0] > 0
     ):
         raise damaged("holds keys or ends out of order")
-    return BlockIndex(positions, block_size, best_bytes, first_keys, ends, size, crc)
+    return BlockIndex(positions, block_size, best_bytes, first_keys, ends, size, crc, chunk)
 
 
 def ply_decoder(
@@ -381,7 +309,7 @@ def _read_varint(view: memoryview, at: int) -> tuple[int, int]:
 
 
 def decode_block(
-    blob: bytes,
+    blob: bytes | memoryview,
     first_key: int,
     count: int,
     decoder: Decoder,
@@ -393,37 +321,102 @@ def decode_block(
     """Block ``block_no`` of ``ply``: its keys (a new array), scores and best moves (read-only
     views, ``None`` where the ply keeps none).  ``CorruptBookError`` naming the ply and the
     block if it is damaged.  ``board`` is the decoder's (``ply_decoder``)."""
+    gaps, scores, best = _checked_frames(blob, first_key, count, decoder, ply, block_no, db)
+    keys = np.empty(count, dtype=np.uint64)
+    keys[0] = first_key
+    read_gaps(gaps + PAD, keys[1:])  # (its count checked: it cannot raise)
+    np.add.accumulate(keys, out=keys)  # (half of cumsum's time on a block)
+    return Segment(
+        keys,
+        np.frombuffer(scores, np.int8),
+        None if decoder.best_type is None else np.frombuffer(best, decoder.best_type),
+    )
+
+
+def decode_blocks(
+    blobs: Sequence[bytes | memoryview],
+    first_keys: Sequence[int],
+    counts: Sequence[int],
+    decoder: Decoder,
+    ply: int,
+    first_block: int = 0,
+    db: str | None = None,
+) -> Segment:
+    """Blocks ``first_block``, ``first_block + 1``, ... of ``ply`` joined, as ``decode_block``
+    gives each, and checked as it checks each; the keys of all read in one pass (bulk
+    reads: a whole ply in a fraction of a block at a time's time)."""
+    frames = [
+        _checked_frames(blob, first, count, decoder, ply, first_block + n, db)
+        for n, (blob, first, count) in enumerate(zip(blobs, first_keys, counts, strict=True))
+    ]
+    if not frames:
+        best_empty = None if decoder.best_type is None else np.empty(0, decoder.best_type)
+        return Segment(np.empty(0, np.uint64), np.empty(0, np.int8), best_empty)
+    total = sum(counts)
+    starts = np.cumsum([0, *counts[:-1]], dtype=np.int64)
+    steps = np.zeros(total, dtype=np.uint64)
+    gaps = np.empty(total - len(counts), dtype=np.uint64)
+    at = 0
+    for start in range(0, len(frames), GAPS_AT_ONCE):  # a few blocks at a time: in cache
+        some = frames[start : start + GAPS_AT_ONCE]
+        count = sum(counts[start : start + GAPS_AT_ONCE]) - len(some)
+        read_gaps(b"".join(g for g, _, _ in some) + PAD, gaps[at : at + count])
+        at += count
+    places = np.ones(total, dtype=bool)
+    places[starts] = False
+    steps[places] = gaps
+    np.cumsum(steps, out=steps)
+    # Each block's keys: its first, then its running sum of gaps (in uint64, wrapping alike).
+    firsts = np.asarray(first_keys, dtype=np.uint64) - steps[starts]
+    steps += np.repeat(firsts, counts)
+    best = None
+    if decoder.best_type is not None:
+        best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
+    return Segment(steps, np.frombuffer(b"".join(s for _, s, _ in frames), np.int8), best)
+
+
+_LOW = bytes(range(0x80))  # the last byte of each LEB128 gap: deleted, the others are left
+
+
+def _checked_frames(
+    blob: bytes | memoryview,
+    first_key: int,
+    count: int,
+    decoder: Decoder,
+    ply: int,
+    block_no: int,
+    db: str | None,
+) -> tuple[bytes, bytes, bytes]:
+    """The block's ``(gaps, scores, best moves)`` bytes, decompressed and checked to hold
+    ``count`` positions; ``CorruptBookError`` naming the ply and the block if damaged."""
     view = memoryview(blob)
     if len(view) < CRC.size or CRC.unpack_from(view)[0] != zlib.crc32(
         view[CRC.size :], zlib.crc32(ENTRY.pack(first_key, count))
     ):
         raise damaged_ply(ply, f"its block {block_no} fails its checksum", db)
     try:
-        return _block(view, first_key, count, decoder)
+        return _block_frames(view, count, decoder)
     except (ValueError, IndexError, zstandard.ZstdError) as error:
         # Past its CRC: only a writer's mistake, or a decoder of another ply, comes here.
         raise damaged_ply(ply, f"its block {block_no} does not decode ({error})", db) from None
 
 
-def _block(view: memoryview, first_key: int, count: int, decoder: Decoder) -> Segment:
+def _block_frames(view: memoryview, count: int, decoder: Decoder) -> tuple[bytes, bytes, bytes]:
     keys_size, at = _read_varint(view, CRC.size)
     scores_size, at = _read_varint(view, at)
     scores_at = at + keys_size
     best_at = scores_at + scores_size
     if best_at > len(view) or (decoder.best_type is None) != (best_at == len(view)):
         raise ValueError("its frames do not fit it")
-    gap_bytes = decoder.keys.decompress(view[at:scores_at]) + PAD if keys_size else PAD
-    scores = np.frombuffer(decoder.plain.decompress(view[scores_at:best_at]), np.int8)
-    best = None
-    if decoder.best_type is not None:
-        best = np.frombuffer(decoder.plain.decompress(view[best_at:]), decoder.best_type)
-    if len(scores) != count or (best is not None and len(best) != count):
+    gaps = decoder.keys.decompress(view[at:scores_at]) if keys_size else b""
+    scores = decoder.plain.decompress(view[scores_at:best_at])
+    best = b"" if decoder.best_type is None else decoder.plain.decompress(view[best_at:])
+    best_size = 0 if decoder.best_type is None else decoder.best_type.itemsize
+    if len(scores) != count or len(best) != best_size * count:
         raise ValueError("it holds another number of positions than its index")
-    keys = np.empty(count, dtype=np.uint64)
-    keys[0] = first_key
-    _gaps(gap_bytes, keys[1:])
-    np.add.accumulate(keys, out=keys)  # (half of cumsum's time on a block)
-    return Segment(keys, scores, best)
+    if count < 1 or len(gaps) - len(gaps.translate(None, _LOW)) != count - 1:
+        raise ValueError(f"its keys frame does not hold {count - 1} gaps")
+    return gaps, scores, best
 
 
 def find_block(first_keys: Sequence[int] | np.ndarray, key: int) -> int:
@@ -438,12 +431,5 @@ def decode_ply(
     """Every block of ``encoded`` decoded and joined: the segment it was made of."""
     index = encoded.index
     decoder = ply_decoder(encoded.dictionary, index, ply, board, db)
-    parts = [
-        decode_block(blob, int(first), index.count_of(no), decoder, ply, no, board, db)
-        for no, (blob, first) in enumerate(zip(encoded.blocks, index.first_keys, strict=True))
-    ]
-    if not parts:
-        best = None if decoder.best_type is None else np.empty(0, decoder.best_type)
-        return Segment(np.empty(0, np.uint64), np.empty(0, np.int8), best)
-    joined = [np.concatenate(p) for p in zip(*parts, strict=True) if p[0] is not None]
-    return Segment(joined[0], joined[1], joined[2] if len(joined) > 2 else None)
+    counts = [index.count_of(no) for no in range(len(encoded.blocks))]
+    return decode_blocks(encoded.blocks, index.first_keys.tolist(), counts, decoder, ply, 0, db)

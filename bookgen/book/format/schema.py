@@ -1,9 +1,13 @@
 """The book's tables, as SQLAlchemy 2.x typed models, and the names its meta keeps.
 
-``segments`` holds sealed plies: each row one blob of a ply's sorted keys,
-scores and, at the book's last ply, best moves (``segment``; about one byte
-a position).  A complete ply is one segment; a ply still being built may
-have several, packed as it goes.  ``positions`` holds what is not packed
+A sealed (complete) ply is a run of blocks, each a thousand neighbouring
+keys with their scores and, at the book's last ply, best moves, compressed
+on its own (``blocks``): ``sealed_plies`` holds a ply's index (each block's
+first key and end) and its keys dictionary, and ``block_chunks`` its blocks
+end to end, cut in chunks a page each.  A reader opens the indexes and reads
+and decodes a block a lookup.  ``segments`` holds the packed parts of a ply still being built: each
+row one blob of sorted keys, scores and best moves (``segment``).
+``positions`` holds what is not packed
 yet: one row per mirror pair, keyed by the canonical key and written in that
 orientation.  The key is the whole position (``solver.packed``).  ``meta``
 is a name/value table: board size, schema version, root, plies, totals.
@@ -11,8 +15,8 @@ Segments carry a CRC-32, rows and the meta checksums of their own
 (``checksum``).  ``docs/book-format.md`` describes it all.
 
 Schema versions: 1 stored each row's move string; 2 dropped it; 3 packs
-plies into segments; 4 checks rows and meta.  ``c4book upgrade`` brings a
-version-1, -2 or -3 book to 4.
+plies into segments; 4 checks rows and meta; 5 seals plies in blocks.
+``c4book upgrade`` brings a version-1 to -4 book to 5.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from solver.bitboard import MAX_WIDTH
 
 FORMAT = "c4book"
-SCHEMA_VERSION = 4
-UPGRADABLE_VERSIONS = (1, 2, 3)  # what ``c4book upgrade`` converts
+SCHEMA_VERSION = 5
+UPGRADABLE_VERSIONS = (1, 2, 3, 4)  # what ``c4book upgrade`` converts
 
 # On SQLite the key must be declared exactly INTEGER to become the rowid
 # itself, rather than a second index beside it.
@@ -66,6 +70,45 @@ class SegmentRow(Base):
 
     def __repr__(self) -> str:
         return f"SegmentRow(ply={self.ply}, count={self.count})"
+
+
+class SealedRow(Base):
+    """A sealed ply: its block index and keys dictionary (``blocks.encode_index``); its
+    blocks, laid end to end, are cut into ``ChunkRow``s of the index's chunk size."""
+
+    __tablename__ = "sealed_plies"
+
+    ply: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False)
+    positions: Mapped[int] = mapped_column(Integer)
+    index: Mapped[bytes] = mapped_column(LargeBinary)
+    dictionary: Mapped[bytes] = mapped_column(LargeBinary)
+
+    def __repr__(self) -> str:
+        return f"SealedRow(ply={self.ply}, positions={self.positions})"
+
+
+class ChunkRow(Base):
+    """A chunk of a sealed ply's blocks, as many bytes as its index says (the last chunk
+    fewer): on SQLite, a
+    chunk fills one page, so a book is no larger than its blocks, and a block is read in
+    one or two short queries, with no lock held between them."""
+
+    __tablename__ = "block_chunks"
+
+    id: Mapped[int] = mapped_column(KeyType, primary_key=True, autoincrement=False)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+    def __repr__(self) -> str:
+        ply, number = divmod(self.id, 1 << CHUNK_BITS)
+        return f"ChunkRow(ply={ply}, number={number})"
+
+
+CHUNK_BITS = 32  # a chunk's id: its ply above its number, so a ply's chunks are one range
+
+
+def chunk_id(ply: int, number: int) -> int:
+    """The ``block_chunks`` row id of chunk ``number`` of ``ply``."""
+    return ply << CHUNK_BITS | number
 
 
 # The column order of rows as written (``rows.Rows``) and as read back.

@@ -1,11 +1,12 @@
 """What a book stores, ply by ply, read back checked: what the writer and ``verify`` read.
 
-A ply's entries are rows while it is built and a packed segment once sealed
-(``segment``); the reads here (``keys_at``, ``scores_at``, ``best_at``)
-join the two, so a caller need not know which a ply is.  Every read of
-rows checks them (``rows.read_rows``), every segment its CRC: a damaged
-book raises ``CorruptBookError``, and is never answered from or sealed.
-(The reader, ``read.plies``, reads every ply at once through ``segments_of``.)
+A ply's entries are rows while it is built, packed segments as it goes
+(``segment``), and blocks once sealed (``sealed``); the reads here
+(``keys_at``, ``scores_at``, ``best_at``) join them, so a caller need not
+know which a ply is.  Every read of rows checks them (``rows.read_rows``),
+every segment and block its CRC: a damaged book raises ``CorruptBookError``,
+and is never answered from or sealed.  (The reader, ``read.plies``, opens
+sealed plies by their indexes and reads the rest through ``segments_of``.)
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from solver.bitboard import Board
 from .checksum import check_meta
 from .database import key_offset
 from .rows import read_rows
-from .schema import Entry, Meta, SegmentRow
+from .schema import Entry, Meta, SealedRow, SegmentRow
+from .sealed import read_sealed, sealed_and_more, sealed_plies, sealed_sizes
 from .segment import Segment, check_row, merge, unpack
 
 KEY_LIMIT = (1 << 64) - 1  # above every key of every board
@@ -68,10 +70,15 @@ class StoredBook:
             )
 
     def segment_at(self, ply: int) -> Segment | None:
-        """The packed part of ``ply`` (its segments merged), or ``None``; read once."""
+        """The packed part of ``ply`` (its blocks or its segments merged), or ``None``; read
+        once."""
         if ply not in self._segments:
             with self.engine.connect() as conn:
-                parts = segments_of(conn, self.board, self.db, ply).get(ply)
+                parts = segments_of(conn, self.board, self.db, ply).get(ply, [])
+                if (sealed := sealed_plies(conn, self.board, self.db, ply).get(ply)) is not None:
+                    if parts:
+                        raise sealed_and_more(ply, self.db)
+                    parts.insert(0, read_sealed(conn, sealed, self.board, self.db))
             self._segments[ply] = merge(parts, ply, self.db) if parts else None
         return self._segments[ply]
 
@@ -123,8 +130,9 @@ class StoredBook:
         return {ply: packed + rows for ply, (packed, _, rows) in self.storage_by_ply().items()}
 
     def storage_by_ply(self) -> dict[int, tuple[int, int, int]]:
-        """Per ply: ``(positions packed, bytes of their segments, rows not packed)``."""
+        """Per ply: ``(positions packed, bytes of their blocks or segments, rows not packed)``."""
         with self.engine.connect() as conn:
+            sealed = sealed_sizes(conn, self.board, self.db)
             packed = {
                 ply: (int(n), int(size))
                 for ply, n, size in conn.execute(
@@ -135,6 +143,9 @@ class StoredBook:
                     ).group_by(SegmentRow.ply)
                 )
             }
+        for ply, (count, size) in sealed.items():
+            more_count, more_size = packed.get(ply, (0, 0))
+            packed[ply] = (count + more_count, size + more_size)
         rows = self.row_counts()
         return {
             ply: (*packed.get(ply, (0, 0)), rows.get(ply, 0))
@@ -149,7 +160,7 @@ class StoredBook:
             )
 
     def is_sealed(self, ply: int) -> bool:
-        """Complete, and all of it packed: one segment and no rows."""
+        """Complete, and all of it in blocks: no segments and no rows."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(func.count()).select_from(Entry).where(Entry.ply == ply)
@@ -157,4 +168,7 @@ class StoredBook:
             segments = conn.execute(
                 select(func.count()).select_from(SegmentRow).where(SegmentRow.ply == ply)
             ).scalar_one()
-        return ply in self.complete_plies() and rows == 0 and segments == 1
+            indexes = conn.execute(
+                select(func.count()).select_from(SealedRow).where(SealedRow.ply == ply)
+            ).scalar_one()
+        return ply in self.complete_plies() and rows == 0 and segments == 0 and indexes == 1

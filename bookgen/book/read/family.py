@@ -5,23 +5,20 @@ scores minus its child's score; a move whose child the ply below lacks must
 end the game (a four, or the last cell: a draw), else the book is damaged.
 This is the plain-Python form of that rule (``solver.packed.move_rule`` is the
 compiled one, which ``compiled_family`` runs over many positions at once).
-``Family`` reads one position: one numpy search places its seven children
-among every 64th key of the ply below, then a bisect of 64 keys finds each
-(a few microseconds).  Packed move scores are as ``format.scores`` says.
+``Family`` reads one position: its children's keys made with a few integer
+operations, then each child's score looked up in the ply below (a bisect of
+its keys, or of one block of a sealed ply).  Packed move scores are as
+``format.scores`` says.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
-import numpy as np
+from collections.abc import Callable
 
 from solver.bitboard import Board
 
 from ..format.errors import CorruptBookError
 from ..format.scores import FULL_COLUMN, SCORE_OFFSET
-
-STEP = 64  # Family's index of the ply below: every STEP-th key
 
 
 def missing_child(db: str, ply: int) -> CorruptBookError:
@@ -38,18 +35,12 @@ def no_best_move(db: str, ply: int) -> CorruptBookError:
 
 class Family:
     """One parent ply's positions' move scores, one position at a time, from the ply
-    below's sorted keys and scores: nothing derived ahead, nothing kept."""
+    below (``score_of``: a canonical key's score there, ``None`` if it lacks the key):
+    nothing derived ahead, nothing kept."""
 
-    def __init__(
-        self, board: Board, ply: int, below_keys: np.ndarray, below_scores: np.ndarray, db: str = ""
-    ):
+    def __init__(self, board: Board, ply: int, score_of: Callable[[int], int | None], db: str = ""):
         self.board, self.ply, self.db = board, ply, db
-        # Every STEP-th key, searched first (a few hundred kB: in cache), then a bisect of
-        # STEP keys: half the cache misses of a search of millions of keys (7 us to 9).
-        self._tops = np.ascontiguousarray(below_keys[::STEP]).searchsorted
-        # Memoryviews: an item read from one is a Python int at once, not a numpy scalar.
-        self._keys = memoryview(below_keys)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
-        self._scores = memoryview(below_scores)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+        self._score_of = score_of
         h1, width = board.h1, board.width
         self._bottom = board.bottom
         # Smearing each column's bits down, ``shift`` at a time, keeping to the column.
@@ -83,38 +74,24 @@ class Family:
         # every child's mirror image, the swapped position mirrored plus the stone mirrored.
         swapped = (current ^ mask) + mask
         swapped_mirror = self.board.mirror_bits(swapped)
-        children = []
-        stones = []
-        for cells, left, right in self._columns:
-            stone = nexts & cells  # 0 when the column is full
-            stones.append(stone)
-            if stone:
-                child = swapped + stone
-                other = swapped_mirror + ((stone << left) >> right)
-                children.append(min(other, child))
-        # Which STEP keys each child is among: one numpy search for them all.
-        tops = self._tops(np.array(children, dtype=np.uint64), side="right").tolist()
-        below_keys, below_scores = self._keys, self._scores
-        count = len(below_keys)
-        packed = bytearray([FULL_COLUMN]) * len(stones)
+        score_of = self._score_of
+        packed = bytearray([FULL_COLUMN]) * len(self._columns)
         wanted = own + SCORE_OFFSET
         best = 0
-        read = 0
-        for col, stone in enumerate(stones):
+        for col, (cells, left, right) in enumerate(self._columns):
+            stone = nexts & cells  # 0 when the column is full
             if not stone:
-                continue  # a full column
-            child = children[read]
-            low = max(tops[read] - 1, 0) * STEP
-            at = bisect_left(below_keys, child, low, min(low + STEP, count))
-            if at < count and below_keys[at] == child:
-                byte = SCORE_OFFSET - below_scores[at]
+                continue
+            child = min(swapped + stone, swapped_mirror + ((stone << left) >> right))
+            score = score_of(child)
+            if score is not None:
+                byte = SCORE_OFFSET - score
             elif self.board.has_four(current | stone):
                 byte = self._win
             elif self._last:
                 byte = SCORE_OFFSET
             else:
                 raise missing_child(self.db, self.ply)
-            read += 1
             packed[col] = byte
             if byte == wanted:
                 best |= 1 << col

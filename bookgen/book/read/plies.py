@@ -1,8 +1,9 @@
-"""A book's plies in memory: per ply, sorted canonical keys, scores and best moves.
+"""A book's plies: per ply, sorted canonical keys, scores and best moves.
 
-Read once at open from the ``segments`` table (``segment``), and the rows of
-plies still being built with them, each checked (``rows.read_rows``): ten
-bytes a position, a lookup a binary search in one ply's keys.  A ply whose
+A sealed ply is opened by its index and read a block at a time (``lazy``).
+A ply still being built is read whole at open, from its segments
+(``segment``) and rows, each checked (``rows.read_rows``): ten bytes a
+position, a lookup a binary search in its keys.  A ply whose
 children the book holds whole stores no best moves: a lookup there reads
 its position's move scores from its children (``family``), and many lookups
 at once derive those of the positions asked, or of the whole ply when they
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+import threading
 from bisect import bisect_left
 from collections.abc import Callable
 
@@ -23,15 +25,20 @@ from solver.bitboard import STANDARD, Board
 from ..format.errors import damaged_ply
 from ..format.rows import read_rows
 from ..format.scores import entry_code
+from ..format.sealed import read_sealed, sealed_and_more, sealed_plies
 from ..format.segment import Segment, merge
 from ..format.stored import segments_of
 from .family import Family
+from .lazy import BlockCache, BlockSource, LazyPly
 
 # A whole parent ply is derived a chunk at a time, so that the temporary arrays stay small.
 CHUNK_BITS = 15
 # get_many derives a parent ply whole (and keeps it) once it asks for a half of it or
 # more: the whole costs about as much a position as the part, and no later call pays again.
 WHOLE_SHARE = 2
+# A sealed ply is read whole for lookups that would touch a quarter of its blocks or more
+# (in key order, a block at a time would read as much, more slowly).
+BLOCKWISE_SHARE = 4
 
 
 class _Ply:
@@ -50,6 +57,51 @@ class _Ply:
     def __len__(self) -> int:
         return len(self.keys)
 
+    def find(self, key: int) -> int | None:
+        """The place of ``key`` in the ply, or ``None`` if the ply lacks it."""
+        keys = self.keys
+        at = bisect_left(keys, key)
+        return at if at < len(keys) and keys[at] == key else None
+
+    def score_of(self, key: int) -> int | None:
+        at = self.find(key)
+        return None if at is None else self.scores[at]
+
+    def key_at(self, at: int) -> int:
+        return self.keys[at]
+
+    def entry(self, at: int) -> tuple[int, int]:
+        """``(score, best-move bits)`` of the ``at``-th position (bits 0 where none kept)."""
+        return self.scores[at], 0 if self.best is None else self.best[at]
+
+    def whole(self) -> Segment:
+        return self.view
+
+    def slice(self, start: int, end: int) -> Segment:
+        view = self.view
+        best = None if view.best is None else view.best[start:end]
+        return Segment(view.keys[start:end], view.scores[start:end], best)
+
+    @property
+    def has_best(self) -> bool:
+        return self.best is not None
+
+
+class _Sealed(LazyPly):
+    """A sealed ply, read a block at a time, with what ``Plies`` keeps of a ply."""
+
+    moves: bytes | None = None
+    best_derived = b""
+    family: Family | None = None
+
+    def key_at(self, at: int) -> int:
+        number, offset = divmod(at, self.sealed.block_index.block_size)
+        return self.block(number).keys[offset]
+
+    @property
+    def view(self) -> Segment:
+        return self.whole()
+
 
 class Plies:
     """Plies by number, and how many of each ply's entries were rows (``row_counts``).
@@ -65,11 +117,16 @@ class Plies:
         complete: tuple[int, ...] = (),
         db: str = "",
         board: Board = STANDARD,
+        sealed: dict[int, _Sealed] | None = None,
+        source: BlockSource | None = None,
     ):
         self.board = board
         self._width = board.width
-        self._plies = {ply: _Ply(s) for ply, s in segments.items()}
-        self.keys = {ply: p.view.keys for ply, p in self._plies.items()}  # for compiled searches
+        eager = {ply: _Ply(s) for ply, s in segments.items()}
+        self._plies: dict[int, _Ply | _Sealed] = {**(sealed or {}), **eager}
+        self._source = source
+        # The plies read whole, for compiled searches; a sealed ply is searched in Python.
+        self.keys = {ply: p.view.keys for ply, p in eager.items()}
         self.row_counts = row_counts
         self.parents = frozenset(
             p for p in complete if p + 1 in complete and p in self._plies and p + 1 in self._plies
@@ -78,17 +135,13 @@ class Plies:
         # A parent ply's keys and scores, and its children's: a compiled lookup reads a
         # position's move scores from them, with nothing derived or kept.
         self.families = {
-            ply: (
-                self._plies[ply].view.keys,
-                self._plies[ply].view.scores,
-                self._plies[ply + 1].view.keys,
-                self._plies[ply + 1].view.scores,
-            )
+            ply: (eager[ply].view.keys, eager[ply].view.scores, below.keys, below.scores)
             for ply in self.parents
+            if ply in eager and ply + 1 in eager
+            for below in (eager[ply + 1].view,)
         }
         for ply in self.parents:  # made now: a first lookup never waits for one
-            below = self._plies[ply + 1].view
-            self._plies[ply].family = Family(board, ply, below.keys, below.scores, db)
+            self._plies[ply].family = Family(board, ply, self._plies[ply + 1].score_of, db)
 
     @classmethod
     def read(
@@ -98,10 +151,24 @@ class Plies:
         db: str = "",
         board: Board = STANDARD,
         offset: int = 0,
+        source: BlockSource | None = None,
+        cache: BlockCache | None = None,
     ) -> Plies:
-        """Every segment and row of the book on ``conn``; ``offset`` is what a key loses
-        on its way into SQL (``store.key_offset``)."""
+        """The book on ``conn``: its sealed plies' indexes, read through ``source`` into
+        ``cache`` a block at a time, and every segment and row of the others; ``offset`` is
+        what a key loses on its way into SQL (``store.key_offset``)."""
+        lock = threading.Lock()
+        cache = cache or BlockCache()
+        opened = sealed_plies(conn, board, db)
         parts = segments_of(conn, board, db)
+        if source is None:  # no source to read blocks through later: read them now
+            for ply, whole in opened.items():
+                parts.setdefault(ply, []).insert(0, read_sealed(conn, whole, board, db))
+            opened = {}
+        sealed = {
+            ply: _Sealed(one, source, cache, lock, board, db)  # type: ignore[arg-type]
+            for ply, one in opened.items()
+        }
         row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
         row_counts = {}
         if len(row_plies):
@@ -114,14 +181,22 @@ class Plies:
                 )
                 row_counts[ply] = len(part)
         del rows, row_plies
-        if missing := sorted(set(complete) - set(parts)):  # a deleted segment, say
+        if missing := sorted(set(complete) - set(parts) - set(sealed)):  # a deleted ply, say
             raise damaged_ply(
                 missing[0],
                 "the meta lists it complete, but the book holds none of its positions",
                 db,
             )
+        if both := sorted(set(parts) & set(sealed)):  # (a reader holds one or the other)
+            raise sealed_and_more(both[0], db)
         plies = cls(
-            {ply: merge(p, ply, db) for ply, p in parts.items()}, row_counts, complete, db, board
+            {ply: merge(p, ply, db) for ply, p in parts.items()},
+            row_counts,
+            complete,
+            db,
+            board,
+            sealed,
+            source,
         )
         del parts
         _return_freed_memory()
@@ -138,11 +213,8 @@ class Plies:
         at_ply = self._plies.get(ply)
         if at_ply is None:
             return None
-        keys = at_ply.keys
-        at = bisect_left(keys, canonical)
-        if at == len(keys) or keys[at] != canonical:
-            return None
-        return self.at(ply, at)
+        at = at_ply.find(canonical)
+        return None if at is None else self.at(ply, at)
 
     def at(self, ply: int, at: int) -> int | tuple[int, bytes]:
         """What ``find`` gives for the ``at``-th position of ``ply``."""
@@ -151,21 +223,19 @@ class Plies:
         # packed in parts while it was built, and is complete but not yet sealed).
         if ply in self.parents:
             width = self._width
+            own = at_ply.entry(at)[0]
             if at_ply.moves is None:  # read from its children: nothing derived, nothing kept
                 assert at_ply.family is not None  # every parent ply has one, from the open
-                own = at_ply.scores[at]
-                moves, bits = at_ply.family.packed(at_ply.keys[at], own)
+                moves, bits = at_ply.family.packed(at_ply.key_at(at), own)
                 return entry_code(own, bits, width), moves
             best: bytes | memoryview = at_ply.best_derived
             if width > 8:  # two bytes of best-move bits a position
                 best = memoryview(best).cast("H")
             return (
-                entry_code(at_ply.scores[at], best[at], width),
+                entry_code(own, best[at], width),
                 at_ply.moves[width * at : width * at + width],
             )
-        return entry_code(
-            at_ply.scores[at], 0 if at_ply.best is None else at_ply.best[at], self._width
-        )
+        return entry_code(*at_ply.entry(at), self._width)
 
     def find_many(self, keys: np.ndarray, plies: np.ndarray, compiled: bool = False):
         """For keys in any orientation at the given plies: ``(found, index, scores, best,
@@ -194,8 +264,21 @@ class Plies:
             at = order[ordered_plies == ply]
             if not len(at) or not len(at_ply):
                 continue
-            view = at_ply.view
             wanted = canonical[at]
+            if isinstance(at_ply, _Sealed) and not at_ply.is_whole and not self._bulk(ply, len(at)):
+                # A few positions of a sealed ply: each looked up in its block.
+                places = [at_ply.find(key) for key in wanted.tolist()]
+                hit = np.array([p is not None for p in places], dtype=bool)
+                at, where = at[hit], np.array([p for p in places if p is not None], np.int64)
+                read = [at_ply.entry(p) for p in where.tolist()]
+                found[at], index[at] = True, where
+                scores[at] = [score for score, _ in read]
+                if ply in self.parents:
+                    moves[at], best[at] = self.families_of(ply, where, compiled)
+                else:
+                    best[at] = [bits for _, bits in read]
+                continue
+            view = at_ply.view
             where = np.minimum(search(view.keys, wanted), len(at_ply) - 1)
             hit = view.keys[where] == wanted
             at, where = at[hit], where[hit]
@@ -225,8 +308,10 @@ class Plies:
         first = np.empty(len(where), dtype=bool)
         first[:1] = True
         np.not_equal(where[1:], where[:-1], out=first[1:])
-        if compiled:
-            moves, best = self._derive_many(ply, where[first])
+        if compiled and self._bulk(ply + 1, len(where) * self._width):
+            view = at_ply.view
+            where = where[first]
+            moves, best = self._derive_many(ply, view.keys[where], view.scores[where])
         else:
             moves, best = self._read_families(ply, where[first])
         back = np.cumsum(first) - 1
@@ -236,7 +321,9 @@ class Plies:
         """``_derive_many``'s answer, one position at a time in plain Python (``Family``)."""
         at_ply = self._plies[ply]
         assert at_ply.family is not None  # every parent ply has one, from the open
-        read = [at_ply.family.packed(at_ply.keys[at], at_ply.scores[at]) for at in where.tolist()]
+        read = [
+            at_ply.family.packed(at_ply.key_at(at), at_ply.entry(at)[0]) for at in where.tolist()
+        ]
         moves = np.frombuffer(b"".join(m for m, _ in read), np.uint8).reshape(-1, self._width)
         best = np.array([b for _, b in read], dtype=self.board.column_set_type)
         return moves, best
@@ -249,10 +336,10 @@ class Plies:
         ``moves_of`` packs them, only at a parent ply.  Derived where the ply keeps none,
         and not kept: reading a whole book holds one slice at a time."""
         at_ply = self._plies[ply]
-        keys, scores = at_ply.view.keys[start:end], at_ply.view.scores[start:end]
+        part = at_ply.slice(start, end)
+        keys, scores = part.keys, part.scores
         if ply not in self.parents:
-            best = at_ply.view.best
-            return keys, scores, None if best is None else best[start:end], None
+            return keys, scores, part.best, None
         kind, width = self.board.column_set_type, self._width
         if at_ply.moves is not None:  # derived whole already: sliced
             return (
@@ -261,7 +348,7 @@ class Plies:
                 np.frombuffer(at_ply.best_derived, kind)[start:end],
                 np.frombuffer(at_ply.moves, np.uint8).reshape(-1, width)[start:end],
             )
-        moves, best = self._derive_many(ply, slice(start, end))
+        moves, best = self._derive_many(ply, keys, scores)
         return keys, scores, best, moves
 
     def derived_whole(self, ply: int) -> bool:
@@ -282,31 +369,51 @@ class Plies:
     def _derive(self, ply: int) -> bytes:
         """Every position's move scores and best moves at ``ply``, from the scores of the
         ply below, a chunk at a time; kept."""
-        at_ply = self._plies[ply]
+        view = self._plies[ply].view
         step = 1 << CHUNK_BITS
         chunks = [
-            self._derive_many(ply, slice(start, start + step))
-            for start in range(0, len(at_ply), step)
+            self._derive_many(
+                ply, view.keys[start : start + step], view.scores[start : start + step]
+            )
+            for start in range(0, len(view.keys), step)
         ]
+        at_ply = self._plies[ply]
         at_ply.best_derived = b"".join(best.tobytes() for _, best in chunks)
         at_ply.moves = b"".join(moves.tobytes() for moves, _ in chunks)
         return at_ply.moves
 
-    def _derive_many(self, ply: int, where) -> tuple[np.ndarray, np.ndarray]:
-        """``compiled_family.derive_many`` of the ``where``-th positions of ``ply`` (an index
-        array or a slice): bulk work, so numba's kernels, loaded at the first."""
+    def _derive_many(
+        self, ply: int, keys: np.ndarray, scores: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``compiled_family.derive_many`` of positions of ``ply`` (their ``keys`` and
+        ``scores``): bulk work, so numba's kernels, loaded at the first, and the ply below
+        read whole."""
         from .compiled_family import derive_many
 
-        view, below = self._plies[ply].view, self._plies[ply + 1].view
+        below = self._plies[ply + 1].view
         return derive_many(
             self.board,
-            view.keys[where],
-            view.scores[where],
+            keys,
+            scores,
             below.keys,
             below.scores,
             ply,
             self._db,
         )
+
+    def _bulk(self, ply: int, lookups: int) -> bool:
+        """Whether ``lookups`` in ``ply`` are better served by the ply read whole: it is
+        (not sealed, or read already), or they would touch most of its blocks."""
+        at_ply = self._plies[ply]
+        return (
+            not isinstance(at_ply, _Sealed)
+            or at_ply.is_whole
+            or lookups * BLOCKWISE_SHARE >= at_ply.sealed.blocks
+        )
+
+    def close(self) -> None:
+        if self._source is not None:
+            self._source.close()
 
     def count_by_ply(self) -> dict[int, int]:
         return {ply: len(p) for ply, p in sorted(self._plies.items())}

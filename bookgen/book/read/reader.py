@@ -7,27 +7,25 @@
 
 Lookups take a move string or a ``Position``, find a mirror image through the
 canonical key, and return columns in the asker's orientation.  Opening reads
-every ply into arrays, sealed or still rows, each checked (``plies``), and
-lets go of the file: a lookup is then a binary search, with no query, and a
-book held open never keeps a build from leaving WAL mode.  A position's move
-scores and best moves come from its children's
-scores when the book holds the ply below it complete; at the book's last
-ply its best moves are stored.  Every kind of score and best moves is decoded
-once, at import, in either orientation: a lookup indexes that table.
+the meta and each sealed ply's block index (``lazy``); a lookup reads and
+decodes the one block that holds its key, kept in a bounded cache
+(``cache_blocks``).  A ply still being built is read whole at open, each row
+checked (``plies``).  A position's move scores and best moves come from its
+children's scores when the book holds the ply below it complete (seven
+lookups there); at the book's last ply its best moves are stored.  Every
+kind of score and best moves is decoded once, at import, in either
+orientation: a lookup indexes that table.
 
-Opening never writes, and never loads Ray.  It loads numba's compiled
-lookups (``compiled_keys``) in a thread while it decodes the plies, so that
-every lookup runs compiled from the first, a parent's in a fifth of the
-Python walk's time; ``compiled=False`` keeps numba out (a one-off command:
-loading it costs more than the one lookup saves), and its lookups walk in
-Python until something else loads numba.  Importing bookgen loads neither.
+Opening never writes, and loads neither Ray nor numba: a lookup runs in
+Python.  Bulk work (``get_many`` of thousands, a whole ply's move scores)
+loads numba's compiled kernels when it first needs them, unless
+``compiled=False``.  Importing bookgen loads neither.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
 from types import ModuleType
@@ -57,6 +55,7 @@ from .entry import (
     codes,
     new_entry,
 )
+from .lazy import CACHE_BLOCKS, BlockCache, BlockSource
 from .plies import Plies
 
 if TYPE_CHECKING:
@@ -65,6 +64,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self  # typing's own from Python 3.11
 
 _LARGE = 64  # from this many strings on, get_many works on numpy arrays
+_BULK = 4096  # and from this many, with numba's kernels (loaded then, if allowed)
 
 
 _compiled: ModuleType | bool | None = None  # bookgen.book.read.compiled_keys, once loaded
@@ -83,8 +83,7 @@ def _kernels():
 
 
 def _load_kernels(board: Board) -> None:
-    """Load the compiled lookups of ``board``'s books: a thread beside ``Book.open``'s
-    decoding (on two cores the two share the GIL: docs/benchmarks.md)."""
+    """Load the compiled lookups of ``board``'s books, for bulk work."""
     global _compiled  # noqa: PLW0603 - one module loaded once a process
     try:
         from . import compiled_family, compiled_keys
@@ -96,18 +95,6 @@ def _load_kernels(board: Board) -> None:
         return
     _compiled = compiled_keys
     _loaded.add(board)
-
-
-def _start_loading(board: Board) -> threading.Thread | None:
-    """The thread loading ``board``'s compiled lookups, started; ``None`` if loaded."""
-    if board in _loaded or _compiled is False:
-        return None
-    # A daemon: a failed open raises at once, without waiting for a compile.
-    loading = threading.Thread(
-        target=_load_kernels, args=(board,), name="c4book-lookups", daemon=True
-    )
-    loading.start()
-    return loading
 
 
 class BookClosedError(BookError, ValueError):
@@ -133,26 +120,31 @@ class Book:
         *,
         board: Board | str | None = None,
         compiled: bool = True,
+        cache_blocks: int = CACHE_BLOCKS,
     ):
         db = find_book(db)
         path = sqlite_path(db)
         if path is not None:
             check_sqlite_file(path, must_exist=True)
         self.db = db
+        cache = BlockCache(cache_blocks)
         engine = make_engine(db, readonly=True)
+        source = None
         try:
             meta = read_meta(engine, db, board=None if board is None else Board.parse(board))
             self.board = board_of_meta(meta, db)
-            loading = _start_loading(self.board) if compiled else None
             complete = tuple(json.loads(meta.get("complete_plies", "[]")))
+            source = BlockSource(engine, db)
             with engine.connect() as conn:
                 self._plies: Plies | _Closed = Plies.read(
-                    conn, complete, db, self.board, key_offset(self.board)
+                    conn, complete, db, self.board, key_offset(self.board), source, cache
                 )
-        finally:
-            engine.dispose()  # everything is in memory: the file is not held open
-        if loading is not None:
-            loading.join()
+        except BaseException:
+            if source is not None:
+                source.close()
+            engine.dispose()
+            raise
+        self._bulk_compiled = compiled
         self._walk = walker(self.board)
         self._codes = codes(self.board)
         self._heads = self._codes.heads
@@ -165,12 +157,9 @@ class Book:
             max_ply=int(meta.get("ply", 0)),
             search_core_seconds=float(meta.get(SEARCH_SECONDS, 0)),
         )
-        # A ply's compiled lookup, bound to its arrays: all of them now if the lookups are
-        # loaded, so that no first lookup binds one.
+        # A ply read whole: its compiled lookup, bound to its arrays, made at its first
+        # lookup once numba's kernels are loaded.
         self._compiled: dict[int, Callable[..., Any]] = {}
-        if compiled and (kernels := _kernels()) is not None:
-            for ply, keys in self._plies.keys.items():
-                self._compile(kernels, ply, keys, self._plies.families.get(ply))
 
     @classmethod
     def open(
@@ -179,17 +168,19 @@ class Book:
         *,
         board: Board | str | None = None,
         compiled: bool = True,
+        cache_blocks: int = CACHE_BLOCKS,
     ) -> Book:
         """Open and check a book; raises a ``BookError`` naming what is wrong.
 
         With no ``db``: ``./book.db`` if there is one, else the book installed
         with c4book.  The book says its board (``book.board``); a ``board`` given
-        here must be that one.  Every ply is read into memory at open.  ``compiled`` loads numba's
-        lookups beside the decoding (about 0.3 s of another core and 100 MB; the
-        first time after an install compiles them, about 5 s); ``False`` keeps
-        numba out, for a process that asks a few positions.
+        here must be that one.  Opening reads each sealed ply's index; a lookup
+        reads a block, and the last ``cache_blocks`` blocks read stay decoded
+        (about 10 kB each on 7x6).  ``compiled`` lets bulk work load numba's
+        kernels when it first needs them (about 0.3 s and 100 MB; the first time
+        after an install compiles them, about 5 s); ``False`` keeps numba out.
         """
-        return cls(db, board=board, compiled=compiled)
+        return cls(db, board=board, compiled=compiled, cache_blocks=cache_blocks)
 
     @property
     def compiled(self) -> bool:
@@ -197,6 +188,8 @@ class Book:
         return bool(self._compiled)
 
     def close(self) -> None:
+        if isinstance(self._plies, Plies):
+            self._plies.close()  # the file is let go
         self._plies = _Closed(self.db)  # later lookups fail, saying so
 
     def __enter__(self) -> Self:
@@ -304,6 +297,8 @@ class Book:
             return [self.get(m) for m in moves_list]
         texts = cast("list[str]", moves_list)  # (every one a str: checked just above)
         plies = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        if self._bulk_compiled and len(texts) >= _BULK and self.board not in _loaded:
+            _load_kernels(self.board)
         kernels = _kernels()
         if kernels is not None:
             # One byte a character ("replace" keeps it so): the strings' ends are the plies'.

@@ -29,6 +29,7 @@ from ..format.segment import Segment, pack
 from ..format.stored import StoredBook
 from .inserts import RowInserter
 from .meta import write_meta
+from .sealed import write_sealed
 from .sqlite_file import fold_wal, remove_book_files
 
 if TYPE_CHECKING:
@@ -133,27 +134,22 @@ class BookStore(StoredBook):
 
     # -- packing -----------------------------------------------------------
     def seal(self, ply: int, entries: Segment) -> None:
-        """Make ``entries`` the whole of ``ply``, complete, in one transaction: its rows and
-        older segments go.  The ply above, sealed with best moves, keeps only its scores:
-        its best moves now follow from this ply's."""
-        blob = pack(entries)
+        """Make ``entries`` the whole of ``ply``, complete and in blocks, in one transaction:
+        its rows and segments go.  The ply above, sealed with best moves, keeps only its
+        scores: its best moves now follow from this ply's."""
         plies = sorted(set(self.complete_plies()) | {ply})
         above = self.segment_at(ply - 1) if ply - 1 in plies else None
         above = None if above is None or above.best is None else above._replace(best=None)
-        above_blob = None if above is None else pack(above)
 
         def write():
             with self.engine.begin() as conn:
                 conn.execute(delete(Entry).where(Entry.ply == ply))
                 conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply))
-                conn.execute(insert(SegmentRow).values(ply=ply, count=len(entries.keys), data=blob))
+                write_sealed(conn, ply, entries, self.board)
                 if above is not None:
+                    conn.execute(delete(Entry).where(Entry.ply == ply - 1))
                     conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply - 1))
-                    conn.execute(
-                        insert(SegmentRow).values(
-                            ply=ply - 1, count=len(above.keys), data=above_blob
-                        )
-                    )
+                    write_sealed(conn, ply - 1, above, self.board)
                 write_meta(conn, self.db, {"complete_plies": json.dumps(plies)})
 
         self._rows.retry_locked(write)
@@ -168,8 +164,8 @@ class BookStore(StoredBook):
         complete = self.complete_plies()
         if ply in complete:
             count = self.row_counts().get(ply, 0)
-            # A ply packed whole while still being built is one segment already, but
-            # sealing it also drops the best moves of the ply above, which it now gives.
+            # A ply in blocks already may still need sealing again: that drops the best
+            # moves of the ply above, which it now gives.
             above = self.segment_at(ply - 1) if ply - 1 in complete else None
             if count or not self.is_sealed(ply) or (above is not None and above.best is not None):
                 self.seal(ply, self.entries_at(ply))

@@ -2,14 +2,16 @@
 
 Version 1 stored each row's move string beside its key; version 2 derived it
 from the key; version 3 packs each ply into segments (``segment``); version
-4 gives rows and meta checksums (``checksum``).  Nothing is re-solved: the
-same entries move, checked on the way.
+4 gives rows and meta checksums (``checksum``); version 5 seals complete plies
+in blocks (``blocks``).  Nothing is re-solved: the same entries move, checked
+on the way.
 
 Every stored move string of version 1 must replay to its key (so nothing is
 lost by dropping it).  Then, in one transaction: the moves column goes, the
-segments table is made, each row gets its checksum, and the meta its
+tables it lacks are made, each row gets its checksum, and the meta its
 checksum and this version (a version-4 book may keep rows).  Then each ply's
-rows are packed in a transaction of its own, shallowest first.  An
+rows are packed, and each complete ply sealed in blocks, in a transaction of
+its own, shallowest first.  An
 interrupted upgrade leaves a valid book; running it again packs what is
 left.  Both commands hold the book's write lock
 (``lock``): a pack beside a running build would drop the rows the build
@@ -18,10 +20,11 @@ wrote between the pack's read and its delete, so it is refused instead.
 
 from __future__ import annotations
 
+import json
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
 from solver import Position
 
@@ -29,7 +32,7 @@ from ..format.database import check_sqlite_file, make_engine, read_meta, sqlite_
 from ..format.errors import CorruptBookError, SchemaMismatchError, board_of_meta
 from ..format.location import book_location
 from ..format.rows import stamp_rows
-from ..format.schema import SCHEMA_VERSION, UPGRADABLE_VERSIONS, Base
+from ..format.schema import SCHEMA_VERSION, UPGRADABLE_VERSIONS, Base, SealedRow
 from .lock import BuildLock
 from .meta import write_meta
 from .sqlite_file import fold_wal, free_bytes, reclaim_space
@@ -62,7 +65,7 @@ def upgrade(db: str) -> int | None:
             )
         if version == "1":
             _check_moves(probe, db)
-        if version == str(SCHEMA_VERSION) and not _has_rows(probe):
+        if version == str(SCHEMA_VERSION) and not _has_rows(probe) and not _unsealed(probe, meta):
             return None  # nothing to convert or pack: the file is left byte for byte
     finally:
         probe.dispose()
@@ -71,12 +74,13 @@ def upgrade(db: str) -> int | None:
             with engine.begin() as conn:
                 if version == "1":
                     conn.exec_driver_sql("ALTER TABLE positions DROP COLUMN moves")
-                Base.metadata.create_all(conn)  # the segments table; the others exist
-                conn.exec_driver_sql("ALTER TABLE positions ADD COLUMN checksum BIGINT")
-                stamp_rows(conn, db, board_of_meta(meta, db).width)
+                Base.metadata.create_all(conn)  # the tables it lacks; the others exist
+                if int(version) < 4:
+                    conn.exec_driver_sql("ALTER TABLE positions ADD COLUMN checksum BIGINT")
+                    stamp_rows(conn, db, board_of_meta(meta, db).width)
                 write_meta(conn, db, {"schema_version": str(SCHEMA_VERSION)}, first=True)
-        packed = _pack_rows(db, meta)
-    if version == str(SCHEMA_VERSION) and not packed:
+        packed, sealed = _pack_rows(db, meta)
+    if version == str(SCHEMA_VERSION) and not (packed or sealed):
         return None
     return int(version)
 
@@ -93,19 +97,33 @@ def _write_lock(db: str, command: str):
         engine.dispose()
 
 
-def _pack_rows(db: str, meta: dict[str, str]) -> int:
-    """Pack every ply's rows, shallowest first (sealing a ply drops the best moves of
-    the one above, which its own scores then give); the rows packed."""
+def _pack_rows(db: str, meta: dict[str, str]) -> tuple[int, int]:
+    """Pack every ply's rows and seal every complete ply in blocks, shallowest first
+    (sealing a ply drops the best moves of the one above, which its own scores then
+    give); ``(rows packed, plies sealed)``."""
     store = BookStore(db, meta["root"], int(meta["root_key"]), board=board_of_meta(meta, db))
     try:
-        packed = sum(store.pack_rows(ply) for ply in store.row_counts())
-        if packed:
+        plies = sorted(
+            set(store.row_counts()) | {p for p in store.complete_plies() if not store.is_sealed(p)}
+        )
+        sealed = [p for p in plies if p in store.complete_plies() and not store.is_sealed(p)]
+        packed = sum(store.pack_rows(ply) for ply in plies)
+        if packed or sealed:
             reclaim_space(store.engine)  # the rows' pages
     finally:
         # Not store.close(): its fold of the log waited 5 s on the write lock's connection,
         # then gave up; the lock's engine folds it once the lock is released.
         store.engine.dispose()
-    return packed
+    return packed, len(sealed)
+
+
+def _unsealed(engine, meta: dict[str, str]) -> bool:
+    """Whether a complete ply is not in blocks (read-only: segments of a version-4 book)."""
+    with engine.connect() as conn:
+        if not conn.dialect.has_table(conn, SealedRow.__tablename__):
+            return True
+        sealed = set(conn.execute(select(SealedRow.ply)).scalars())
+    return bool(set(json.loads(meta.get("complete_plies", "[]"))) - sealed)
 
 
 def _has_rows(engine) -> bool:
@@ -151,7 +169,7 @@ def pack(db: str) -> Packed:
     packed = freed = 0
     if rows:
         with _write_lock(db, "pack"):
-            packed = _pack_rows(db, meta)
+            packed = _pack_rows(db, meta)[0]
     elif free:
         with _write_lock(db, "pack") as engine:
             freed = reclaim_space(engine)
