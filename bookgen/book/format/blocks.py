@@ -58,7 +58,7 @@ from solver.bitboard import STANDARD, Board
 
 from .errors import CorruptBookError, damaged_ply
 from .leb128 import PAD, leb128, read_gaps
-from .segment import Segment
+from .segment import Segment, empty_segment
 
 MAGIC = b"C4BX"
 VERSION = 1
@@ -350,8 +350,7 @@ def decode_blocks(
         for n, (blob, first, count) in enumerate(zip(blobs, first_keys, counts, strict=True))
     ]
     if not frames:
-        best_empty = None if decoder.best_type is None else np.empty(0, decoder.best_type)
-        return Segment(np.empty(0, np.uint64), np.empty(0, np.int8), best_empty)
+        return empty_segment(decoder.best_type)
     total = sum(counts)
     starts = np.cumsum([0, *counts[:-1]], dtype=np.int64)
     steps = np.zeros(total, dtype=np.uint64)

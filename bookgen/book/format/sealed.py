@@ -1,11 +1,11 @@
 """Sealed plies as stored: each ply's block index and keys dictionary, and its blocks, read checked.
 
-A sealed ply is one ``sealed_plies`` row (its index, its keys dictionary and
-the size of its chunks) and its blocks laid end to end in ``block_chunks``
-rows (``schema``); the codec is ``blocks``.  ``sealed_plies`` reads the
-indexes (what a reader opens), ``block_query`` and ``decode`` read one block
-(what a lookup reads, ``read.lazy``), and ``read_sealed`` a whole ply (what
-the writer and ``verify`` read).  A missing or damaged index, dictionary or
+A sealed ply is one ``sealed_plies`` row (its index, which says the size of
+its chunks, and its keys dictionary) and its blocks laid end to end in
+``block_chunks`` rows (``schema``); the codec is ``blocks``.
+``sealed_plies`` reads the indexes (what a reader opens), ``decode`` one
+block from its chunks (what a lookup reads, ``read.lazy``), and
+``read_sealed`` a whole ply (what the writer and ``verify`` read).  A missing or damaged index, dictionary or
 block raises ``CorruptBookError`` naming the ply (and the block): never a
 wrong answer.
 """
@@ -15,16 +15,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import NamedTuple
 
-import numpy as np
 from sqlalchemy import func, select
 
 from solver.bitboard import Board
 
 from .blocks import BlockIndex, Decoder, decode_block, decode_blocks, decode_index, ply_decoder
 from .errors import CorruptBookError, damaged_ply
-from .keys import walker
 from .schema import CHUNK_BITS, ChunkRow, SealedRow, chunk_id
-from .segment import Segment
+from .segment import Segment, check_stones
 
 
 class SealedPly(NamedTuple):
@@ -65,10 +63,9 @@ def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[in
         query = query.where(SealedRow.ply == ply)
     found: dict[int, SealedPly] = {}
     for row in conn.execute(query.order_by(SealedRow.ply)):
-        at, _, index, dictionary = _checked(row, board, db)
+        at, decoded, dictionary = _checked(row, board, db)
         if at in found:
             raise damaged_ply(at, "it has two indexes", db)
-        decoded = decode_index(index, at, db)
         decoder = ply_decoder(dictionary, decoded, at, board, db)
         found[at] = SealedPly(at, decoded, decoder, decoded.first_keys.tolist())
     return found
@@ -77,13 +74,14 @@ def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[in
 _ROW = (int, int, bytes, bytes)  # what each column of a ``sealed_plies`` row must be
 
 
-def _checked(row, board: Board, db: str) -> tuple:
-    """A ``sealed_plies`` row as c4book writes it: each value of its type (SQLite keeps any
-    value in any column: a damaged type byte makes an integer text), and its ply and
-    positions those of its index (a row whose ply was damaged moves the ply elsewhere)."""
+def _checked(row, board: Board, db: str) -> tuple[int, BlockIndex, bytes]:
+    """``(ply, index decoded, dictionary)`` of a ``sealed_plies`` row as c4book writes it:
+    each value of its type (SQLite keeps any value in any column: a damaged type byte
+    makes an integer text), and its ply and positions those of its index (a row whose ply
+    was damaged moves the ply elsewhere)."""
     if any(type(value) is not kind for value, kind in zip(row, _ROW, strict=True)):
         raise damaged_ply(row[0], "its index's row holds a value of the wrong type", db)
-    ply, positions, index, _ = row
+    ply, positions, index, dictionary = row
     decoded = decode_index(index, ply, db)
     if positions and decoded.chunk_size < 1:
         raise damaged_ply(ply, "its index says no chunk size", db)
@@ -92,17 +90,8 @@ def _checked(row, board: Board, db: str) -> tuple:
             ply, f"its index holds {decoded.positions} positions, its row {positions}", db
         )
     if len(decoded.first_keys) > 1:  # (one block: its keys are checked when it is read whole)
-        _check_stones(decoded.first_keys, ply, board, db)
-    return tuple(row)
-
-
-def _check_stones(keys: np.ndarray, ply: int, board: Board, db: str) -> None:
-    """The first or the last of ``keys`` must be a position of ``ply`` stones: a row whose
-    ply was damaged moves all of them (one wrong key at one end: ``verify`` names it)."""
-    _, masks = walker(board).boards_of_keys(keys[[0, -1]])
-    stones = [int(mask).bit_count() for mask in masks.tolist()]
-    if ply not in stones:
-        raise damaged_ply(ply, f"its index holds positions of {stones[0]} stones", db)
+        check_stones(decoded.first_keys, ply, board, db, "index")
+    return ply, decoded, dictionary
 
 
 def sealed_and_more(ply: int, db: str) -> CorruptBookError:
@@ -139,15 +128,6 @@ def _decode(sealed: SealedPly, number: int, data: memoryview, board: Board, db: 
     )
 
 
-def read_block(conn, sealed: SealedPly, number: int, board: Board, db: str) -> Segment:
-    """Block ``number`` of ``sealed``, read through SQLAlchemy's ``conn`` and decoded."""
-    first, last, _ = sealed.chunks_of(number)
-    chunks = conn.execute(
-        select(ChunkRow.data).where(ChunkRow.id >= first, ChunkRow.id <= last).order_by(ChunkRow.id)
-    ).scalars()
-    return decode(sealed, number, list(chunks), board, db)
-
-
 def read_sealed(conn, sealed: SealedPly, board: Board, db: str) -> Segment:
     """Every block of ``sealed`` decoded and joined: the whole ply, in key order."""
     chunks = conn.execute(
@@ -178,7 +158,7 @@ def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) ->
         db,
     )
     if len(whole.keys):
-        _check_stones(whole.keys, sealed.ply, board, db)
+        check_stones(whole.keys, sealed.ply, board, db, "index")
     return whole
 
 
@@ -191,8 +171,10 @@ def sealed_sizes(conn, board: Board, db: str) -> dict[int, tuple[int, int]]:
         select(SealedRow.ply, SealedRow.positions, SealedRow.index, SealedRow.dictionary)
     )
     sizes: dict[int, tuple[int, int]] = {}
-    for ply, positions, index, dictionary in (_checked(row, board, db) for row in rows):
+    for row in rows:
+        ply, decoded, dictionary = _checked(row, board, db)
         if ply in sizes:
             raise damaged_ply(ply, "it has two indexes", db)
-        sizes[ply] = (positions, len(index) + len(dictionary) + int(chunks.get(ply, 0)))
+        head = len(row[2]) + len(dictionary)  # the index's bytes as stored, and the dictionary's
+        sizes[ply] = (decoded.positions, head + int(chunks.get(ply, 0)))
     return sizes

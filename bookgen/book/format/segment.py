@@ -142,11 +142,24 @@ def check_row(
             ply, f"its segment's row says {count} positions, the segment {len(segment.keys)}", db
         )
     if count:
-        _, masks = walker(board).boards_of_keys(segment.keys[[0, -1]])
-        stones = [int(mask).bit_count() for mask in masks.tolist()]
-        if ply not in stones:
-            raise damaged_ply(ply, f"its segment holds positions of {stones[0]} stones", db)
+        check_stones(segment.keys, ply, board, db, "segment")
     return segment
+
+
+def check_stones(keys: np.ndarray, ply: int, board: Board, db: str | None, holder: str) -> None:
+    """The first or the last of one ply's sorted ``keys`` must be a position of ``ply``
+    stones: a row whose ply was damaged moves all of them (one wrong key at one end:
+    ``verify`` names it); else ``CorruptBookError`` naming its ``holder``."""
+    _, masks = walker(board).boards_of_keys(keys[[0, -1]])
+    stones = [int(mask).bit_count() for mask in masks.tolist()]
+    if ply not in stones:
+        raise damaged_ply(ply, f"its {holder} holds positions of {stones[0]} stones", db)
+
+
+def empty_segment(best_type: np.dtype | None) -> Segment:
+    """A ply of no positions, with best moves of ``best_type`` (``None``: none kept)."""
+    best = None if best_type is None else np.empty(0, best_type)
+    return Segment(np.empty(0, np.uint64), np.empty(0, np.int8), best)
 
 
 def merge(parts: list[Segment], ply: int, db: str | None = None) -> Segment:

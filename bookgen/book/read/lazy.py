@@ -28,7 +28,7 @@ from solver.bitboard import Board
 from ..format.errors import BookReadError, corrupt_database
 from ..format.schema import ChunkRow
 from ..format.sealed import SealedPly, decode, decode_all
-from ..format.segment import Segment
+from ..format.segment import Segment, empty_segment
 
 # Blocks a book keeps decoded by default: about 8 MB on 7x6 (a block of 1,024 positions
 # decoded is 10 kB), and a parent's seven children's blocks many times over.
@@ -123,7 +123,6 @@ class LazyPly:
         self.board, self.db = board, db
         self._size = sealed.block_index.block_size
         self._whole: Segment | None = None
-        self.has_best = sealed.decoder.best_type is not None
 
     def __len__(self) -> int:
         return len(self.sealed)
@@ -149,28 +148,30 @@ class LazyPly:
                 self._cache.put(self.ply, number, block)
         return block
 
-    def find(self, key: int) -> int | None:
-        """The place of ``key`` in the ply, or ``None`` if the ply lacks it."""
-        number = self.sealed.block_of(key)
-        if number < 0:
-            return None
-        keys = self.block(number).keys
-        at = bisect_left(keys, key)
-        if at == len(keys) or keys[at] != key:
-            return None
-        return number * self._size + at
-
-    def score_of(self, key: int) -> int | None:
-        """The score of ``key``, or ``None`` if the ply lacks it."""
+    def _locate(self, key: int) -> tuple[Block, int] | None:
+        """``key``'s block and its place there, or ``None`` if the ply lacks it."""
         number = self.sealed.block_of(key)
         if number < 0:
             return None
         block = self.block(number)
-        keys = block.keys
-        at = bisect_left(keys, key)
-        if at == len(keys) or keys[at] != key:
+        at = bisect_left(block.keys, key)
+        if at == len(block.keys) or block.keys[at] != key:
             return None
-        return block.scores[at]
+        return block, at
+
+    def find(self, key: int) -> int | None:
+        """The place of ``key`` in the ply, or ``None`` if the ply lacks it."""
+        found = self._locate(key)
+        return None if found is None else found[0].start + found[1]
+
+    def score_of(self, key: int) -> int | None:
+        """The score of ``key``, or ``None`` if the ply lacks it."""
+        found = self._locate(key)
+        return None if found is None else found[0].scores[found[1]]
+
+    def key_at(self, at: int) -> int:
+        number, offset = divmod(at, self._size)
+        return self.block(number).keys[offset]
 
     def entry(self, at: int) -> tuple[int, int]:
         """``(score, best-move bits)`` of the ``at``-th position (bits 0 where none kept)."""
@@ -188,21 +189,17 @@ class LazyPly:
         whole = self._whole
         if whole is None:
             end = min(end, len(self))
+            if start >= end:
+                return empty_segment(self.sealed.decoder.best_type)
             size = self._size
             parts = [self.block(n).arrays for n in range(start // size, (end - 1) // size + 1)]
-            if start >= end or not parts:
-                kind = self.sealed.decoder.best_type
-                return Segment(
-                    np.empty(0, np.uint64),
-                    np.empty(0, np.int8),
-                    None if kind is None else np.empty(0, kind),
-                )
             whole = Segment(
                 np.concatenate([p.keys for p in parts]),
                 np.concatenate([p.scores for p in parts]),
                 None if parts[0].best is None else np.concatenate([p.best for p in parts]),
             )
-            start, end = start - start // size * size, end - start // size * size
+            offset = start // size * size  # the first block's place: the bounds within them
+            start, end = start - offset, end - offset
         best = None if whole.best is None else whole.best[start:end]
         return Segment(whole.keys[start:end], whole.scores[start:end], best)
 

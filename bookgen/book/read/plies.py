@@ -74,17 +74,10 @@ class _Ply:
         """``(score, best-move bits)`` of the ``at``-th position (bits 0 where none kept)."""
         return self.scores[at], 0 if self.best is None else self.best[at]
 
-    def whole(self) -> Segment:
-        return self.view
-
     def slice(self, start: int, end: int) -> Segment:
         view = self.view
         best = None if view.best is None else view.best[start:end]
         return Segment(view.keys[start:end], view.scores[start:end], best)
-
-    @property
-    def has_best(self) -> bool:
-        return self.best is not None
 
 
 class _Sealed(LazyPly):
@@ -93,10 +86,6 @@ class _Sealed(LazyPly):
     moves: bytes | None = None
     best_derived = b""
     family: Family | None = None
-
-    def key_at(self, at: int) -> int:
-        number, offset = divmod(at, self.sealed.block_index.block_size)
-        return self.block(number).keys[offset]
 
     @property
     def view(self) -> Segment:

@@ -103,18 +103,15 @@ def _pack_rows(db: str, meta: dict[str, str]) -> tuple[int, int]:
     give); ``(rows packed, plies sealed)``."""
     store = BookStore(db, meta["root"], int(meta["root_key"]), board=board_of_meta(meta, db))
     try:
-        plies = sorted(
-            set(store.row_counts()) | {p for p in store.complete_plies() if not store.is_sealed(p)}
-        )
-        sealed = [p for p in plies if p in store.complete_plies() and not store.is_sealed(p)]
-        packed = sum(store.pack_rows(ply) for ply in plies)
-        if packed or sealed:
+        unsealed = {p for p in store.complete_plies() if not store.is_sealed(p)}
+        packed = sum(store.pack_rows(ply) for ply in sorted(set(store.row_counts()) | unsealed))
+        if packed or unsealed:
             reclaim_space(store.engine)  # the rows' pages
     finally:
         # Not store.close(): its fold of the log waited 5 s on the write lock's connection,
         # then gave up; the lock's engine folds it once the lock is released.
         store.engine.dispose()
-    return packed, len(sealed)
+    return packed, len(unsealed)
 
 
 def _unsealed(engine, meta: dict[str, str]) -> bool:
