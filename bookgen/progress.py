@@ -12,9 +12,10 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 LOG_SECONDS = 10.0
 NOTICE_SECONDS = 1.0  # a wait shorter than this needs no word
@@ -26,6 +27,8 @@ SEARCH_NOTICE = (
 
 def progress_bar(iterable=None, **options) -> tqdm:
     """``tqdm(iterable, **options)`` on a terminal (stderr unless ``file``), else lines."""
+    from tqdm import tqdm  # (here: a one-off query's notice need not load it)
+
     stream = options.pop("file", None) or sys.stderr
     if _is_terminal(stream):
         return tqdm(iterable, file=stream, **options)

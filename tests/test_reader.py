@@ -31,7 +31,7 @@ from bookgen import (
     NotABookError,
     SchemaMismatchError,
 )
-from bookgen.book.format.schema import SCHEMA_VERSION
+from bookgen.book.format.names import SCHEMA_VERSION
 from bookgen.book.read import reader
 from bookgen.book.read.reader import BookClosedError
 from solver import BoardSizeError, C4Error, IllegalMoveError, Position, Solver

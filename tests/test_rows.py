@@ -6,8 +6,8 @@ from contextlib import closing
 
 import numpy as np
 
+from bookgen.book.format.names import COLUMNS
 from bookgen.book.format.rows import Rows
-from bookgen.book.format.schema import COLUMNS
 from bookgen.book.format.scores import pack_scores
 
 KEYS = np.array([5, 9, 12], dtype=np.uint64)

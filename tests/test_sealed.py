@@ -14,7 +14,7 @@ from conftest import SMALL_PLY, run_sql
 
 from bookgen import Book, CorruptBookError
 from bookgen.book.format.database import make_engine
-from bookgen.book.format.schema import chunk_id
+from bookgen.book.format.names import chunk_id
 from bookgen.book.format.sealed import read_sealed, sealed_plies, sealed_sizes
 from bookgen.builder.verify import verify
 from solver.bitboard import STANDARD

@@ -16,7 +16,7 @@ import pytest
 from conftest import SHIPPED, free_pages, open_store, scores_by_children
 
 from bookgen import Player
-from bookgen.book.format.schema import SCHEMA_VERSION
+from bookgen.book.format.names import SCHEMA_VERSION
 from bookgen.book.format.scores import BEST_TEXT
 from bookgen.book.read import reader
 from bookgen.builder.listing import expand

@@ -47,18 +47,9 @@ from bookgen.book.format.database import (
     sqlite_path,
 )
 from bookgen.book.format.errors import BookSizeError
+from bookgen.book.format.names import COLUMNS, FORMAT, SCHEMA_VERSION, chunk_id
 from bookgen.book.format.rows import Rows
-from bookgen.book.format.schema import (
-    COLUMNS,
-    FORMAT,
-    SCHEMA_VERSION,
-    ChunkRow,
-    Entry,
-    Meta,
-    SealedRow,
-    SegmentRow,
-    chunk_id,
-)
+from bookgen.book.format.schema import ChunkRow, Entry, Meta, SealedRow, SegmentRow
 from bookgen.book.format.scores import BEST_TEXT, pack_scores, unpack_scores
 from bookgen.book.format.segment import Segment, pack, unpack
 from bookgen.book.read.plies import Plies

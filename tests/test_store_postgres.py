@@ -37,8 +37,8 @@ from sqlalchemy.exc import DatabaseError
 from bookgen import Book, BookError
 from bookgen.book.format.database import existing_meta
 from bookgen.book.format.errors import BookConnectionError, BookNotFoundError
+from bookgen.book.format.names import COLUMNS
 from bookgen.book.format.rows import Rows
-from bookgen.book.format.schema import COLUMNS
 from bookgen.book.write.lock import BuildLock, BuildLockedError, read_lock
 from bookgen.book.write.merge import merge
 from bookgen.book.write.store import BookStore

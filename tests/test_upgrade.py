@@ -34,7 +34,7 @@ from conftest import (
 )
 
 from bookgen import Book, CorruptBookError, SchemaMismatchError
-from bookgen.book.format.schema import SCHEMA_VERSION
+from bookgen.book.format.names import SCHEMA_VERSION
 from bookgen.book.format.scores import pack_scores
 from bookgen.book.write.upgrade import Packed, pack, upgrade
 from bookgen.builder.verify import verify

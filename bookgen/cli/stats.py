@@ -12,7 +12,6 @@ from solver import Board, Position
 from ..book.format.database import sqlite_path
 from ..book.format.location import shown
 from ..book.read.reader import Book
-from ..book.write.store import BookStore
 from .arguments import add_db, found
 
 
@@ -39,6 +38,8 @@ def book_stats(db: str) -> dict:
         outcomes = book.score_counts()
         info = book.info
         board = book.board
+    from ..book.write.store import BookStore  # (not at import: a query never loads SQLAlchemy)
+
     store = BookStore(
         db,
         info.root,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..book.format.schema import SCHEMA_VERSION
+from ..book.format.names import SCHEMA_VERSION
 from .arguments import add_db
 
 

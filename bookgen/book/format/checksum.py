@@ -23,7 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .errors import CorruptBookError
-from .schema import COMMAND_NAME, LOCK_NAME
+from .names import COMMAND_NAME, LOCK_NAME
 
 META_CHECKSUM = "meta_checksum"
 UNCHECKED = frozenset((LOCK_NAME, COMMAND_NAME, META_CHECKSUM))

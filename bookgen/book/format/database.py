@@ -11,10 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from urllib.parse import quote
-
-from sqlalchemy import Engine, create_engine, event, select
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
+from typing import TYPE_CHECKING, Any
 
 from solver.bitboard import Board
 
@@ -31,10 +28,20 @@ from .errors import (
     corrupt_database,
     server_error,
 )
-from .schema import FORMAT, SCHEMA_VERSION, SEARCH_SECONDS, UPGRADABLE_VERSIONS, Entry, Meta
+from .names import (
+    FORMAT,
+    META_TABLE,
+    POSITIONS_TABLE,
+    SCHEMA_VERSION,
+    SEARCH_SECONDS,
+    UPGRADABLE_VERSIONS,
+)
+from .sql import LOCK_WAIT_SECONDS, dialect, fetch, is_database_error, open_readonly, table_names
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-LOCK_WAIT_SECONDS = 30.0  # a connection waits this long for another process's write lock
 
 
 def key_offset(board: Board) -> int:
@@ -86,6 +93,11 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
 
 
 def make_engine(db: str, *, readonly: bool = False) -> Engine:
+    """A SQLAlchemy engine on ``db`` (a SQLite file read-only if ``readonly``); every error
+    it meets that says the book cannot be used is one ``BookError`` naming it."""
+    from sqlalchemy import create_engine, event  # (a SQLite reader never loads SQLAlchemy)
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
     path = sqlite_path(db)
     if path is None:
         try:
@@ -109,14 +121,7 @@ def make_engine(db: str, *, readonly: bool = False) -> Engine:
         event.listen(engine, "handle_error", named)
         return engine
     if readonly:
-        # Quoted: '#', '?' or '%' in a file name would otherwise end the path.
-        uri = f"file:{quote(os.path.abspath(path))}?mode=ro"
-        engine = create_engine(
-            "sqlite://",
-            creator=lambda: sqlite3.connect(
-                uri, uri=True, timeout=LOCK_WAIT_SECONDS, check_same_thread=False
-            ),
-        )
+        engine = create_engine("sqlite://", creator=lambda: open_readonly(path))
     else:
         engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": LOCK_WAIT_SECONDS})
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -132,35 +137,28 @@ def make_engine(db: str, *, readonly: bool = False) -> Engine:
 
 
 def read_meta(
-    engine: Engine, db: str, *, any_version: bool = False, board: Board | None = None
+    source: Engine | sqlite3.Connection,
+    db: str,
+    *,
+    any_version: bool = False,
+    board: Board | None = None,
 ) -> dict[str, str]:
-    """The checked metadata of an existing book; raises a BookError if unusable.
+    """The checked metadata of an existing book, read through ``source`` (an engine, or a
+    ``sql.open_readonly`` connection); raises a BookError if unusable.
 
     ``any_version`` skips the schema version check (for ``c4book upgrade``);
     ``board``, if given, is the board the book must be of.
     """
     try:
-        conn = engine.connect()
-    except DatabaseError as error:  # a file SQLite cannot open (a server's: ``make_engine``)
-        raise BookError(f"cannot connect to {db!r}: {' '.join(str(error.orig).split())}") from None
-    try:
-        with conn:
-            if engine.dialect.name == "sqlite":
-                check = conn.exec_driver_sql("PRAGMA quick_check").scalar()
-                if check != "ok":  # SQLite's report may take several lines: one here
-                    raise CorruptBookError(
-                        f"{db!r} is a damaged SQLite file: {' '.join(str(check).split())}"
-                    )
-            tables = set(engine.dialect.get_table_names(conn))
-            if Meta.__tablename__ not in tables or Entry.__tablename__ not in tables:
-                raise NotABookError(f"{db!r} is a database but not a c4book book (no book tables)")
-            meta = dict(conn.execute(select(Meta.name, Meta.value)).all())
-    except DatabaseError as error:
-        if isinstance(error, OperationalError) and "locked" in str(error):
-            raise BookError(f"{db!r} is locked by another process") from None
-        raise CorruptBookError(
-            f"{db!r} is damaged or not a database: {' '.join(str(error.orig).split())}"
-        ) from None
+        if isinstance(source, sqlite3.Connection):
+            meta = _meta_rows(source, db)
+        else:
+            with source.connect() as conn:
+                meta = _meta_rows(conn, db)
+    except Exception as error:
+        if not is_database_error(error):
+            raise
+        raise _unreadable(db, error) from None
     if META_CHECKSUM in meta:  # a damaged value is named before anything reads it
         check_meta(meta, db)
     if meta.get("format") != FORMAT:
@@ -187,6 +185,33 @@ def read_meta(
     _check_root(meta, db, found)
     _check_values(meta, db)
     return meta
+
+
+def _unreadable(db: str, error: BaseException) -> BookError:
+    """The ``BookError`` of a database's refusal to read a book's meta."""
+    named = corrupt_database(db, error)
+    if named is not None:
+        return named
+    why = " ".join(str(getattr(error, "orig", error)).split())
+    if "locked" in why:
+        return BookError(f"{db!r} is locked by another process")
+    if "unable to open" in why:  # a file SQLite cannot open (a server's: ``make_engine``)
+        return BookError(f"cannot connect to {db!r}: {why}")
+    return CorruptBookError(f"{db!r} is damaged or not a database: {why}")
+
+
+def _meta_rows(conn: Any, db: str) -> dict[str, str]:
+    """The meta table's rows, once the file is found whole and holding a book's tables."""
+    if dialect(conn) == "sqlite":
+        check = fetch(conn, "PRAGMA quick_check")[0][0]
+        if check != "ok":  # SQLite's report may take several lines: one here
+            raise CorruptBookError(
+                f"{db!r} is a damaged SQLite file: {' '.join(str(check).split())}"
+            )
+    tables = table_names(conn)
+    if META_TABLE not in tables or POSITIONS_TABLE not in tables:
+        raise NotABookError(f"{db!r} is a database but not a c4book book (no book tables)")
+    return dict(fetch(conn, f"SELECT name, value FROM {META_TABLE}"))
 
 
 def _check_values(meta: dict[str, str], db: str) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from solver.bitboard import Board
 from solver.errors import BoardSizeError, C4Error
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 class BookError(C4Error):
@@ -129,7 +131,10 @@ def server_error(
 def cursor_error(db: str, conn, error: BaseException, statement: str) -> BookError | None:
     """``server_error`` of an error from the driver's own cursor, which SQLAlchemy never
     sees: a connection it found gone is dropped from the pool here (``invalidate``), as
-    SQLAlchemy would, rather than rolled back on its way back (which fails, and logs)."""
+    SQLAlchemy would, rather than rolled back on its way back (which fails, and logs).
+    ``None`` on SQLite's own connection: a file has no server."""
+    if isinstance(conn, sqlite3.Connection):
+        return None
     named = server_error(db, conn.engine, error, statement=statement)
     if isinstance(named, BookConnectionError):
         conn.invalidate()

@@ -17,14 +17,14 @@ from dataclasses import dataclass, replace
 from itertools import repeat
 
 import numpy as np
-from sqlalchemy import text
 
 from .checksum import move_score_words, row_checksums
 from .collector import paused
 from .errors import corrupt_database, cursor_error, damaged_ply
-from .schema import COLUMNS
+from .names import COLUMNS
 from .scores import BEST_BITS, BEST_TEXT
 from .segment import Segment
+from .sql import driver_connection
 
 READ_CHUNK = 20_000  # rows fetched at a time: each chunk's objects go before the next
 
@@ -170,7 +170,7 @@ def read_rows(
     cursor: no result row objects, never one list of every row."""
     columns: tuple[list[np.ndarray], ...] = ([], [], [], [])
     plies, keys, scores, best = columns
-    cursor = conn.connection.cursor()
+    cursor = driver_connection(conn).cursor()
     try:
         with paused():
             cursor.execute(f"SELECT {', '.join(COLUMNS)} FROM positions {where} ORDER BY key")
@@ -233,6 +233,8 @@ def stamp_rows(conn, db: str, width: int) -> int:
     """Give every row its checksum, in ``conn``'s transaction: ``upgrade`` from a version
     that kept none, whose rows are taken as they are (nothing can check them).  A row
     that cannot be read as one is ``CorruptBookError``.  The rows stamped."""
+    from sqlalchemy import text  # (the writer's: a reader never loads SQLAlchemy)
+
     stamped, after = 0, None
     update = text("UPDATE positions SET checksum = :checksum WHERE key = :key")
     while True:  # a key range at a time: no read is open while its rows are written

@@ -1,4 +1,4 @@
-"""The book's tables, as SQLAlchemy 2.x typed models, and the names its meta keeps.
+"""The book's tables, as SQLAlchemy 2.x typed models (their names and numbers: ``names``).
 
 A sealed (complete) ply is a run of blocks, each a thousand neighbouring
 keys with their scores and, at the book's last ply, best moves, compressed
@@ -26,9 +26,14 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from solver.bitboard import MAX_WIDTH
 
-FORMAT = "c4book"
-SCHEMA_VERSION = 5
-UPGRADABLE_VERSIONS = (1, 2, 3, 4)  # what ``c4book upgrade`` converts
+from .names import (
+    CHUNK_BITS,
+    CHUNKS_TABLE,
+    META_TABLE,
+    POSITIONS_TABLE,
+    SEALED_TABLE,
+    SEGMENTS_TABLE,
+)
 
 # On SQLite the key must be declared exactly INTEGER to become the rowid
 # itself, rather than a second index beside it.
@@ -40,7 +45,7 @@ class Base(DeclarativeBase):
 
 
 class Entry(Base):
-    __tablename__ = "positions"
+    __tablename__ = POSITIONS_TABLE
 
     key: Mapped[int] = mapped_column(KeyType, primary_key=True, autoincrement=False)
     ply: Mapped[int] = mapped_column(SmallInteger)
@@ -61,7 +66,7 @@ class Entry(Base):
 class SegmentRow(Base):
     """One packed part of a ply (``segment.pack``)."""
 
-    __tablename__ = "segments"
+    __tablename__ = SEGMENTS_TABLE
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     ply: Mapped[int] = mapped_column(SmallInteger, index=True)
@@ -76,7 +81,7 @@ class SealedRow(Base):
     """A sealed ply: its block index and keys dictionary (``blocks.encode_index``); its
     blocks, laid end to end, are cut into ``ChunkRow``s of the index's chunk size."""
 
-    __tablename__ = "sealed_plies"
+    __tablename__ = SEALED_TABLE
 
     ply: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False)
     positions: Mapped[int] = mapped_column(Integer)
@@ -93,7 +98,7 @@ class ChunkRow(Base):
     chunk fills one page, so a book is no larger than its blocks, and a block is read in
     one or two short queries, with no lock held between them."""
 
-    __tablename__ = "block_chunks"
+    __tablename__ = CHUNKS_TABLE
 
     id: Mapped[int] = mapped_column(KeyType, primary_key=True, autoincrement=False)
     data: Mapped[bytes] = mapped_column(LargeBinary)
@@ -103,27 +108,8 @@ class ChunkRow(Base):
         return f"ChunkRow(ply={ply}, number={number})"
 
 
-CHUNK_BITS = 32  # a chunk's id: its ply above its number, so a ply's chunks are one range
-
-
-def chunk_id(ply: int, number: int) -> int:
-    """The ``block_chunks`` row id of chunk ``number`` of ``ply``."""
-    return ply << CHUNK_BITS | number
-
-
-# The column order of rows as written (``rows.Rows``) and as read back.
-COLUMNS = ("key", "ply", "score", "wdl", "best_moves", "move_scores", "nodes", "checksum")
-
-
 class Meta(Base):
-    __tablename__ = "meta"
+    __tablename__ = META_TABLE
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(4096))
-
-
-# Meta names that the build's lock rewrites every few seconds (``write.lock``): the meta's
-# checksum leaves them out (``checksum``).
-LOCK_NAME = "build_lock"
-COMMAND_NAME = "build_lock_command"
-SEARCH_SECONDS = "search_core_seconds"  # worker search time over every run

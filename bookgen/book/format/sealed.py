@@ -15,14 +15,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import NamedTuple
 
-from sqlalchemy import func, select
-
 from solver.bitboard import Board
 
 from .blocks import BlockIndex, Decoder, decode_block, decode_blocks, decode_index, ply_decoder
 from .errors import CorruptBookError, damaged_ply
-from .schema import CHUNK_BITS, ChunkRow, SealedRow, chunk_id
+from .names import CHUNK_BITS, CHUNKS_TABLE, SEALED_TABLE, chunk_id
 from .segment import Segment, check_stones
+from .sql import fetch
 
 
 class SealedPly(NamedTuple):
@@ -58,11 +57,9 @@ class SealedPly(NamedTuple):
 
 def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[int, SealedPly]:
     """The sealed plies on ``conn`` (``ply`` alone if given), their indexes read and checked."""
-    query = select(SealedRow.ply, SealedRow.positions, SealedRow.index, SealedRow.dictionary)
-    if ply is not None:
-        query = query.where(SealedRow.ply == ply)
+    where = "" if ply is None else "WHERE ply = :ply"
     found: dict[int, SealedPly] = {}
-    for row in conn.execute(query.order_by(SealedRow.ply)):
+    for row in fetch(conn, f"{_INDEXES} {where} ORDER BY ply", {} if ply is None else {"ply": ply}):
         at, decoded, dictionary = _checked(row, board, db)
         if at in found:
             raise damaged_ply(at, "it has two indexes", db)
@@ -71,6 +68,8 @@ def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[in
     return found
 
 
+# ("index" quoted: a keyword of SQL, though a column's name here.)
+_INDEXES = f'SELECT ply, positions, "index", dictionary FROM {SEALED_TABLE}'
 _ROW = (int, int, bytes, bytes)  # what each column of a ``sealed_plies`` row must be
 
 
@@ -130,12 +129,12 @@ def _decode(sealed: SealedPly, number: int, data: memoryview, board: Board, db: 
 
 def read_sealed(conn, sealed: SealedPly, board: Board, db: str) -> Segment:
     """Every block of ``sealed`` decoded and joined: the whole ply, in key order."""
-    chunks = conn.execute(
-        select(ChunkRow.data)
-        .where(ChunkRow.id >= chunk_id(sealed.ply, 0), ChunkRow.id < chunk_id(sealed.ply + 1, 0))
-        .order_by(ChunkRow.id)
-    ).scalars()
-    return decode_all(sealed, list(chunks), board, db)
+    chunks = fetch(
+        conn,
+        f"SELECT data FROM {CHUNKS_TABLE} WHERE id >= :first AND id < :end ORDER BY id",
+        {"first": chunk_id(sealed.ply, 0), "end": chunk_id(sealed.ply + 1, 0)},
+    )
+    return decode_all(sealed, [data for (data,) in chunks], board, db)
 
 
 def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) -> Segment:
@@ -165,11 +164,9 @@ def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) ->
 def sealed_sizes(conn, board: Board, db: str) -> dict[int, tuple[int, int]]:
     """Per sealed ply: ``(positions, bytes)``, its blocks, index and dictionary counted."""
     chunks: dict[int, int] = {}
-    for row_id, size in conn.execute(select(ChunkRow.id, func.length(ChunkRow.data))):
+    for row_id, size in fetch(conn, f"SELECT id, length(data) FROM {CHUNKS_TABLE}"):
         chunks[row_id >> CHUNK_BITS] = chunks.get(row_id >> CHUNK_BITS, 0) + size
-    rows = conn.execute(
-        select(SealedRow.ply, SealedRow.positions, SealedRow.index, SealedRow.dictionary)
-    )
+    rows = fetch(conn, _INDEXES)
     sizes: dict[int, tuple[int, int]] = {}
     for row in rows:
         ply, decoded, dictionary = _checked(row, board, db)

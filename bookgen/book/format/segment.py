@@ -38,6 +38,8 @@ from solver.bitboard import STANDARD, Board
 
 from .errors import CorruptBookError, damaged_ply
 from .keys import walker
+from .names import SEGMENTS_TABLE
+from .sql import fetch
 
 MAGIC = b"C4SG"
 VERSION = 1
@@ -179,3 +181,16 @@ def merge(parts: list[Segment], ply: int, db: str | None = None) -> Segment:
         else None
     )
     return Segment(keys, scores, best)
+
+
+def segments_of(conn, board: Board, db: str, ply: int | None = None) -> dict[int, list[Segment]]:
+    """The segments of ``ply`` (of every ply if ``None``) on ``conn``, each checked, by ply
+    in the order written."""
+    where = "" if ply is None else "WHERE ply = :ply"
+    query = f"SELECT ply, count, data FROM {SEGMENTS_TABLE} {where} ORDER BY ply, id"
+    parts: dict[int, list[Segment]] = {}
+    for at, count, data in fetch(conn, query, {} if ply is None else {"ply": ply}):
+        parts.setdefault(at, []).append(
+            check_row(unpack(data, at, board, db), at, count, board, db)
+        )
+    return parts

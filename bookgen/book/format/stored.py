@@ -23,23 +23,9 @@ from .database import key_offset
 from .rows import read_rows
 from .schema import Entry, Meta, SealedRow, SegmentRow
 from .sealed import read_sealed, sealed_and_more, sealed_plies, sealed_sizes
-from .segment import Segment, check_row, merge, unpack
+from .segment import Segment, merge, segments_of
 
 KEY_LIMIT = (1 << 64) - 1  # above every key of every board
-
-
-def segments_of(conn, board: Board, db: str, ply: int | None = None) -> dict[int, list[Segment]]:
-    """The segments of ``ply`` (of every ply if ``None``) on ``conn``, each checked, by ply
-    in the order written."""
-    query = select(SegmentRow.ply, SegmentRow.count, SegmentRow.data)
-    if ply is not None:
-        query = query.where(SegmentRow.ply == ply)
-    parts: dict[int, list[Segment]] = {}
-    for at, count, data in conn.execute(query.order_by(SegmentRow.ply, SegmentRow.id)):
-        parts.setdefault(at, []).append(
-            check_row(unpack(data, at, board, db), at, count, board, db)
-        )
-    return parts
 
 
 class StoredBook:

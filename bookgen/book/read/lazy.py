@@ -18,22 +18,25 @@ import threading
 from bisect import bisect_left
 from collections import OrderedDict
 from contextlib import suppress
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from sqlalchemy import Engine, select
 
 from solver.bitboard import Board
 
 from ..format.errors import BookReadError, corrupt_database
-from ..format.schema import ChunkRow
+from ..format.names import CHUNKS_TABLE
 from ..format.sealed import SealedPly, decode, decode_all
 from ..format.segment import Segment, empty_segment
+from ..format.sql import fetch
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 # Blocks a book keeps decoded by default: about 8 MB on 7x6 (a block of 1,024 positions
 # decoded is 10 kB), and a parent's seven children's blocks many times over.
 CACHE_BLOCKS = 800
-_CHUNKS = "SELECT data FROM block_chunks WHERE id >= ? AND id <= ? ORDER BY id"
+_CHUNKS = f"SELECT data FROM {CHUNKS_TABLE} WHERE id >= :first AND id <= :last ORDER BY id"
 
 
 class Block(NamedTuple):
@@ -47,25 +50,25 @@ class Block(NamedTuple):
 
 
 class BlockSource:
-    """Reads the chunks of a book's sealed plies: on SQLite through the driver's own
-    connection (a query a read, in autocommit: no lock outlives it), else a pooled
-    SQLAlchemy connection a read."""
+    """Reads the chunks of a book's sealed plies: on SQLite through its own read-only
+    connection (``sql.open_readonly``: a query a read, in autocommit, so no lock outlives
+    it), else a pooled SQLAlchemy connection a read.  Closing it closes what it reads."""
 
-    def __init__(self, engine: Engine, db: str):
-        self.engine, self.db = engine, db
-        self._raw = None
-        if engine.dialect.name == "sqlite":
-            self._raw = engine.raw_connection()  # held until ``close``: opening one is slow
-            self._raw.driver_connection.isolation_level = None  # type: ignore[union-attr]
+    def __init__(self, source: Engine | sqlite3.Connection, db: str):
+        self.db = db
+        self._raw = source if isinstance(source, sqlite3.Connection) else None
+        self.engine = None if isinstance(source, sqlite3.Connection) else source
 
     def chunks(self, first: int, last: int) -> list[bytes]:
         """The ``block_chunks`` rows ``first`` to ``last`` (ids), in order."""
-        if self._raw is None:
+        bounds = {"first": first, "last": last}
+        if self.engine is not None:
             with self.engine.connect() as conn:
-                query = select(ChunkRow.data).where(ChunkRow.id >= first, ChunkRow.id <= last)
-                return list(conn.execute(query.order_by(ChunkRow.id)).scalars())
+                return [data for (data,) in fetch(conn, _CHUNKS, bounds)]
+        if self._raw is None:
+            raise ValueError(f"the blocks of {self.db!r} are closed")
         try:
-            rows = self._raw.driver_connection.execute(_CHUNKS, (first, last)).fetchall()  # type: ignore[union-attr]
+            rows = self._raw.execute(_CHUNKS, bounds).fetchall()
         except sqlite3.Error as error:
             damaged = corrupt_database(self.db, error)
             if damaged is not None:
@@ -77,7 +80,8 @@ class BlockSource:
         if self._raw is not None:
             self._raw.close()
             self._raw = None
-        self.engine.dispose()
+        if self.engine is not None:
+            self.engine.dispose()
 
 
 class BlockCache:

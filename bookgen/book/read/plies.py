@@ -26,8 +26,7 @@ from ..format.errors import damaged_ply
 from ..format.rows import read_rows
 from ..format.scores import entry_code
 from ..format.sealed import read_sealed, sealed_and_more, sealed_plies
-from ..format.segment import Segment, merge
-from ..format.stored import segments_of
+from ..format.segment import Segment, merge, segments_of
 from .family import Family
 from .lazy import BlockCache, BlockSource, LazyPly
 

@@ -25,6 +25,7 @@ loads numba's compiled kernels when it first needs them, unless
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
@@ -39,11 +40,12 @@ from solver.errors import ArgumentTypeError
 
 from ..format.collector import paused as _collector_paused
 from ..format.database import check_sqlite_file, key_offset, make_engine, read_meta, sqlite_path
-from ..format.errors import BookError, board_of_meta
+from ..format.errors import BookError, BookReadError, board_of_meta, corrupt_database
 from ..format.keys import walker
 from ..format.location import find_book
-from ..format.schema import SCHEMA_VERSION, SEARCH_SECONDS
+from ..format.names import SCHEMA_VERSION, SEARCH_SECONDS
 from ..format.scores import FULL_COLUMN, FULL_COLUMN_SCORE, SCORE_OFFSET
+from ..format.sql import open_readonly
 from . import scan
 from .entry import (
     SCORE_OBJECTS,
@@ -97,6 +99,22 @@ def _load_kernels(board: Board) -> None:
     _loaded.add(board)
 
 
+def _read_plies(
+    connection, complete: tuple[int, ...], db: str, board: Board, source, cache
+) -> Plies:
+    """The book's plies (``Plies.read``) on ``connection``: an engine's, or SQLite's own,
+    whose refusals are named here as the engine's are (``database.make_engine``)."""
+    offset = key_offset(board)
+    if isinstance(connection, sqlite3.Connection):
+        try:
+            return Plies.read(connection, complete, db, board, offset, source, cache)
+        except sqlite3.Error as error:
+            damaged = corrupt_database(db, error)
+            raise damaged or BookReadError(f"cannot read {db!r}: {error}") from None
+    with connection.connect() as conn:
+        return Plies.read(conn, complete, db, board, offset, source, cache)
+
+
 class BookClosedError(BookError, ValueError):
     """A lookup in a book already closed."""
 
@@ -128,21 +146,19 @@ class Book:
             check_sqlite_file(path, must_exist=True)
         self.db = db
         cache = BlockCache(cache_blocks)
-        engine = make_engine(db, readonly=True)
-        source = None
+        # A SQLite file is read through sqlite3 alone (``format.sql``); a server through
+        # SQLAlchemy.  Either way ``source`` holds it open until ``close``.
+        connection = make_engine(db, readonly=True) if path is None else open_readonly(path)
+        source = BlockSource(connection, db)
         try:
-            meta = read_meta(engine, db, board=None if board is None else Board.parse(board))
+            meta = read_meta(connection, db, board=None if board is None else Board.parse(board))
             self.board = board_of_meta(meta, db)
             complete = tuple(json.loads(meta.get("complete_plies", "[]")))
-            source = BlockSource(engine, db)
-            with engine.connect() as conn:
-                self._plies: Plies | _Closed = Plies.read(
-                    conn, complete, db, self.board, key_offset(self.board), source, cache
-                )
+            self._plies: Plies | _Closed = _read_plies(
+                connection, complete, db, self.board, source, cache
+            )
         except BaseException:
-            if source is not None:
-                source.close()
-            engine.dispose()
+            source.close()
             raise
         self._bulk_compiled = compiled
         self._walk = walker(self.board)

@@ -19,8 +19,8 @@ from solver.bitboard import Board
 
 from ..format.database import key_offset
 from ..format.errors import BookError, cursor_error
+from ..format.names import COLUMNS, SEARCH_SECONDS
 from ..format.rows import Rows
-from ..format.schema import COLUMNS, SEARCH_SECONDS
 from . import pgcopy
 from .meta import write_meta
 

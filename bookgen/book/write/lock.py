@@ -35,7 +35,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from ..format.errors import BookError
 from ..format.location import book_location
-from ..format.schema import COMMAND_NAME, LOCK_NAME, Meta
+from ..format.names import COMMAND_NAME, LOCK_NAME
+from ..format.schema import Meta
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing's own from Python 3.11

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..format.names import COLUMNS
 from ..format.rows import Rows
-from ..format.schema import COLUMNS
 from ..format.scores import BEST_TEXT
 
 STAGING = "c4book_staging"

@@ -13,7 +13,8 @@ from sqlalchemy import delete, insert
 from solver.bitboard import Board
 
 from ..format.blocks import encode_index, encode_ply
-from ..format.schema import ChunkRow, SealedRow, chunk_id
+from ..format.names import chunk_id
+from ..format.schema import ChunkRow, SealedRow
 from ..format.segment import Segment
 
 # What a page holds of one row's bytes, on SQLite: the page less its header, the cell's, and

@@ -23,8 +23,9 @@ from solver.bitboard import STANDARD, Board
 from ..format.database import existing_meta, make_engine, sqlite_path
 from ..format.errors import BookError, CorruptBookError, IncompatibleBookError
 from ..format.location import book_location, check_lasting
+from ..format.names import FORMAT, SCHEMA_VERSION
 from ..format.rows import Rows
-from ..format.schema import FORMAT, SCHEMA_VERSION, Base, Entry, SegmentRow
+from ..format.schema import Base, Entry, SegmentRow
 from ..format.segment import Segment, pack
 from ..format.stored import StoredBook
 from .inserts import RowInserter

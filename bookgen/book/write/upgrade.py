@@ -31,8 +31,9 @@ from solver import Position
 from ..format.database import check_sqlite_file, make_engine, read_meta, sqlite_path
 from ..format.errors import CorruptBookError, SchemaMismatchError, board_of_meta
 from ..format.location import book_location
+from ..format.names import SCHEMA_VERSION, UPGRADABLE_VERSIONS
 from ..format.rows import stamp_rows
-from ..format.schema import SCHEMA_VERSION, UPGRADABLE_VERSIONS, Base, SealedRow
+from ..format.schema import Base, SealedRow
 from .lock import BuildLock
 from .meta import write_meta
 from .sqlite_file import fold_wal, free_bytes, reclaim_space
