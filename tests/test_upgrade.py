@@ -11,13 +11,16 @@ version 4, as one segment a ply.
 """
 
 import os
+import signal
 import sqlite3
 import subprocess
+import time
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 from conftest import (
+    PLY10,
     SMALL_PLY,
     SMALL_ROOT,
     book_moves,
@@ -26,6 +29,7 @@ from conftest import (
     free_pages,
     open_store,
     run_sql,
+    running,
     sealed_bytes,
     segment_rows,
     stamp,
@@ -35,7 +39,9 @@ from conftest import (
 
 from bookgen import Book, CorruptBookError, SchemaMismatchError
 from bookgen.book.format.names import SCHEMA_VERSION
+from bookgen.book.format.rows import Rows
 from bookgen.book.format.scores import pack_scores
+from bookgen.book.write.store import BookStore
 from bookgen.book.write.upgrade import Packed, pack, upgrade
 from bookgen.builder.verify import verify
 from solver import Position
@@ -458,3 +464,56 @@ def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
     assert again.returncode == 0, again.stderr
     assert rows(path) == [] and len(entries(path)) == solved
     assert verify(path, sample=3, progress=False).ok
+
+
+@pytest.mark.parametrize(
+    "command, signum, status",
+    [("pack", signal.SIGTERM, 143), ("pack", signal.SIGHUP, 129), ("upgrade", signal.SIGTERM, 143)],
+)
+def test_a_pack_stopped_by_a_signal_says_so_and_loses_nothing(tmp_path, command, signum, status):
+    # Once, SIGTERM ended a pack at once, without a word; it unwinds as Ctrl-C does now.
+    # (``upgrade`` of a book of this version packs its rows.)
+    path = str(tmp_path / "part.db")
+    frontier = stored_plies(str(PLY10))[10]
+    store = BookStore(path, "", Position().canonical_key)
+    try:
+        for first in range(0, 200_000, 50_000):
+            some = slice(first, first + 50_000)
+            store.insert_new(
+                Rows(10, frontier.keys[some], frontier.scores[some], frontier.best[some])
+            )
+    finally:
+        store.close()
+    with running(
+        [*c4book_command(), command, "--db", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        while process.poll() is None and not packing(
+            path, command
+        ):  # inside the pack: stop it there
+            time.sleep(0.01)
+        process.send_signal(signum)
+        out, errors = process.communicate(timeout=120)
+    name = signal.Signals(signum).name
+    # (The pack may have ended before the signal came, on a loaded machine: then it is whole.)
+    if process.returncode != 0:
+        assert (process.returncode, out) == (status, "")
+        assert errors == f"c4book {command}: interrupted by {name}\n"
+    with Book.open(path, compiled=False) as book:  # whole: every row or segment checked
+        assert book.count_by_ply() == {10: 200_000}
+    again = subprocess.run(
+        [*c4book_command(), "pack", "--db", path], capture_output=True, text=True, timeout=120
+    )
+    assert again.returncode == 0, again.stderr
+    assert again.stdout in (f"{path}: packed 200,000 rows\n", f"{path}: no rows to pack\n")
+
+
+def packing(path: str, command: str) -> bool:
+    """Whether a ``c4book COMMAND`` holds the book's write lock."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            found = conn.execute(
+                "SELECT value FROM meta WHERE name = 'build_lock_command'"
+            ).fetchone()
+    except sqlite3.Error:
+        return False
+    return found is not None and f'"{command}"' in found[0]

@@ -22,7 +22,8 @@ def add(commands) -> argparse.ArgumentParser:
         "sealed, a "
         "ply still being built gets one more segment (the segments before it stay "
         "byte for byte, so a book kept in git grows by the new part only). The "
-        "book stays valid throughout; a build resumes from a packed book. A "
+        "book stays valid throughout (Ctrl-C, SIGTERM or SIGHUP stops it with the book "
+        "as it was, exit 130, 143 or 129); a build resumes from a packed book. A "
         "SQLite file also gives back the pages of rows already dropped (VACUUM). "
         "It refuses while a build is writing the book: stop the build first.",
     )
@@ -32,8 +33,13 @@ def add(commands) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from ..book.write.upgrade import pack
+    from ..builder.interrupts import signals_as_interrupts
 
-    sys.stdout.write(shown(args.db, pack(args.db)))
+    # SIGTERM and SIGHUP unwind it as Ctrl-C does: its transaction rolls back, the book is
+    # as it was, and the command says so in one line (exit 143 or 129).
+    with signals_as_interrupts():
+        done = pack(args.db)
+    sys.stdout.write(shown(args.db, done))
     return 0
 
 

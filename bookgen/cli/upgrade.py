@@ -17,7 +17,8 @@ def add(commands) -> argparse.ArgumentParser:
         "re-solving anything: version 1 stored a move string per row (checked "
         "against the key, then dropped), version 2 a row per position, versions 3 and "
         "4 a segment per ply: every complete ply is sealed in blocks, a ply at a "
-        "time. Running it again finishes an interrupted upgrade.",
+        "time. Ctrl-C, SIGTERM or SIGHUP stops it with the book valid (exit "
+        "130, 143 or 129); running it again finishes an interrupted upgrade.",
     )
     add_db(parser, writes=True)
     return parser
@@ -25,8 +26,13 @@ def add(commands) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from ..book.write.upgrade import upgrade
+    from ..builder.interrupts import signals_as_interrupts
 
-    sys.stdout.write(shown(args.db, upgrade(args.db)))
+    # SIGTERM and SIGHUP unwind it as Ctrl-C does: its transaction rolls back, the book is
+    # as it was, and the command says so in one line (exit 143 or 129).
+    with signals_as_interrupts():
+        done = upgrade(args.db)
+    sys.stdout.write(shown(args.db, done))
     return 0
 
 
