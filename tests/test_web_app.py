@@ -1,13 +1,17 @@
 """``c4book serve``'s app through Starlette's test client: answers equal the Book's and the
 Solver's, Pons' /solve format, every bad input a 400, 503 when the pool is full, the time cap."""
 
+import json
 import random
+import re
+import subprocess
+import sys
 import threading
 import time
 from contextlib import contextmanager
 
 import pytest
-from conftest import random_position
+from conftest import SHIPPED, random_position, running
 from starlette.testclient import TestClient
 
 from bookgen.web import create_app
@@ -741,3 +745,34 @@ def test_a_review_past_the_cap_keeps_the_moves_reviewed_in_time(short, client):
     assert whole["complete"] and answer["played"] == whole["played"][: len(answer["played"])]
     reviewed = answer["summary"]["first"]["moves"] + answer["summary"]["second"]["moves"]
     assert reviewed == len(answer["played"])
+
+
+def test_without_httptools_the_server_says_what_it_lacks_and_still_answers(tmp_path):
+    """uvicorn's h11 parser has no deadline on a request's head: the server says so at start,
+    naming the cure, and serves."""
+    import select
+    import urllib.request
+
+    blocked = (
+        "import sys; sys.modules['httptools'] = None; "  # as if it were not installed
+        "from bookgen.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    errors = tmp_path / "stderr"
+    with (
+        open(errors, "w") as stream,
+        running(
+            [sys.executable, "-c", blocked, "serve", "--db", str(SHIPPED), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=stream,
+        ) as process,
+    ):
+        assert process.stdout is not None  # (a PIPE)
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        line = process.stdout.readline() if ready else ""
+        address = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert address, (line, errors.read_text())
+        with urllib.request.urlopen(address.group(0) + "api/position?moves=4453") as answer:
+            assert json.loads(answer.read())["score"] == -2
+    assert errors.read_text().startswith(
+        "c4book serve: httptools is not installed, so a request's head has no deadline"
+    )

@@ -129,6 +129,10 @@ def serve(
             from .guard import guarded
         except ImportError:  # no httptools: uvicorn's own choice (h11: no deadline on a head)
             http = "auto"
+            sys.stderr.write(
+                "c4book serve: httptools is not installed, so a request's head has no "
+                "deadline and a slow client can hold a connection: pip install httptools\n"
+            )
         else:
             http = guarded(
                 HEAD_BYTES,
