@@ -33,7 +33,7 @@ from solver.packed import moves_of_key
 C4BOOK = str(Path(sys.executable).with_name("c4book"))
 COUNTS = {8: 1, 9: 6, 10: 36, 11: 136, 12: 574}
 DERIVED = 1 + 6 + 36 + 136
-ALL_PLIES = [8, 9, 10, 11, 12]
+ALL_PLIES = (8, 9, 10, 11, 12)
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +127,7 @@ def parents_of(path: str, moves: str) -> list[str]:
 def test_the_small_book_verifies(small_book_path):
     before = Path(small_book_path).read_bytes()
     report = verify(Path(small_book_path), sample=25, progress=False)  # a Path, as a str
-    assert report.ok and report.problems == []
+    assert report.ok and report.problems == ()
     assert (report.entries, report.derived_checked, report.frontier_sampled) == (753, DERIVED, 25)
     assert report.plies_counted == ALL_PLIES
     assert Path(small_book_path).read_bytes() == before  # verify only reads
@@ -138,7 +138,7 @@ def test_cli_passes_on_the_small_book(small_book_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == (
         f"{small_book_path}: 753 entries; {DERIVED} checked against their children, 10 frontier "
-        f"entries re-solved, complete plies counted: {ALL_PLIES}\n"
+        f"entries re-solved, complete plies counted: {list(ALL_PLIES)}\n"
         "OK: the book is consistent\n"
     )
 
@@ -185,7 +185,7 @@ def test_an_altered_derived_score_is_reported_with_its_parents(small_book_copy, 
     assert parent_scores == [-2, 16, 2, None, 15, 15, -1]
     # Its parent stores its score only, and -5 is not its best move: its score still
     # follows from its children, so only the altered entry is reported.
-    assert report.problems == [
+    assert list(report.problems) == [
         (
             f"'{moves}': stored score 5, but its children give score {truth} best 2 moves "
             f"{CHILDREN_OF_111}"
@@ -218,7 +218,7 @@ def test_an_altered_derived_score_is_reported_with_its_parents(small_book_copy, 
         f"{''.join(str(c) for c, s in enumerate(shown_scores, 1) if s == 0)} "
         f"moves {shown_scores}",
     }
-    assert report.problems == [expected[k] for k in sorted(expected)]
+    assert list(report.problems) == [expected[k] for k in sorted(expected)]
 
 
 def best_moves_of_ply_11(path: str) -> np.ndarray:
@@ -287,7 +287,7 @@ def test_an_altered_frontier_entry_is_caught_by_the_fresh_solve_sample(small_boo
 
     report = verify(small_book_copy, sample=1000, progress=False)
     assert report.frontier_sampled == COUNTS[SMALL_PLY]
-    assert report.problems == [
+    assert list(report.problems) == [
         f"'{moves}': stored score -2 best 12, but a fresh solve gives score -2 best 1256"
     ]
 
@@ -322,7 +322,7 @@ def test_a_deleted_frontier_row_fails_the_count(small_book_copy):
     delete(small_book_copy, moves)
     report = verify(small_book_copy, sample=0, progress=False)
     assert report.entries == 752
-    assert report.problems == [
+    assert list(report.problems) == [
         "'44444433111': '444444331112' (child of '44444433111') is not in the book",
         "ply 12: 573 stored positions, 574 enumerated (1 missing, 0 unexpected)",
     ]
@@ -339,7 +339,7 @@ def test_an_unexpected_row_fails_the_count(small_book_copy):
     extra = Position.from_moves("444444313131")
     add(small_book_copy, 12, extra.canonical_key, 0, 0b1)
     report = verify(small_book_copy, sample=0, progress=False)
-    assert report.problems == [
+    assert list(report.problems) == [
         "ply 12: 575 stored positions, 574 enumerated (0 missing, 1 unexpected)"
     ]
 
@@ -352,10 +352,10 @@ def test_only_complete_plies_are_counted(small_book_copy):
         stamped=True,
     )
     report = verify(small_book_copy, sample=0, progress=False)
-    assert report.plies_counted == [8, 9, 10, 11]
+    assert report.plies_counted == (8, 9, 10, 11)
     # Ply 12 is not complete, so a position missing there is no problem; but ply 11,
     # sealed with its scores only, then has nothing to give its best moves.
-    assert report.problems == [
+    assert list(report.problems) == [
         "ply 11: no best moves stored, and ply 12, whose scores give them, is not complete"
     ]
     with Book.open(small_book_copy) as book:  # what that book answers
@@ -374,7 +374,7 @@ def test_a_ply_that_keeps_its_best_moves_may_come_before_an_incomplete_one(small
     )
     report = verify(small_book_copy, sample=136 + 573, progress=False)
     assert report.ok, report.problems
-    assert report.plies_counted == [8, 9, 10, 11] and report.frontier_sampled == 136 + 573
+    assert report.plies_counted == (8, 9, 10, 11) and report.frontier_sampled == 136 + 573
     with Book.open(small_book_copy) as book:
         assert book.get("44444433111").best_moves == (2,)
 

@@ -40,17 +40,39 @@ NOT_KEPT = -1  # a frontier entry's best moves, where its ply keeps none
 READ_CHUNK = 200_000
 
 
-@dataclass
+@dataclass(frozen=True)
 class VerifyReport:
+    """What ``verify`` checked, and every problem it found (none: the book is consistent)."""
+
+    entries: int
+    derived_checked: int
+    frontier_sampled: int
+    plies_counted: tuple[int, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class _Tally:
+    """A ``VerifyReport`` while it is being made."""
+
     entries: int = 0
     derived_checked: int = 0
     frontier_sampled: int = 0
     plies_counted: list[int] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    @property
-    def ok(self) -> bool:
-        return not self.problems
+    def report(self) -> VerifyReport:
+        return VerifyReport(
+            self.entries,
+            self.derived_checked,
+            self.frontier_sampled,
+            tuple(self.plies_counted),
+            tuple(self.problems),
+        )
 
 
 def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) -> VerifyReport:
@@ -63,7 +85,7 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
         meta = read_meta(probe, db)
     finally:
         probe.dispose()
-    report = VerifyReport()
+    report = _Tally()
     problems: list[tuple[int, str]] = []  # (key, text): shown in key order, as stored
     frontier: list[Segment] = []
     complete = json.loads(meta.get("complete_plies", "[]"))
@@ -98,7 +120,7 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
     report.problems += [text for _, text in sorted(problems, key=lambda p: p[0])]
     _check_frontier(frontier, sample, seed, meta["root"], report, progress, board)
     report.problems += counts
-    return report
+    return report.report()
 
 
 def _shown(key: int, root: str, board: Board) -> str:
@@ -120,7 +142,7 @@ def _check_keys(entries: Segment, ply: int, board: Board) -> list[tuple[int, str
 
 
 def _check_derived(
-    entries: Segment, children, root: str, report: VerifyReport, board: Board
+    entries: Segment, children, root: str, report: _Tally, board: Board
 ) -> list[tuple[int, str]]:
     """Every entry is one ply of negamax over its children's entries."""
     report.derived_checked += len(entries.keys)
@@ -157,7 +179,7 @@ def _check_frontier(
     sample: int,
     seed: int,
     root: str,
-    report: VerifyReport,
+    report: _Tally,
     progress: bool,
     board: Board,
 ) -> None:
@@ -195,9 +217,7 @@ def _check_frontier(
             )
 
 
-def _check_counts(
-    store: BookStore, root: str, complete: list[int], report: VerifyReport
-) -> list[str]:
+def _check_counts(store: BookStore, root: str, complete: list[int], report: _Tally) -> list[str]:
     """Each complete ply must hold exactly the enumerated keys."""
     if not complete:
         return []

@@ -52,7 +52,7 @@ def shown(db: str, report: VerifyReport) -> str:
     said = (
         f"{db}: {report.entries:,} entries; {report.derived_checked:,} checked against "
         f"their children, {report.frontier_sampled:,} frontier entries re-solved, "
-        f"complete plies counted: {report.plies_counted}\n"
+        f"complete plies counted: {list(report.plies_counted)}\n"
     )
     if report.ok:
         return said + "OK: the book is consistent\n"
