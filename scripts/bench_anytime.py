@@ -26,6 +26,7 @@ from _args import parse_args
 
 from bookgen import Book, Player
 from solver import Position, Solver
+from solver.position import random_position
 
 PLIES = range(9, 17)
 
@@ -33,14 +34,7 @@ PLIES = range(9, 17)
 def random_positions(ply: int, count: int, seed: int) -> list[str]:
     """Unfinished positions at ``ply``, the ends of random legal games (fixed seed)."""
     rng = random.Random(seed)
-    found: list[str] = []
-    while len(found) < count:
-        position = Position()
-        while position.ply < ply and not position.is_game_over:
-            position = position.play(rng.choice(position.legal_moves()))
-        if position.ply == ply and not position.is_game_over:
-            found.append(position.moves)
-    return found
+    return [random_position(rng, ply).moves for _ in range(count)]
 
 
 def positions(count: int, seed: int) -> list[str]:

@@ -29,17 +29,7 @@ from _args import at_least_one, parse_args
 
 from bookgen import Book
 from bookgen.builder.driver import build
-from solver import Position
-
-
-def random_root(rng: random.Random, ply: int) -> str:
-    """The moves of an unfinished position at ``ply`` from a random game."""
-    while True:
-        position = Position()
-        while position.ply < ply and not position.is_game_over:
-            position = position.play(rng.choice(position.legal_moves()))
-        if not position.is_game_over:
-            return position.moves
+from solver.position import random_position
 
 
 def grow(db: Path, root: str, plies: range) -> tuple[int, int, float]:
@@ -76,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     totals = [0, 0]
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(args.roots):
-            root = random_root(rng, args.root_ply)
+            root = random_position(rng, args.root_ply).moves
             straight, stepped = Path(folder) / "straight.db", Path(folder) / "stepped.db"
             grow(straight, root, range(args.base, args.base + 1))
             shutil.copy(straight, stepped)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from .bitboard import STANDARD, Board
@@ -270,6 +271,17 @@ class Position:
             rows.append(" ".join(cells))
         rows.append(" ".join(board.digits))
         return "\n".join(rows)
+
+
+def random_position(rng: random.Random, ply: int, board: Board = STANDARD) -> Position:
+    """An unfinished position at ``ply``: the end of a random legal game on ``board``, each
+    move drawn from ``rng`` (the same seed, the same position)."""
+    while True:
+        position = Position.from_moves("", board)
+        while position.ply < ply and not position.is_game_over:
+            position = position.play(rng.choice(position.legal_moves()))
+        if not position.is_game_over:
+            return position
 
 
 def position_on(value: str | Position, board: Board, holder: str) -> Position:

@@ -528,16 +528,6 @@ def damage_middle_page(path: str, pattern: bytes) -> None:
         handle.write(pattern * (page // len(pattern)))
 
 
-def random_position(rng: random.Random, ply: int) -> Position:
-    """An unfinished position at ``ply`` from a random legal game."""
-    while True:
-        position = Position()
-        while position.ply < ply and not position.is_game_over:
-            position = position.play(rng.choice(position.legal_moves()))
-        if not position.is_game_over:
-            return position
-
-
 def win_now(ply, cells=42):
     """Score of a player who wins with the stone they are about to play (written out, not
     taken from ``Board.win_score``)."""

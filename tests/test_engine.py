@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import minimax, random_endgames, random_position, scores_by_children
+from conftest import minimax, random_endgames, scores_by_children
 
 from solver import (
     STANDARD,
@@ -23,6 +23,7 @@ from solver import (
 )
 from solver.bitboard import MAX_THREADS
 from solver.errors import ArgumentError
+from solver.position import random_position
 
 DATA = Path(__file__).parent / "data"
 SETS = {

@@ -18,6 +18,7 @@ from bookgen.book.format.segment import Segment
 from bookgen.book.read.compiled_family import derive_many
 from bookgen.book.read.family import Family
 from solver import Board, Position
+from solver.position import random_position
 
 
 def score_of(below: Segment):
@@ -72,11 +73,8 @@ def endgames(board: Board, ply: int, count: int, seed: int) -> list[Position]:
     rng = random.Random(seed)
     found: dict[int, Position] = {}
     while len(found) < count:
-        position = Position.from_moves("", board)
-        while position.ply < ply and not position.is_game_over:
-            position = position.play(rng.choice(position.legal_moves()))
-        if not position.is_game_over and position.ply == ply:
-            found.setdefault(position.canonical_key, position)
+        position = random_position(rng, ply, board)
+        found.setdefault(position.canonical_key, position)
     return list(found.values())
 
 

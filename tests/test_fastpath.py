@@ -5,11 +5,11 @@ import random
 
 import orjson
 import pytest
-from conftest import random_position
 from starlette.testclient import TestClient
 
 from bookgen.web import create_app
 from bookgen.web.fastpath import BookFastPath
+from solver.position import random_position
 
 ROUTED = {"Origin": "http://localhost"}  # an Origin header: the hot path passes it on
 

@@ -4,11 +4,11 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import random_position
 
 from bookgen import Book
 from bookgen.play.knowledge import Floors, book_bound, book_leaves
 from solver import Position, Solver
+from solver.position import random_position
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
 

@@ -4,13 +4,14 @@ import random
 
 import numpy as np
 import pytest
-from conftest import SMALL_PLY, SMALL_ROOT, random_position
+from conftest import SMALL_PLY, SMALL_ROOT
 
 from bookgen import Book
 from bookgen.builder.solve_position import solve_position
 from solver import Position
 from solver.packed import moves_of_key
 from solver.parent_bounds import NO_BOUND, Parents, parents_of
+from solver.position import random_position
 
 LAST = SMALL_PLY - 1  # the small book's entries at this ply are the parents
 

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_PLY, SMALL_ROOT, book_moves, random_position
+from conftest import SMALL_PLY, SMALL_ROOT, book_moves
 
 from bookgen import Book, BookNotFoundError, Decision, Player
 from bookgen.limits import MAX_TIME_BUDGET
@@ -25,6 +25,7 @@ from solver import (
     win_score,
 )
 from solver.errors import ArgumentError, ArgumentTypeError, BoardSizeError
+from solver.position import random_position
 
 DATA = Path(__file__).parent / "data"
 

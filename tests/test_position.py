@@ -5,7 +5,8 @@ import random
 
 import pytest
 
-from solver import GameOverError, IllegalMoveError, Position
+from solver import Board, GameOverError, IllegalMoveError, Position
+from solver.position import random_position
 
 # A whole game that fills the board without anyone making four (found by random play).
 DRAWN_GAME = "547125662261271266215743771576315353334444"
@@ -334,3 +335,10 @@ def test_move_scores_of_the_last_cell_is_a_draw_without_asking():
     position = Position.from_moves("74165632431323324112217251554435576647667")  # 41 stones
     assert position.legal_moves() == [7] and not position.is_winning_move(7)
     assert position.move_scores(lambda child: pytest.fail("asked")) == [None] * 6 + [0]
+
+
+def test_random_position_is_an_unfinished_position_at_its_ply_and_repeats_with_its_seed():
+    for board, ply in ((Board(), 0), (Board(), 12), (Board(6, 5), 20)):
+        first = random_position(random.Random(7), ply, board)
+        assert (first.ply, first.board, first.is_game_over) == (ply, board, False)
+        assert random_position(random.Random(7), ply, board).moves == first.moves

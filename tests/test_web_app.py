@@ -11,12 +11,13 @@ import time
 from contextlib import contextmanager
 
 import pytest
-from conftest import SHIPPED, random_position, running
+from conftest import SHIPPED, running
 from starlette.testclient import TestClient
 
 from bookgen.web import create_app
 from solver import Position, Solver
 from solver.errors import ArgumentError
+from solver.position import random_position
 
 # Past the book (ply 11), and slow to solve: 13 and 5 million nodes for every move's score,
 # 5.6 and 4.5 s on a loaded 2-core machine.
