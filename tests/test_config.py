@@ -87,6 +87,16 @@ def test_create_finds_the_cluster_in_ray_address_unless_one_is_given(monkeypatch
         BuildConfig.create("never.db", 10, SMALL_ROOT)
 
 
+def test_a_bad_root_is_named_before_a_malformed_ray_address(monkeypatch):
+    monkeypatch.setenv("RAY_ADDRESS", "not an address")
+    with pytest.raises(BuildArgumentError, match="--root '1212121' is a finished game"):
+        BuildConfig.create("never.db", 10, "1212121")
+    with pytest.raises(BuildArgumentError, match="--ply 3 must be between"):
+        BuildConfig.create("never.db", 3, SMALL_ROOT)
+    with pytest.raises(AddressError, match="malformed RAY_ADDRESS 'not an address'"):
+        BuildConfig.create("never.db", 10, SMALL_ROOT)
+
+
 def test_create_parses_the_part_and_refuses_one_that_is_none():
     assert BuildConfig.create("never.db", 10, SMALL_ROOT, part="3/3").part == Part(3, 3)
     assert BuildConfig.create("never.db", 10, SMALL_ROOT, part=Part(1, 2)).part == Part(1, 2)

@@ -106,6 +106,7 @@ class BuildConfig:
 
         db = book_location(db)
         board = book_board(db, board) or STANDARD
+        check_request(root, ply, board)  # the caller's own mistake is named before the shell's
         if address is None:  # RAY_ADDRESS, as a Ray job's driver finds its cluster
             address = build_address(None)
         if isinstance(part, str):
