@@ -468,7 +468,11 @@ def test_pack_beside_a_running_build_is_refused_and_loses_nothing(tmp_path):
 
 @pytest.mark.parametrize(
     "command, signum, status",
-    [("pack", signal.SIGTERM, 143), ("pack", signal.SIGHUP, 129), ("upgrade", signal.SIGTERM, 143)],
+    [
+        ("pack", signal.SIGTERM, 143),
+        pytest.param("pack", signal.SIGHUP, 129, marks=pytest.mark.slow),
+        pytest.param("upgrade", signal.SIGTERM, 143, marks=pytest.mark.slow),
+    ],
 )
 def test_a_pack_stopped_by_a_signal_says_so_and_loses_nothing(tmp_path, command, signum, status):
     # Once, SIGTERM ended a pack at once, without a word; it unwinds as Ctrl-C does now.
