@@ -57,8 +57,9 @@ def _kernels(board: Board):
 
 def _threats(board: Board, current, mask):
     """The opponent's winning cells, as ``board``'s kernels take them (``_args``' words)."""
-    if board.is_wide:
-        return _kernels(board).threats_of(board, current, mask)
+    if board.is_wide:  # (numba hands uint64 words back to Python as ints)
+        low, high = _kernels(board).threats_of(board, current, mask)
+        return np.uint64(low), np.uint64(high)
     return np.uint64(winning_cells(board, current ^ mask, mask))
 
 

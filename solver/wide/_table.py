@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from .._table import EXACT, GOLDEN, LOWER, NEAR_SHIFT, UPPER, no_move
+from . import _board_type  # noqa: F401 -- teaches numba the wide Board type
 from ._words import ZERO
 
 __all__ = ["EXACT", "LOWER", "UPPER"]
