@@ -38,6 +38,7 @@ import numpy as np
 
 from . import _evaluate as ev
 from .alarm import Alarm
+from .bitboard import check_narrow
 from .budget import BudgetClock
 from .engine import Solver
 from .errors import ArgumentError, GameOverError
@@ -89,7 +90,7 @@ class AnytimeSearch:
 
     def __init__(self, solver: Solver | None = None, eval_table_log2: int = EVAL_TABLE_LOG2):
         self.solver = solver if solver is not None else Solver()
-        self.board = board = self.solver.board
+        self.board = board = check_narrow(self.solver.board, "the anytime search")
         # np.full, not np.zeros: pages are touched now, not in the first timed search.
         self._tt_keys = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
         self._tt_data = np.full(1 << eval_table_log2, 0, dtype=np.uint64)

@@ -44,8 +44,14 @@ MAX_THREADS = 256
 
 MIN_SIDE = 4  # a side shorter than a line of four has no lines that way
 MAX_WIDTH = 9  # moves are digit strings: one digit a column
-KEY_BITS = 64  # a key (a whole position) is one uint64 word
+KEY_BITS = 64  # a key (a whole position) is one uint64 word up to here
+WIDE_KEY_BITS = 128  # past KEY_BITS, two words (``solver.wide``): the solver only, for now
 ALLOWED = (
+    f"width {MIN_SIDE}-{MAX_WIDTH}, height at least {MIN_SIDE}, and "
+    f"width x (height + 1) at most {WIDE_KEY_BITS} bits, e.g. 6x5, 7x6, 8x8 or 9x9"
+)
+# What the parts that keep one-word keys (books, the AI, packed keys) still take.
+ALLOWED_NARROW = (
     f"width {MIN_SIDE}-{MAX_WIDTH}, height at least {MIN_SIDE}, and "
     f"width x (height + 1) at most {KEY_BITS} bits, e.g. 6x5, 7x6, 8x7 or 9x6"
 )
@@ -225,16 +231,24 @@ class Board:
         return f"{self.width}x{self.height}"
 
     @property
+    def is_wide(self) -> bool:
+        """Whether a key takes two words (``solver.wide``): past ``KEY_BITS`` bits."""
+        return self.key_bits > KEY_BITS
+
+    @property
     def _numba_type_(self):
         """The board as numba sees it, made once a board.  Only numba asks, through a
-        kernel, whose module has loaded ``_board_type``, which teaches this module the type."""
+        kernel, whose module has loaded ``_board_type`` (``wide._board_type`` for a wide
+        board), which teaches this module the type."""
         if self._numba_type is None:
-            object.__setattr__(self, "_numba_type", numba_types["board"](self.width, self.height))
+            kind = numba_types["wide_board" if self.is_wide else "board"]
+            object.__setattr__(self, "_numba_type", kind(self.width, self.height))
         return self._numba_type
 
 
 # Filled by ``_board_type`` when it loads (numba, only where kernels run): ``"board"``, the
-# numba type of a board of a size.  Set from there, so that this module never imports it.
+# numba type of a board of a size (``"wide_board"``: by ``wide._board_type``, past 64 bits).
+# Set from there, so that this module never imports it.
 numba_types: dict[str, Any] = {}
 
 
@@ -244,8 +258,22 @@ def check_size(width: Any, height: Any) -> None:
         raise BoardSizeError(
             f"a board's width and height are whole numbers, got {width!r} x {height!r}"
         )
-    if not MIN_SIDE <= width <= MAX_WIDTH or height < MIN_SIDE or width * (height + 1) > KEY_BITS:
+    if (
+        not MIN_SIDE <= width <= MAX_WIDTH
+        or height < MIN_SIDE
+        or width * (height + 1) > WIDE_KEY_BITS
+    ):
         raise BoardSizeError(f"board {width}x{height} is not supported: {ALLOWED}")
+
+
+def check_narrow(board: Board, what: str) -> Board:
+    """``board``, if its keys take one word; else a BoardSizeError saying that ``what``
+    (``"a book"``) takes only such boards for now."""
+    if board.is_wide:
+        raise BoardSizeError(
+            f"board {board} takes {board.key_bits} bits: {what} takes only {ALLOWED_NARROW}"
+        )
+    return board
 
 
 def _mirror_function(width: int, h1: int):

@@ -23,6 +23,7 @@ from .bitboard import (
 )
 from .errors import ArgumentError, GameOverError, SearchLimitError, is_whole
 from .position import Position, position_on
+from .wide._words import words
 
 # A search with threads first runs alone up to this many nodes: easy
 # positions are solved by then, without paying to start the others.
@@ -39,7 +40,27 @@ def machine_threads() -> int:
 
 def smallest_table_log2(board: Board) -> int:
     """The smallest table a solver of ``board`` takes (``_table.min_table_log2``)."""
+    if board.is_wide:
+        return max(TABLE_LOG2_MIN, _kernels(board).min_table_log2(board))
     return max(TABLE_LOG2_MIN, min_table_log2(board))
+
+
+def _kernels(board: Board):
+    """The search kernels of ``board``: ``_search``, or past 64 bits ``wide._search`` (two
+    words a bitboard), loaded only by a process that plays such a board."""
+    if board.is_wide:
+        from .wide import _search as wide
+
+        return wide
+    return _search
+
+
+def _threats(board: Board, current, mask):
+    """The opponent's winning cells, as ``board``'s kernels take them (``_args``' words)."""
+    if board.is_wide:  # (numba hands uint64 words back to Python as ints)
+        low, high = _kernels(board).threats_of(board, current, mask)
+        return np.uint64(low), np.uint64(high)
+    return np.uint64(winning_cells(board, current ^ mask, mask))
 
 
 def check_threads(threads: int) -> int:
@@ -93,6 +114,7 @@ class Solver:
         self.board = board
         self.table_log2 = table_log2
         self.threads = threads
+        self._search = _kernels(board)
         self._table = new_table(table_log2)
         self._scratch = _new_scratch(board)
         self._shift = np.uint64(64 - table_log2)
@@ -122,6 +144,7 @@ class Solver:
         twin.board = self.board
         twin.table_log2 = self.table_log2
         twin.threads = 1
+        twin._search = self._search
         twin._table = self._table
         twin._shift = self._shift
         twin._busy = self._busy
@@ -139,6 +162,9 @@ class Solver:
         """
         started = time.perf_counter()
         board = self.board
+        if board.is_wide:  # a win at once: deeper, a wide board's positions take too long
+            self.solve("12" * 3)
+            return time.perf_counter() - started
         middle = str(board.column_order[0] + 1)
         self.solve(middle * board.height + str(board.column_order[1] + 1))
         return time.perf_counter() - started
@@ -163,7 +189,7 @@ class Solver:
         """Empty the transposition table."""
         with self.lock:
             self._table.fill(0)
-            near = _search.near_base(self.board)
+            near = self._search.near_base(self.board)
             for solver in (self, *self._helpers):  # their near tables
                 solver._scratch[near:] = 0
 
@@ -192,11 +218,15 @@ class Solver:
         args = (*self._args(position), int(low), int(high))
         if self.threads == 1 or self._scratch[_search.LIMIT]:
             return self._checked(
-                _search.solve_window(self.board, *args, self._table, self._scratch, self._shift)
+                self._search.solve_window(
+                    self.board, *args, self._table, self._scratch, self._shift
+                )
             )
         # Alone first, within a small node budget: most positions end here.
         self._scratch[_search.LIMIT] = self._scratch[_search.NODES] + SOLO_NODES
-        result = _search.solve_window(self.board, *args, self._table, self._scratch, self._shift)
+        result = self._search.solve_window(
+            self.board, *args, self._table, self._scratch, self._shift
+        )
         self._scratch[_search.LIMIT] = 0
         if not self._scratch[_search.STOPPED]:
             return int(result)
@@ -248,10 +278,10 @@ class Solver:
         if any(position.is_winning_move(col) for col in range(1, board.width + 1)):
             return board.win_score(position.ply)
         current, mask, ply = self._args(position)
-        threats = np.uint64(winning_cells(board, current ^ mask, mask))
+        threats = _threats(board, current, mask)
         with self.lock:
             return self._checked(
-                _search.negamax(
+                self._search.negamax(
                     board,
                     current,
                     mask,
@@ -286,8 +316,9 @@ class Solver:
         # -child >= score  <=>  child <= -score
         return self.solve_window(child, -score, -score + 1) <= -score
 
-    @staticmethod
-    def _args(position: Position) -> tuple:
+    def _args(self, position: Position) -> tuple:
+        if self.board.is_wide:
+            return words(position.current), words(position.mask), position.ply
         return np.uint64(position.current), np.uint64(position.mask), position.ply
 
     def _playable(self, position: Position | str) -> Position:
@@ -316,7 +347,7 @@ class _Race:
         self.runners = runners
         self.board = board = runners[0].board
         self.position = (current, mask, ply)
-        self.threats = np.uint64(winning_cells(board, current ^ mask, mask))
+        self.threats = _threats(board, current, mask)
         self.high = high
         self.lo, self.hi = (int(bound) for bound in _search.score_range(board, ply, low, high))
         self.testing: dict[int, int] = {}  # runner index -> the value it tests
@@ -337,7 +368,7 @@ class _Race:
                     return
                 med = _search.next_test(self.board, lo, hi, guess)
                 self.testing[me] = med
-            result = _search.negamax(
+            result = solver._search.negamax(
                 self.board,
                 *self.position,
                 med,
@@ -365,4 +396,4 @@ class _Race:
 
 
 def _new_scratch(board: Board) -> np.ndarray:
-    return np.zeros(_search.scratch_size(board), dtype=np.uint64)
+    return np.zeros(_kernels(board).scratch_size(board), dtype=np.uint64)

@@ -572,6 +572,44 @@ def minimax(p):
     return _MINIMAX[key]
 
 
+def endgames_without_wins(count, seed, empty, board):
+    """Unfinished positions ``empty`` cells before the end where the player to move cannot
+    win at once, from random play that neither takes a win nor hands one over while it
+    has another move: tense endgames, and quick to find on big boards, where plain random
+    play mostly ends early."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        p = Position(board)
+        while p.ply < p.board.cells - empty and not p.is_game_over:
+            moves = p.legal_moves()
+            quiet = [c for c in moves if not p.is_winning_move(c)] or moves
+            calm = [c for c in quiet if not _hands_a_win(p.play(c))] or quiet
+            p = p.play(rng.choice(calm))
+        if not p.is_game_over and not _hands_a_win(p):
+            found.append(p)
+    return found
+
+
+def _hands_a_win(p) -> bool:
+    """Whether the player to move at ``p`` can win at once."""
+    return not p.is_game_over and any(p.is_winning_move(c) for c in p.legal_moves())
+
+
+class WideView:
+    """A one-word board typed for the two-word kernels (``solver.wide``): the same
+    positions through both kernel sets, to hold the wide ones to the one-word ones."""
+
+    def __init__(self, board):
+        self.board = board
+
+    @property
+    def _numba_type_(self):
+        from solver.wide._board_type import WideBoardType
+
+        return WideBoardType(self.board.width, self.board.height)
+
+
 def random_endgames(count, seed, min_empty=4, max_empty=12, board=None):
     """Unfinished positions from random play, stopped 4-12 cells before the end."""
     rng = random.Random(seed)

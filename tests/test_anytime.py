@@ -304,3 +304,11 @@ def test_anytime_search_on_other_boards_keeps_the_result(size):
             assert got == score, position.moves
     with pytest.raises(Exception, match="this search plays"):
         search.choose(Position.from_moves("4"), nodes=100)
+
+
+def test_a_board_past_64_bits_is_refused():
+    # The evaluation's kernels are one-word ones (issue 52): refused in one line.
+    from solver import BoardSizeError
+
+    with pytest.raises(BoardSizeError, match="9x7 takes 72 bits: the anytime search takes only"):
+        AnytimeSearch(Solver(board="9x7", table_log2=16))

@@ -34,13 +34,19 @@ def test_the_standard_board_is_7x6_and_its_facts_are_the_layouts():
         ("8x7", (8, 7)),
         ("4x15", (4, 15)),
         (" 7X7 ", (7, 7)),
+        ("8x8", (8, 8)),
+        ("9x9", (9, 9)),
+        ("5x12", (5, 12)),
+        ("4x31", (4, 31)),
+        ("8x15", (8, 15)),
     ],
 )
 def test_allowed_sizes_parse(text, size):
     board = Board.parse(text)
     assert (board.width, board.height) == size
     assert board is Board(*size)
-    assert board.key_bits == size[0] * (size[1] + 1) <= 64
+    assert board.key_bits == size[0] * (size[1] + 1) <= 128
+    assert board.is_wide == (board.key_bits > 64)
 
 
 @pytest.mark.parametrize(
@@ -48,7 +54,7 @@ def test_allowed_sizes_parse(text, size):
     [
         "3x3",
         "10x7",
-        "8x8",
+        "8x16",
         "7x",
         "x6",
         "",
@@ -56,8 +62,8 @@ def test_allowed_sizes_parse(text, size):
         "seven",
         "7x3",
         "3x7",
-        "9x9",
-        "5x12",
+        "9x14",
+        "4x32",
         "\u0667x6",
         "-7x6",
         "7.0x6",
@@ -68,12 +74,12 @@ def test_bad_sizes_are_one_clear_error(text):
         Board.parse(text)
     message = str(raised.value)
     assert ("\n" not in message and repr(text) in message) or text.strip() in message
-    assert "width 4-9" in message and "64 bits" in message
+    assert "width 4-9" in message and "128 bits" in message
     assert isinstance(raised.value, (C4Error, ValueError))
 
 
 @pytest.mark.parametrize(
-    "width, height", [(3, 6), (10, 5), (8, 8), (7, 2), (7.0, 6), ("7", 6), (True, 6)]
+    "width, height", [(3, 6), (10, 5), (8, 16), (7, 2), (7.0, 6), ("7", 6), (True, 6)]
 )
 def test_bad_sizes_are_refused_by_the_constructor_too(width, height):
     with pytest.raises(BoardSizeError):

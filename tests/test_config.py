@@ -128,3 +128,10 @@ def test_a_db_that_is_no_path_is_refused():
 
     with pytest.raises(ArgumentTypeError, match="db must be a book's path"):
         BuildConfig.create(42, 10, SMALL_ROOT)
+
+
+def test_a_board_past_64_bits_is_refused_for_a_book(tmp_path):
+    # A book's keys are one word for now (issue 52): one line naming the board and the bound.
+    with pytest.raises(BoardSizeError, match="board 8x8 takes 72 bits: a book takes only"):
+        BuildConfig.create(tmp_path / "a.db", 60, "", board="8x8")
+    assert not (tmp_path / "a.db").exists()

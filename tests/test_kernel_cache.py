@@ -52,3 +52,11 @@ def test_the_solver_s_cache_is_stamped_with_its_sources():
 
     stamp = SOLVER / "__pycache__" / STAMP
     assert stamp.read_text() == fingerprint(SOLVER)
+
+
+def test_the_wide_kernels_cache_is_stamped_with_theirs_and_the_solver_s():
+    # They inline the one-word helpers too: a change to either drops them.
+    import solver.wide._search  # noqa: F401
+
+    stamp = SOLVER / "wide" / "__pycache__" / STAMP
+    assert stamp.read_text() == fingerprint(SOLVER, SOLVER / "wide")

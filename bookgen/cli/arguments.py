@@ -7,7 +7,14 @@ from __future__ import annotations
 import argparse
 import re
 
-from solver.bitboard import ALLOWED, MAX_THREADS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
+from solver.bitboard import (
+    ALLOWED,
+    ALLOWED_NARROW,
+    MAX_THREADS,
+    TABLE_LOG2_MAX,
+    TABLE_LOG2_MIN,
+    Board,
+)
 from solver.errors import ArgumentError, BoardSizeError
 
 from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
@@ -96,13 +103,24 @@ def table_log2(text: str) -> int:
 
 
 def board_size(text: str) -> Board:
-    """A board size, WxH."""
+    """A board size, WxH, past 64 bits too (``c4book solve``)."""
     try:
         return Board.parse(text)
     except BoardSizeError:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a board c4book plays: {ALLOWED}"
         ) from None
+
+
+def narrow_board_size(text: str) -> Board:
+    """A board size, WxH, whose keys take one word: the books, the AI and the server's."""
+    board = board_size(text)
+    if board.is_wide:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a board c4book plays with books or the AI yet "
+            f"(c4book solve plays it): {ALLOWED_NARROW}"
+        )
+    return board
 
 
 def port(text: str) -> int:
@@ -138,11 +156,12 @@ def build_part(text: str):
 # -- options that several commands share ----------------------------------------------
 
 
-def add_board(parser: argparse.ArgumentParser, what: str) -> None:
-    """--board, ``what`` saying which board it defaults to."""
+def add_board(parser: argparse.ArgumentParser, what: str, wide: bool = False) -> None:
+    """--board, ``what`` saying which board it defaults to; past 64 bits only if ``wide``
+    (the solver alone plays those for now)."""
     parser.add_argument(
         "--board",
-        type=board_size,
+        type=board_size if wide else narrow_board_size,
         default=None,
         metavar="WxH",
         help=f"board size, e.g. 6x5 ({what})",

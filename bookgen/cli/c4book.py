@@ -28,7 +28,8 @@ from . import (
 
 DESCRIPTION = """\
 Connect 4 perfect play and opening books, on the standard 7x6 board or any
-other (--board WxH: width 4-9, height from 4, e.g. 6x5 or 8x7).
+other (--board WxH: width 4-9, height from 4, e.g. 6x5 or 8x7; solve also
+plays boards past 64 bits, up to 128, e.g. 8x8 or 9x9).
 
 Moves are strings of column digits 1-7 played from the empty board, e.g. 4453.
 Scores follow Pascal Pons' convention: positive means the player to move wins,
