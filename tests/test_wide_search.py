@@ -12,7 +12,11 @@ from solver import _search as narrow_search
 from solver.wide import _search as wide_search
 from solver.wide._words import words
 
-LATE = ["5x12", "8x8", "9x7", "9x9", "7x9", "4x20", "8x15"]
+# The boards in the default run; the rest (each a compile of 5-7 s and seconds of
+# minimax) with -m slow.
+LATE = ["5x12", "8x8", "9x7"] + [
+    pytest.param(size, marks=pytest.mark.slow) for size in ("9x9", "7x9", "4x20", "8x15")
+]
 
 
 @pytest.fixture(scope="module")
