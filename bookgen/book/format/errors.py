@@ -87,6 +87,12 @@ def corrupt_database(db: str, error: BaseException) -> CorruptBookError | None:
     return CorruptBookError(f"{db!r} is damaged or not a database: {why}")
 
 
+def read_failed(db: str, error: BaseException) -> BookError:
+    """The error of a SQLite driver error met while reading ``db``: ``corrupt_database``'s
+    where it says the file is damaged, else a ``BookReadError``."""
+    return corrupt_database(db, error) or BookReadError(f"cannot read {db!r}: {error}")
+
+
 _NOT_UTF8 = "Could not decode to UTF-8"  # the sqlite3 module's word for it
 
 # SQLSTATEs: a server gone or refusing connections (class 08, shutting down, starting),

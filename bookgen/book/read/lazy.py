@@ -24,7 +24,7 @@ import numpy as np
 
 from solver.bitboard import Board
 
-from ..format.errors import BookReadError, corrupt_database
+from ..format.errors import read_failed
 from ..format.names import CHUNKS_TABLE
 from ..format.sealed import SealedPly, decode, decode_all
 from ..format.segment import Segment, empty_segment
@@ -70,10 +70,7 @@ class BlockSource:
         try:
             rows = self._raw.execute(_CHUNKS, bounds).fetchall()
         except sqlite3.Error as error:
-            damaged = corrupt_database(self.db, error)
-            if damaged is not None:
-                raise damaged from None
-            raise BookReadError(f"cannot read {self.db!r}: {error}") from None
+            raise read_failed(self.db, error) from None
         return [data for (data,) in rows]
 
     def close(self) -> None:

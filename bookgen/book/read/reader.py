@@ -40,7 +40,7 @@ from solver.errors import ArgumentTypeError
 
 from ..format.collector import paused as _collector_paused
 from ..format.database import check_sqlite_file, key_offset, make_engine, read_meta, sqlite_path
-from ..format.errors import BookError, BookReadError, board_of_meta, corrupt_database
+from ..format.errors import BookError, board_of_meta, read_failed
 from ..format.keys import walker
 from ..format.location import find_book
 from ..format.names import SCHEMA_VERSION, SEARCH_SECONDS
@@ -109,8 +109,7 @@ def _read_plies(
         try:
             return Plies.read(connection, complete, db, board, offset, source, cache)
         except sqlite3.Error as error:
-            damaged = corrupt_database(db, error)
-            raise damaged or BookReadError(f"cannot read {db!r}: {error}") from None
+            raise read_failed(db, error) from None
     with connection.connect() as conn:
         return Plies.read(conn, complete, db, board, offset, source, cache)
 
