@@ -82,7 +82,6 @@ class Reader:
             self.decoder,
             self.ply,
             no,
-            self.board,
         )
 
     def first_touch(self, key: int) -> tuple[int, int | None]:

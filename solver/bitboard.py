@@ -209,6 +209,17 @@ class Board:
             found |= pairs & (pairs >> (2 * shift))
         return found
 
+    def winning_cells(self, stones, mask):
+        """The empty cells that would complete a four of ``stones`` (playable or not), as
+        ``_bits.winning_cells``; the same expression works elementwise on numpy ``uint64``."""
+        found = (stones << 1) & (stones << 2) & (stones << 3)  # three stones below
+        for shift in (self.h1, self.height, self.h1 + 1):  # horizontal, both diagonals
+            up, down = stones << shift, stones >> shift  # each shift made once: on numpy
+            up2, down2 = up << shift, down >> shift  # arrays a call costs more than an item
+            found |= up & up2 & ((up2 << shift) | down)
+            found |= down & down2 & (up | (down2 >> shift))
+        return found & (self.all_cells ^ mask)
+
     def has_four(self, stones: int) -> bool:
         """True when ``stones`` holds four in a row in any direction (numba twin: ``_bits.has_four``)."""
         return self.fours(stones) != 0

@@ -157,8 +157,9 @@ def free_pages(path: str) -> tuple[int, int]:
 def edit_ply(path: str, ply: int, edit) -> None:
     """Change a sealed ply's entries behind the project's back, as a wrong but undamaged
     book would have them: its blocks decoded, ``edit(Segment) -> Segment`` applied (numpy
-    arrays; the result is put back in key order) and sealed again, checksums and all.  A
-    ply not sealed yet starts empty."""
+    arrays; the result is put back in key order) and sealed again, checksums and all, in
+    the codec's version 1 (version 2 refuses entries that the positions' stones
+    contradict, ``format.implied``).  A ply not sealed yet starts empty."""
     import numpy as np
 
     from bookgen.book.format.database import make_engine
@@ -189,18 +190,18 @@ def edit_ply(path: str, ply: int, edit) -> None:
                 np.asarray(scores, dtype=np.int8)[order],
                 None if best is None else np.asarray(best, dtype=np.uint8)[order],
             )
-            write_sealed(conn, ply, after, STANDARD)
+            write_sealed(conn, ply, after, STANDARD, version=1)
     finally:
         engine.dispose()
 
 
-def unseal(path: str, version: int = 5) -> None:
+def unseal(path: str, version: int = 6) -> None:
     """Turn a book's sealed plies back into one row per position, as schema version 2 kept
     them: a derived ply (the next one complete) with its best moves and move scores, the
     deepest with its best moves and no move scores; no node counts (0).
 
-    ``version`` 5: a book of this version whose plies are all still rows, each with its
-    checksum (an upgrade from version 2 interrupted before it packed anything).
+    ``version`` 6: a book of this version whose plies are all still rows, each with its
+    checksum (an upgrade from version 2 interrupted before it packed anything); 5 alike.
     ``version`` 4: the same without the tables of blocks, as version 4 kept it.
     ``version`` 3: without checksums too, as version 3 kept them.  ``version`` 2: the
     segments table goes too, as a book written by c4book before segments.

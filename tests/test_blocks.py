@@ -3,8 +3,12 @@
 Every ply of the shipped book and synthetic plies of every shape read back
 equal, block by block; damage to a block, its index or its dictionary raises
 ``CorruptBookError`` naming the ply (and the block): never a wrong answer.
+Synthetic plies hold random keys, not positions: they are written in version 1,
+which keeps every entry; real plies in version 2, which leaves out what the
+positions' stones say (``test_implied``).
 """
 
+import random
 import subprocess
 import sys
 import zlib
@@ -15,24 +19,28 @@ import pytest
 from conftest import SHIPPED
 
 from bookgen import CorruptBookError
+from bookgen.book.format import blocks
 from bookgen.book.format.blocks import (
     BLOCK_SIZE,
     CRC,
     HEADER,
     MAGIC,
+    VERSION,
     EncodedPly,
     decode_block,
     decode_index,
     decode_ply,
     encode_index,
-    encode_ply,
     find_block,
     ply_decoder,
 )
 from bookgen.book.format.database import make_engine
+from bookgen.book.format.implied import implied
+from bookgen.book.format.leb128 import leb128
 from bookgen.book.format.sealed import read_sealed, sealed_plies
 from bookgen.book.format.segment import Segment
 from solver.bitboard import STANDARD, Board
+from solver.position import random_position
 
 WIDE = Board(9, 6)  # best moves in two bytes
 BIG = Board(8, 7)  # keys of 64 bits
@@ -49,6 +57,11 @@ def random_segment(
     scores = rng.integers(-board.max_score, board.max_score + 1, size=count).astype(np.int8)
     bits = rng.integers(1, 1 << board.width, size=count).astype(board.column_set_type)
     return Segment(keys, scores, bits if best else None)
+
+
+def encode_ply(segment: Segment, ply: int, board: Board = STANDARD, **options) -> EncodedPly:
+    """``blocks.encode_ply``, in version 1 unless told: random keys are not positions."""
+    return blocks.encode_ply(segment, ply, board, **{"version": 1, **options})
 
 
 def same(a: Segment, b: Segment) -> bool:
@@ -101,21 +114,24 @@ def test_the_shipped_books_plies_read_back(shipped_plies):
     # Every ply to 10 whole (a dictionary from ply 7), and 200 blocks of the last, with
     # its best moves: the whole book is the slow test below.
     for ply in range(11):
-        round_trip(shipped_plies[ply], ply)
+        round_trip(shipped_plies[ply], ply, version=VERSION)
     last = max(shipped_plies)
     whole = shipped_plies[last]
     assert whole.best is not None
     middle = len(whole.keys) // 2
     part = Segment(*(a[middle : middle + 200 * BLOCK_SIZE] for a in whole))
-    encoded = round_trip(part, last)
+    encoded = round_trip(part, last, version=VERSION)
     assert len(encoded.blocks) == 200 and encoded.dictionary
-    assert encoded.index.best_bytes == 1
+    assert encoded.index.best_bytes == 1 and encoded.index.version == 2
+    # What the stones say left out: the same ply in version 1 takes a fifth more.
+    kept = sum(map(len, encoded.blocks))
+    assert sum(map(len, encode_ply(part, last).blocks)) > 1.15 * kept
 
 
 @pytest.mark.slow  # about 30 s: ply 12 alone takes 20
 def test_the_whole_shipped_book_reads_back(shipped_plies):
     for ply, segment in shipped_plies.items():
-        round_trip(segment, ply)
+        round_trip(segment, ply, version=VERSION)
 
 
 @pytest.mark.parametrize("best", [True, False], ids=["best", "scores only"])
@@ -215,8 +231,12 @@ def test_reading_needs_no_numba():
         "import sys, numpy as np\n"
         "from bookgen.book.format.blocks import encode_ply, decode_ply\n"
         "from bookgen.book.format.segment import Segment\n"
+        "from solver.position import Position\n"
         "s = Segment(np.arange(1, 3000, 7, dtype=np.uint64), np.zeros(429, np.int8), None)\n"
-        "assert np.array_equal(decode_ply(encode_ply(s, 8), 8).keys, s.keys)\n"
+        "assert np.array_equal(decode_ply(encode_ply(s, 8, version=1), 8).keys, s.keys)\n"
+        "keys = sorted({Position.from_moves(a + b).key for a in '1234567' for b in '1234567'})\n"
+        "s = Segment(np.array(keys, np.uint64), np.ones(len(keys), np.int8), None)\n"
+        "assert np.array_equal(decode_ply(encode_ply(s, 2), 2).scores, s.scores)\n"
         "assert 'numba' not in sys.modules, 'numba loaded'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -265,7 +285,7 @@ def small_ply(best: bool = True) -> tuple[Segment, EncodedPly]:
 
 def refused(blob, first_key, count, decoder, block_no: int = 1) -> str:
     with pytest.raises(CorruptBookError) as info:
-        decode_block(blob, first_key, count, decoder, 11, block_no, STANDARD, "book.db")
+        decode_block(blob, first_key, count, decoder, 11, block_no, "book.db")
     message = str(info.value)
     assert message.startswith(f"'book.db': ply 11 is damaged: its block {block_no} "), message
     return message
@@ -349,7 +369,7 @@ def test_an_index_with_a_good_crc_but_a_bad_body_is_refused():
     assert "unknown header" in index_refused(sealed(index._replace(best_bytes=3)))
     assert "unknown header" in index_refused(resealed(b"C4BY" + sealed(index)[4:]))
     assert "unknown header" in index_refused(
-        resealed(sealed(index)[:4] + b"\x02" + sealed(index)[5:])
+        resealed(sealed(index)[:4] + b"\x03" + sealed(index)[5:])
     )
     assert "unknown header" in index_refused(sealed(index._replace(block_size=0)))
     swapped = index.first_keys[::-1].copy()
@@ -370,3 +390,77 @@ def test_a_damaged_dictionary_is_refused():
         ply_decoder(b"", encoded.index, 11)
     with pytest.raises(CorruptBookError, match="keep 1-byte best moves"):
         ply_decoder(b"", encode_ply(random_segment(5, seed=1), 3).index, 3, WIDE)
+
+
+# -- version 2: what the stones say left out ------------------------------------------
+
+
+def real_ply(count: int, ply: int, seed: int) -> Segment:
+    """``count`` positions of ``ply``, sorted, with entries that agree with their stones
+    (``implied``) and random elsewhere: what codec version 2 takes."""
+    rng = random.Random(seed)
+    keys = np.array(sorted({random_position(rng, ply).key for _ in range(count)}), np.uint64)
+    said = implied(keys, ply, STANDARD)
+    draws = np.random.default_rng(seed)
+    scores = np.where(said.score_known, said.scores, draws.integers(-5, 6, len(keys)))
+    best = np.where(said.best_known, said.best, draws.integers(1, 128, len(keys)))
+    return Segment(keys, scores.astype(np.int8), best.astype(np.uint8))
+
+
+def test_version_2_reads_back_what_it_left_out():
+    segment = real_ply(600, 9, seed=11)
+    said = implied(segment.keys, 9, STANDARD)
+    assert said.score_known.any() and said.best_known.any() and not said.best_known.all()
+    encoded = round_trip(segment, 9, block_size=64, version=2)
+    plain = encode_ply(segment, 9, block_size=64)
+    assert sum(map(len, encoded.blocks)) < sum(map(len, plain.blocks))
+    block = decode_block(
+        encoded.blocks[0], int(segment.keys[0]), 64, ply_decoder(b"", encoded.index, 9), 9, 0
+    )
+    assert not block.scores.flags.writeable  # decoded blocks are cached: read-only
+
+
+def test_version_2_refuses_blocks_that_keep_the_wrong_entries():
+    segment = real_ply(400, 9, seed=12)
+    said = implied(segment.keys, 9, STANDARD)
+    encoded = encode_ply(segment, 9, block_size=100, version=2)
+    decoder = ply_decoder(encoded.dictionary, encoded.index, 9)
+    first_keys = encoded.index.first_keys.tolist()
+
+    def block(number: int, scores: np.ndarray, best: np.ndarray) -> bytes:
+        """Block ``number`` as the writer makes it, with ``scores`` and ``best`` kept."""
+        keys = segment.keys[number * 100 : (number + 1) * 100]
+        gaps = leb128(np.diff(keys))[0].tobytes()
+        frames = blocks._frames([gaps, scores.tobytes(), best.tobytes()], 3)
+        body = blocks._varint(len(frames[0])) + blocks._varint(len(frames[1])) + b"".join(frames)
+        seed = zlib.crc32(blocks.ENTRY.pack(first_keys[number], len(keys)))
+        return CRC.pack(zlib.crc32(body, seed)) + body
+
+    def kept(number: int) -> tuple[np.ndarray, np.ndarray]:
+        part = slice(number * 100, (number + 1) * 100)
+        return (
+            segment.scores[part][~said.score_known[part]],
+            segment.best[part][~said.best_known[part]],
+        )
+
+    # One kept score moved from block 1 to block 0: as many in all, not in each.
+    (scores_0, best_0), (scores_1, best_1) = kept(0), kept(1)
+    moved = [
+        block(0, np.append(scores_0, scores_1[0]), best_0),
+        block(1, scores_1[1:], best_1),
+        *encoded.blocks[2:],
+    ]
+    counts = [100] * 4
+    with pytest.raises(CorruptBookError, match=r"ply 9 is damaged: its block 0 does not decode"):
+        blocks.decode_blocks(moved, first_keys, counts, decoder, 9)
+    for number in (0, 1):
+        with pytest.raises(CorruptBookError, match=f"its block {number} does not decode"):
+            decode_block(moved[number], first_keys[number], 100, decoder, 9, number)
+    # Every entry kept (as version 1 keeps them) under a version-2 index: too many.
+    everything = block(0, segment.scores[:100], segment.best[:100])
+    with pytest.raises(CorruptBookError, match="its block 0 does not decode"):
+        decode_block(everything, first_keys[0], 100, decoder, 9, 0)
+    # Keys that are no positions of the ply's stones: refused too.
+    other = ply_decoder(encoded.dictionary, encoded.index, 10)
+    with pytest.raises(CorruptBookError, match="not a position of 10 stones"):
+        decode_block(encoded.blocks[0], first_keys[0], 100, other, 10, 0)

@@ -181,7 +181,7 @@ def test_a_new_store_writes_its_metadata(store):
         "complete_plies": "[]",
         "meta_checksum": meta_checksum(meta),
     }
-    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 5)
+    assert (FORMAT, SCHEMA_VERSION) == ("c4book", 6)
     assert store.count_by_ply() == {} and store.row_counts() == {}
     assert store.storage_by_ply() == {}
     assert len(store.keys_at(SMALL_PLY)) == 0 and len(store.scores_at(SMALL_PLY)[0]) == 0
@@ -386,11 +386,11 @@ def test_files_that_are_not_books_are_refused(tmp_path):
 def test_schema_and_board_size_are_checked(small_book_copy):
     # Changed as another c4book would have written them: checksums and all.
     run_sql(
-        small_book_copy, "UPDATE meta SET value = '6' WHERE name = 'schema_version'", stamped=True
+        small_book_copy, "UPDATE meta SET value = '7' WHERE name = 'schema_version'", stamped=True
     )
-    with pytest.raises(SchemaMismatchError, match="schema version '6'"):
+    with pytest.raises(SchemaMismatchError, match="schema version '7'"):
         BookStore(small_book_copy, SMALL_ROOT, ROOT_KEY)
-    for old in ("1", "2", "3", "4"):
+    for old in ("1", "2", "3", "4", "5"):
         run_sql(
             small_book_copy,
             f"UPDATE meta SET value = '{old}' WHERE name = 'schema_version'",

@@ -18,6 +18,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import (
     PLY10,
@@ -25,6 +26,7 @@ from conftest import (
     SMALL_ROOT,
     book_moves,
     c4book_command,
+    edit_ply,
     entries,
     free_pages,
     open_store,
@@ -38,13 +40,16 @@ from conftest import (
 )
 
 from bookgen import Book, CorruptBookError, SchemaMismatchError
+from bookgen.book.format.blocks import VERSION
 from bookgen.book.format.names import SCHEMA_VERSION
 from bookgen.book.format.rows import Rows
 from bookgen.book.format.scores import pack_scores
+from bookgen.book.format.sealed import codec_versions
 from bookgen.book.write.store import BookStore
 from bookgen.book.write.upgrade import Packed, pack, upgrade
 from bookgen.builder.verify import verify
 from solver import Position
+from solver.bitboard import STANDARD
 from solver.packed import moves_of_key
 
 # The positions table as schema version 1 wrote it.
@@ -148,6 +153,25 @@ def version_4_book(small_book_copy) -> str:
     return small_book_copy
 
 
+@pytest.fixture
+def version_5_book(small_book_copy) -> str:
+    """The small book as version 5 stored it: its plies in blocks of codec version 1, which
+    keep what the positions' stones say."""
+    for ply in PLIES:
+        edit_ply(small_book_copy, ply, lambda segment: segment)  # sealed again, in codec 1
+    run_sql(
+        small_book_copy, "UPDATE meta SET value = '5' WHERE name = 'schema_version'", stamped=True
+    )
+    assert set(codecs(small_book_copy).values()) == {1}
+    return small_book_copy
+
+
+def codecs(path: str) -> dict[int, int]:
+    """Each sealed ply's codec version."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return codec_versions(conn)
+
+
 def test_the_older_books_are_what_those_versions_wrote(version_1_book, small_book_path):
     assert tables(version_1_book) == ["meta", "positions"]
     stored = rows(version_1_book)
@@ -164,7 +188,7 @@ def test_the_older_books_are_what_those_versions_wrote(version_1_book, small_boo
     )
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
 def test_an_older_book_upgrades_in_place_and_verifies(
     request, small_book_path, small_answers, version
 ):
@@ -174,6 +198,7 @@ def test_an_older_book_upgrades_in_place_and_verifies(
     assert upgrade(version_1_book) == version
     assert entries(version_1_book) == entries(small_book_path)
     assert rows(version_1_book) == [] and all_sealed(version_1_book)
+    assert set(codecs(version_1_book).values()) == {VERSION}
     assert tables(version_1_book) == [
         "block_chunks",
         "meta",
@@ -229,6 +254,19 @@ def test_the_command_line_on_a_version_2_book(version_2_book, small_answers):
     assert answers(version_2_book) == small_answers
 
 
+def finish_upgrade(path: str) -> list[str]:
+    """Drop the trigger that stopped an upgrade of ``path`` and run ``c4book upgrade`` again:
+    it finishes, and says so; the command, to run once more."""
+    run_sql(path, "DROP TRIGGER stop_at_10")
+    command = [*c4book_command(), "upgrade", "--db", path]
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == (
+        f"{path}: book schema version {SCHEMA_VERSION}; packed or sealed what was left\n"
+    )
+    return command
+
+
 def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishes(
     version_2_book, small_book_path, small_answers
 ):
@@ -254,14 +292,7 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
     assert answers(version_2_book) == small_answers
     assert verify(version_2_book, sample=5, progress=False).ok
 
-    run_sql(version_2_book, "DROP TRIGGER stop_at_10")
-    command = [*c4book_command(), "upgrade", "--db", version_2_book]
-    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert again.returncode == 0, again.stderr
-    assert (
-        again.stdout
-        == f"{version_2_book}: book schema version {SCHEMA_VERSION}; packed the rows left\n"
-    )
+    command = finish_upgrade(version_2_book)
     assert entries(version_2_book) == entries(small_book_path) and all_sealed(version_2_book)
     assert answers(version_2_book) == small_answers
     third = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -269,6 +300,51 @@ def test_an_interrupted_upgrade_leaves_a_valid_book_and_running_it_again_finishe
         third.stdout
         == f"{version_2_book}: already book schema version {SCHEMA_VERSION}; nothing to do\n"
     )
+
+
+def test_an_interrupted_upgrade_from_version_5_finishes_when_run_again(
+    version_5_book, small_book_path, small_answers
+):
+    from sqlalchemy.exc import DatabaseError
+
+    # Each ply is sealed again in a transaction of its own, shallowest first: stop at 10.
+    run_sql(
+        version_5_book,
+        "CREATE TRIGGER stop_at_10 BEFORE DELETE ON sealed_plies "
+        "WHEN OLD.ply = 10 BEGIN SELECT RAISE(ABORT, 'interrupted'); END",
+    )
+    with pytest.raises(DatabaseError, match="interrupted"):
+        upgrade(version_5_book)
+    assert codecs(version_5_book) == {ply: 1 if ply >= 10 else VERSION for ply in PLIES}
+    assert answers(version_5_book) == small_answers  # both codecs read, one book
+    assert verify(version_5_book, sample=5, progress=False).ok
+    finish_upgrade(version_5_book)
+    assert set(codecs(version_5_book).values()) == {VERSION}
+    assert sealed_bytes(version_5_book) == sealed_bytes(small_book_path)
+    assert answers(version_5_book) == small_answers
+
+
+def test_a_ply_its_stones_contradict_is_not_sealed_and_is_one_line(version_5_book):
+    # A wrong book (a win at once stored as a draw), which codec 1 kept: the upgrade
+    # refuses to seal it again, names the ply, and leaves it as it was.
+    from bookgen.book.format.implied import implied
+
+    def wrong(segment):
+        said = implied(segment.keys, SMALL_PLY, STANDARD)
+        at = int(np.argmax(said.score_known & (said.scores > 0)))
+        scores = segment.scores.copy()
+        scores[at] = 0
+        return segment._replace(scores=scores)
+
+    edit_ply(version_5_book, SMALL_PLY, wrong)
+    before = sealed_bytes(version_5_book)[SMALL_PLY]
+    command = [*c4book_command(), "upgrade", "--db", version_5_book]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"c4book upgrade: error: '{version_5_book}': ply {SMALL_PLY} ")
+    assert "cannot be sealed" in line and "but its stones say score" in line
+    assert sealed_bytes(version_5_book)[SMALL_PLY] == before
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,8 @@ def add(commands) -> argparse.ArgumentParser:
         "re-solving anything: version 1 stored a move string per row (checked "
         "against the key, then dropped), version 2 a row per position, versions 3 and "
         "4 a segment per ply: every complete ply is sealed in blocks, a ply at a "
-        "time. Ctrl-C, SIGTERM or SIGHUP stops it with the book valid (exit "
+        "time; version 5 kept in its blocks what the positions' stones say: each "
+        "ply is sealed again without it. Ctrl-C, SIGTERM or SIGHUP stops it with the book valid (exit "
         "130, 143 or 129); running it again finishes an interrupted upgrade.",
     )
     add_db(parser, writes=True)
@@ -41,5 +42,5 @@ def shown(db: str, old: int | None) -> str:
     if old is None:
         return f"{db}: already book schema version {SCHEMA_VERSION}; nothing to do\n"
     if old == SCHEMA_VERSION:
-        return f"{db}: book schema version {SCHEMA_VERSION}; packed the rows left\n"
+        return f"{db}: book schema version {SCHEMA_VERSION}; packed or sealed what was left\n"
     return f"{db}: upgraded from book schema version {old} to {SCHEMA_VERSION}\n"

@@ -2,13 +2,16 @@
 
 A reader that opens a book reads each ply's small index (every block's first
 key and where it ends) and decodes one block a lookup, not the whole ply
-(issue 50).  Not used by the reader or the writer yet.
+(issue 50).
 
 A block holds ``BLOCK_SIZE`` positions (the ply's last block fewer), as three
 zstd frames: the keys as LEB128 gaps from the block's first key (which the
 index holds), compressed with a dictionary trained on the ply's own gaps;
 the scores, one byte a position; the best-move bits, one byte a position, two
-on width 9 (no frame where the ply keeps none).  Frames are magicless, with
+on width 9 (no frame where the ply keeps none).  Version 2 leaves out of the
+last two what the positions' stones say (``implied``: the score and best moves
+where the player to move wins or loses at once, the best move where one move
+alone does not lose at once); version 1, which readers still read, keeps all.  Frames are magicless, with
 no dictionary id and no checksum of their own, and a frame of nothing is no
 bytes at all (a block of one position has no gaps).
 
@@ -18,11 +21,13 @@ bytes at all (a block of one position has no gaps).
             4       1-5   K: bytes of the keys frame (LEB128)
             ...     1-5   S: bytes of the scores frame (LEB128)
             ...     K     keys frame: count - 1 gaps, LEB128, with the ply's dictionary
-            ...     S     scores frame: count int8
-            ...     rest  best-move frame: count uint8 (uint16 little-endian on width 9)
+            ...     S     scores frame: an int8 a position (version 2: a position whose
+                          score its stones do not say)
+            ...     rest  best-move frame: a uint8 a position (uint16 little-endian on width 9;
+                          version 2: a position whose best moves its stones do not say)
 
     index:  0       4     magic b"C4BX"
-            4       1     version (1)
+            4       1     version (2; 1: nothing left out)
             5       1     best-move bytes a position: 0 (none kept), 1, or 2 (width 9)
             6       2     chunk size: bytes a stored chunk of the ply's blocks (0: not cut)
             8       4     block size N: positions a block, the last block fewer
@@ -44,6 +49,7 @@ measurements behind these choices.
 
 from __future__ import annotations
 
+import itertools
 import struct
 import zlib
 from bisect import bisect_right
@@ -57,13 +63,18 @@ import zstandard
 from solver.bitboard import STANDARD, Board
 
 from .errors import CorruptBookError, damaged_ply
+from .implied import fill_in, implied, leave_out
 from .leb128 import PAD, leb128, read_gaps
 from .segment import Segment, empty_segment
 
 MAGIC = b"C4BX"
-VERSION = 1
-# Positions a block (docs/benchmarks.md, "Blocks: the codec"; 4096 saves 0.11 B/pos, twice as slow):
-BLOCK_SIZE = 1024  # the largest whose first touch is under 50 us p50 (43; 2048: 52), at 1.01 B/pos
+VERSION = 2  # what the positions' stones say left out (``implied``)
+VERSIONS = (1, 2)  # what a reader reads
+LEAVES_OUT = 2  # the first version that leaves out what the stones say
+# Positions a block (docs/benchmarks.md, "What the stones say"): the smallest whose book
+# is about 0.78 B/pos (0.79 at ply 12; 1024: 0.85); 4096 saves 0.04 more for 1.7x the
+# first touch.
+BLOCK_SIZE = 2048
 LEVEL = 19  # zstd: slow to write, and no slower to read than a fast level
 GAPS_AT_ONCE = 64  # blocks whose gaps a bulk read decodes at once: three times as fast as a ply
 HEADER = struct.Struct("<4sBBHIIII")  # the index's, up to its arrays
@@ -87,6 +98,7 @@ class BlockIndex(NamedTuple):
     dictionary_size: int
     dictionary_crc: int
     chunk_size: int = 0  # how the blocks are stored, cut in chunks (``format.sealed``); 0: not
+    version: int = VERSION  # 1: every score and best move kept; 2: what the stones say left out
 
     def count_of(self, block_no: int) -> int:
         """Positions in block ``block_no``."""
@@ -114,6 +126,8 @@ class Decoder(NamedTuple):
     keys: zstandard.ZstdDecompressor  # with the ply's dictionary
     plain: zstandard.ZstdDecompressor
     best_type: np.dtype | None
+    board: Board
+    leaves_out: bool  # version 2 on: what the stones say is worked out again (``implied``)
 
 
 # -- encoding -------------------------------------------------------------------------
@@ -178,13 +192,17 @@ def encode_ply(
     *,
     block_size: int = BLOCK_SIZE,
     level: int = LEVEL,
+    version: int = VERSION,
 ) -> EncodedPly:
     """``segment`` (one ply's sorted keys, scores and best moves or ``None``) in blocks of
-    ``block_size`` positions.  ``ValueError`` for a segment that cannot be a ply of
-    ``board``: keys not strictly increasing, a score or best move out of range."""
+    ``block_size`` positions, in codec ``version``.  ``ValueError`` for a segment that
+    cannot be a ply of ``board``: keys not strictly increasing, a score or best move out of
+    range, or (version 2) an entry that its position's stones contradict."""
     keys = np.ascontiguousarray(segment.keys, dtype=np.uint64)
     scores = np.ascontiguousarray(segment.scores, dtype=np.int8)
     count = len(keys)
+    if version not in VERSIONS:
+        raise ValueError(f"ply {ply}: no block codec version {version}")
     if block_size < 1 or count >= 1 << 32 or len(scores) != count:
         raise ValueError(f"ply {ply}: {count} keys, {len(scores)} scores in blocks of {block_size}")
     if count and not (keys[1:] > keys[:-1]).all():
@@ -206,9 +224,14 @@ def encode_ply(
         digits[bounds[s] : bounds[min(s + block_size, count) - 1]].tobytes() for s in starts
     ]
     dictionary, key_frames = _train(key_streams, level)
-    score_frames = _frames([scores[s : s + block_size].tobytes() for s in starts], level)
+    score_known = best_known = None
+    if version >= LEAVES_OUT and count:
+        said, scores, best = leave_out(keys, scores, best, ply, board)
+        score_known, best_known = said.score_known, said.best_known
+    cut = block_size, count
+    score_frames = _frames(_streams(scores, score_known, *cut), level)
     best_frames = (
-        _frames([best[s : s + block_size].tobytes() for s in starts], level)
+        _frames(_streams(best, best_known, *cut), level)
         if best is not None
         else [b""] * len(score_frames)
     )
@@ -225,17 +248,27 @@ def encode_ply(
         ends=np.cumsum([len(b) for b in blocks], dtype=np.uint64).astype(np.uint32),
         dictionary_size=len(dictionary),
         dictionary_crc=zlib.crc32(dictionary),
+        version=version,
     )
     if blocks and int(index.ends[-1]) != sum(map(len, blocks)):
         raise ValueError(f"ply {ply}: its blocks take 4 GB or more")
     return EncodedPly(index, dictionary, blocks)
 
 
+def _streams(kept: np.ndarray, known: np.ndarray | None, size: int, count: int) -> list[bytes]:
+    """Each block's bytes of ``kept`` (the values of the positions not ``known``; every
+    position's if ``known`` is None), in blocks of ``size`` of ``count`` positions."""
+    cuts = [*range(0, count, size), count]
+    if known is not None:  # where each block's first kept value is
+        cuts = np.concatenate(([0], np.cumsum(~known)))[cuts].tolist()
+    return [kept[start:end].tobytes() for start, end in itertools.pairwise(cuts)]
+
+
 def encode_index(index: BlockIndex) -> bytes:
     """The bytes of ``index``, with their CRC-32 at the end."""
     head = HEADER.pack(
         MAGIC,
-        VERSION,
+        index.version,
         index.best_bytes,
         index.chunk_size,
         index.block_size,
@@ -266,7 +299,7 @@ def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIn
     if CRC.unpack_from(view, len(view) - CRC.size)[0] != zlib.crc32(view[: -CRC.size]):
         raise damaged("fails its checksum")
     magic, version, best_bytes, chunk, block_size, positions, size, crc = HEADER.unpack_from(view)
-    if magic != MAGIC or version != VERSION or best_bytes not in (0, 1, 2) or block_size < 1:
+    if magic != MAGIC or version not in VERSIONS or best_bytes not in (0, 1, 2) or block_size < 1:
         raise damaged("has an unknown header")
     blocks = -(-positions // block_size)
     if len(view) != HEADER.size + 12 * blocks + CRC.size:
@@ -278,7 +311,9 @@ def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIn
         (first_keys[1:] > first_keys[:-1]).all() and (ends[1:] > ends[:-1]).all() and ends[0] > 0
     ):
         raise damaged("holds keys or ends out of order")
-    return BlockIndex(positions, block_size, best_bytes, first_keys, ends, size, crc, chunk)
+    return BlockIndex(
+        positions, block_size, best_bytes, first_keys, ends, size, crc, chunk, version
+    )
 
 
 def ply_decoder(
@@ -294,7 +329,8 @@ def ply_decoder(
         format=MAGICLESS,
     )
     best_type = np.dtype(board.column_set_type).newbyteorder("<") if index.best_bytes else None
-    return Decoder(keys, zstandard.ZstdDecompressor(format=MAGICLESS), best_type)
+    plain = zstandard.ZstdDecompressor(format=MAGICLESS)
+    return Decoder(keys, plain, best_type, board, index.version >= LEAVES_OUT)
 
 
 def _read_varint(view: memoryview, at: int) -> tuple[int, int]:
@@ -315,22 +351,25 @@ def decode_block(
     decoder: Decoder,
     ply: int,
     block_no: int,
-    board: Board = STANDARD,
     db: str | None = None,
 ) -> Segment:
-    """Block ``block_no`` of ``ply``: its keys (a new array), scores and best moves (read-only
-    views, ``None`` where the ply keeps none).  ``CorruptBookError`` naming the ply and the
-    block if it is damaged.  ``board`` is the decoder's (``ply_decoder``)."""
+    """Block ``block_no`` of ``ply``: its keys, scores and best moves (``None`` where the ply
+    keeps none), not to be written to.  ``CorruptBookError`` naming the ply and the block if
+    it is damaged."""
     gaps, scores, best = _checked_frames(blob, first_key, count, decoder, ply, block_no, db)
     keys = np.empty(count, dtype=np.uint64)
     keys[0] = first_key
     read_gaps(gaps + PAD, keys[1:])  # (its count checked: it cannot raise)
     np.add.accumulate(keys, out=keys)  # (half of cumsum's time on a block)
-    return Segment(
-        keys,
-        np.frombuffer(scores, np.int8),
-        None if decoder.best_type is None else np.frombuffer(best, decoder.best_type),
-    )
+    kept_scores = np.frombuffer(scores, np.int8)
+    kept_best = None if decoder.best_type is None else np.frombuffer(best, decoder.best_type)
+    if not decoder.leaves_out:
+        return Segment(keys, kept_scores, kept_best)
+    try:
+        said = implied(keys, ply, decoder.board)
+        return Segment(keys, *_read_only(fill_in(said, kept_scores, kept_best)))
+    except ValueError as error:  # past the CRC: a writer's mistake
+        raise damaged_ply(ply, f"its block {block_no} does not decode ({error})", db) from None
 
 
 def decode_blocks(
@@ -371,7 +410,28 @@ def decode_blocks(
     best = None
     if decoder.best_type is not None:
         best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
-    return Segment(steps, np.frombuffer(b"".join(s for _, s, _ in frames), np.int8), best)
+    scores = np.frombuffer(b"".join(s for _, s, _ in frames), np.int8)
+    if not decoder.leaves_out:
+        return Segment(steps, scores, best)
+    said = implied(steps, ply, decoder.board)
+    # Each block must keep what its own positions need, not only all of them together.
+    size = 0 if best is None else best.itemsize
+    need_scores = np.add.reduceat(~said.score_known, starts).tolist()
+    need_best = (np.add.reduceat(~said.best_known, starts) * size).tolist()
+    for n, (_, kept_scores, kept_best) in enumerate(frames):
+        kept, needed = (len(kept_scores), len(kept_best)), (need_scores[n], need_best[n])
+        if kept != needed:
+            why = f"it keeps {kept} bytes of scores and best moves for {needed}"
+            raise damaged_ply(ply, f"its block {first_block + n} does not decode ({why})", db)
+    return Segment(steps, *_read_only(fill_in(said, scores, best)))
+
+
+def _read_only(arrays: tuple[np.ndarray, np.ndarray | None]) -> tuple:
+    """``arrays`` made read-only, as the views of version 1 are: decoded blocks are cached."""
+    for array in arrays:
+        if array is not None:
+            array.flags.writeable = False
+    return arrays
 
 
 _LOW = bytes(range(0x80))  # the last byte of each LEB128 gap: deleted, the others are left
@@ -405,13 +465,22 @@ def _block_frames(view: memoryview, count: int, decoder: Decoder) -> tuple[bytes
     scores_size, at = _read_varint(view, at)
     scores_at = at + keys_size
     best_at = scores_at + scores_size
-    if best_at > len(view) or (decoder.best_type is None) != (best_at == len(view)):
+    ends = best_at == len(view)  # no best-move frame
+    # None where the ply keeps no best moves; in version 2, none where its stones say all.
+    fits = ends if decoder.best_type is None else decoder.leaves_out or not ends
+    if best_at > len(view) or not fits:
         raise ValueError("its frames do not fit it")
     gaps = decoder.keys.decompress(view[at:scores_at]) if keys_size else b""
-    scores = decoder.plain.decompress(view[scores_at:best_at])
-    best = b"" if decoder.best_type is None else decoder.plain.decompress(view[best_at:])
+    scores = decoder.plain.decompress(view[scores_at:best_at]) if scores_size else b""
+    best = decoder.plain.decompress(view[best_at:]) if best_at < len(view) else b""
     best_size = 0 if decoder.best_type is None else decoder.best_type.itemsize
-    if len(scores) != count or len(best) != best_size * count:
+    # Version 2 keeps fewer (``implied``: its caller checks how many once the keys are read).
+    fewer = decoder.leaves_out
+    if (
+        (len(scores) > count if fewer else len(scores) != count)
+        or (len(best) > best_size * count if fewer else len(best) != best_size * count)
+        or (best_size and len(best) % best_size)
+    ):
         raise ValueError("it holds another number of positions than its index")
     if count < 1 or len(gaps) - len(gaps.translate(None, _LOW)) != count - 1:
         raise ValueError(f"its keys frame does not hold {count - 1} gaps")

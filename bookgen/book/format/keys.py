@@ -68,6 +68,13 @@ class Walker:
         self._cells = np.zeros(128, dtype=np.uint64)
         for char, (bottom, column, _, _) in self._step.items():
             self._bottoms[ord(char)], self._cells[ord(char)] = bottom, column
+        # (shift, the bits of each column that a shift by it keeps inside the column): ORed
+        # in turn, every bit under a column's highest set bit gets set (``boards_of_keys``).
+        self.smears = [
+            (np.uint64(shift), np.uint64(board.bottom * ((1 << (board.h1 - shift)) - 1)))
+            for shift in (1, 2, 4, 8)
+            if shift < board.h1
+        ]
 
     def key_of(self, moves: str) -> int | None:
         """The key after ``moves`` (one orientation: a third of ``board_of``'s time); None
@@ -133,16 +140,13 @@ class Walker:
         return current, mask, usable
 
     def boards_of_keys(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(current, mask)`` of each key: a column of ``h`` stones is ``2**h - 1 + stones``."""
+        """``(current, mask)`` of each key.  A column of ``h`` stones is ``2**h - 1 + stones``
+        in a key, so one more is ``2**h + stones``: its top bit is the first empty cell."""
         board = self.board
-        mask = np.zeros(len(keys), dtype=np.uint64)
-        for col in range(board.width):
-            shift = np.uint64(col * board.h1)
-            group = ((keys >> shift) & np.uint64((1 << board.h1) - 1)) + np.uint64(1)
-            height = np.zeros(len(keys), dtype=np.uint64)
-            for h in range(1, board.h1):
-                height += group >= np.uint64(1 << h)
-            mask |= ((np.uint64(1) << height) - np.uint64(1)) << shift
+        top = keys + np.uint64(board.bottom)  # (no column carries into the next)
+        for shift, inside in self.smears:  # every bit under each column's top bit set
+            top |= (top >> shift) & inside
+        mask = (top >> np.uint64(1)) & self.smears[0][1]
         return keys - mask, mask
 
 

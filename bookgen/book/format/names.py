@@ -5,8 +5,8 @@ never imports SQLAlchemy (``sql``): 0.2-0.3 s of a one-off query's time."""
 from __future__ import annotations
 
 FORMAT = "c4book"
-SCHEMA_VERSION = 5
-UPGRADABLE_VERSIONS = (1, 2, 3, 4)  # what ``c4book upgrade`` converts
+SCHEMA_VERSION = 6
+UPGRADABLE_VERSIONS = (1, 2, 3, 4, 5)  # what ``c4book upgrade`` converts
 
 META_TABLE = "meta"
 POSITIONS_TABLE = "positions"

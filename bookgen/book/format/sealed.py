@@ -104,25 +104,20 @@ def _joined(chunks: list[bytes], ply: int, db: str) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def decode(sealed: SealedPly, number: int, chunks: list[bytes], board: Board, db: str) -> Segment:
+def decode(sealed: SealedPly, number: int, chunks: list[bytes], db: str) -> Segment:
     """Block ``number`` of ``sealed`` from the chunks that hold it (``chunks_of``)."""
     _, size = sealed.block_index.span(number)
     first, last, offset = sealed.chunks_of(number)
     data = _joined(chunks, sealed.ply, db)
     if len(chunks) != last - first + 1 or len(data) < offset + size:
         raise damaged_ply(sealed.ply, f"its block {number} is cut short", db)
-    return _decode(sealed, number, memoryview(data)[offset : offset + size], board, db)
-
-
-def _decode(sealed: SealedPly, number: int, data: memoryview, board: Board, db: str) -> Segment:
     return decode_block(
-        data,
+        memoryview(data)[offset : offset + size],
         sealed.first_keys[number],
         sealed.block_index.count_of(number),
         sealed.decoder,
         sealed.ply,
         number,
-        board,
         db,
     )
 
@@ -175,3 +170,10 @@ def sealed_sizes(conn, board: Board, db: str) -> dict[int, tuple[int, int]]:
         head = len(row[2]) + len(dictionary)  # the index's bytes as stored, and the dictionary's
         sizes[ply] = (decoded.positions, head + int(chunks.get(ply, 0)))
     return sizes
+
+
+def codec_versions(conn) -> dict[int, int]:
+    """Per sealed ply, the version of the codec its blocks are in (``blocks.VERSIONS``): what
+    ``c4book upgrade`` seals again in this one.  Read unchecked: the reader checks."""
+    rows = fetch(conn, f'SELECT ply, "index" FROM {SEALED_TABLE}')
+    return {ply: index[4] for ply, index in rows if isinstance(index, bytes) and len(index) > 4}

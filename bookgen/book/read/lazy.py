@@ -33,9 +33,9 @@ from ..format.sql import fetch
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-# Blocks a book keeps decoded by default: about 8 MB on 7x6 (a block of 1,024 positions
-# decoded is 10 kB), and a parent's seven children's blocks many times over.
-CACHE_BLOCKS = 800
+# Blocks a book keeps decoded by default: about 8 MB on 7x6 (a block of 2,048 positions
+# decoded is 20 kB), and a parent's seven children's blocks many times over.
+CACHE_BLOCKS = 400
 _CHUNKS = f"SELECT data FROM {CHUNKS_TABLE} WHERE id >= :first AND id <= :last ORDER BY id"
 
 
@@ -138,7 +138,7 @@ class LazyPly:
             if block is None:
                 first, last, _ = self.sealed.chunks_of(number)
                 chunks = self._source.chunks(first, last)
-                got = decode(self.sealed, number, chunks, self.board, self.db)
+                got = decode(self.sealed, number, chunks, self.db)
                 block = Block(
                     memoryview(got.keys),  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
                     memoryview(got.scores),  # type: ignore[arg-type]

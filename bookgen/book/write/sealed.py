@@ -12,7 +12,7 @@ from sqlalchemy import delete, insert
 
 from solver.bitboard import Board
 
-from ..format.blocks import encode_index, encode_ply
+from ..format.blocks import VERSION, encode_index, encode_ply
 from ..format.names import chunk_id
 from ..format.schema import ChunkRow, SealedRow
 from ..format.segment import Segment
@@ -31,10 +31,10 @@ def chunk_size(conn) -> int:
     return int(conn.exec_driver_sql("PRAGMA page_size").scalar_one()) - PAGE_OVERHEAD
 
 
-def write_sealed(conn, ply: int, segment: Segment, board: Board) -> None:
+def write_sealed(conn, ply: int, segment: Segment, board: Board, version: int = VERSION) -> None:
     """Make ``segment`` (the whole ply, sorted) ``ply``'s blocks, on ``conn``, in its
-    transaction; any blocks the ply had go."""
-    encoded = encode_ply(segment, ply, board)
+    transaction; any blocks the ply had go.  ``version``: the codec's (``format.blocks``)."""
+    encoded = encode_ply(segment, ply, board, version=version)
     delete_sealed(conn, ply)
     size = chunk_size(conn)
     conn.execute(

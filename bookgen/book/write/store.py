@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,7 +22,7 @@ from sqlalchemy.exc import OperationalError
 from solver.bitboard import STANDARD, Board
 
 from ..format.database import existing_meta, make_engine, sqlite_path
-from ..format.errors import BookError, CorruptBookError, IncompatibleBookError
+from ..format.errors import BookError, CorruptBookError, IncompatibleBookError, damaged_ply
 from ..format.location import book_location, check_lasting
 from ..format.names import FORMAT, SCHEMA_VERSION
 from ..format.rows import Rows
@@ -143,7 +144,7 @@ class BookStore(StoredBook):
         above = None if above is None or above.best is None else above._replace(best=None)
 
         def write():
-            with self.engine.begin() as conn:
+            with self.engine.begin() as conn, self._sealing(ply):
                 conn.execute(delete(Entry).where(Entry.ply == ply))
                 conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply))
                 write_sealed(conn, ply, entries, self.board)
@@ -158,6 +159,16 @@ class BookStore(StoredBook):
         self._segments.pop(ply, None)
         self._segments.pop(ply - 1, None)
 
+    @contextmanager
+    def _sealing(self, ply: int):
+        """A ply the codec refuses (an entry that its position's stones contradict: a wrong
+        book, ``format.implied``) is a ``CorruptBookError`` naming it, and nothing is written."""
+        try:
+            yield
+        except ValueError as error:
+            why = f"it cannot be sealed ({error}); 'c4book verify' finds such entries"
+            raise damaged_ply(ply, why, self.db) from None
+
     def pack_rows(self, ply: int) -> int:
         """Pack the rows of ``ply``: the whole ply sealed if it is complete, else one more
         segment beside the ply's others (older segments stay byte for byte, so a book
@@ -166,9 +177,15 @@ class BookStore(StoredBook):
         if ply in complete:
             count = self.row_counts().get(ply, 0)
             # A ply in blocks already may still need sealing again: that drops the best
-            # moves of the ply above, which it now gives.
+            # moves of the ply above, which it now gives; and blocks of an older codec
+            # are sealed in this one.
             above = self.segment_at(ply - 1) if ply - 1 in complete else None
-            if count or not self.is_sealed(ply) or (above is not None and above.best is not None):
+            if (
+                count
+                or not self.is_sealed(ply)
+                or (above is not None and above.best is not None)
+                or ply in self.in_old_codec()
+            ):
                 self.seal(ply, self.entries_at(ply))
             return count
         rows = self._row_entries(ply)

@@ -3,15 +3,16 @@
 Version 1 stored each row's move string beside its key; version 2 derived it
 from the key; version 3 packs each ply into segments (``segment``); version
 4 gives rows and meta checksums (``checksum``); version 5 seals complete plies
-in blocks (``blocks``).  Nothing is re-solved: the same entries move, checked
-on the way.
+in blocks (``blocks``); version 6 leaves out of the blocks what the positions'
+stones say (the codec's version 2, ``implied``).  Nothing is re-solved: the
+same entries move, checked on the way.
 
 Every stored move string of version 1 must replay to its key (so nothing is
 lost by dropping it).  Then, in one transaction: the moves column goes, the
 tables it lacks are made, each row gets its checksum, and the meta its
 checksum and this version (a version-4 book may keep rows).  Then each ply's
 rows are packed, and each complete ply sealed in blocks, in a transaction of
-its own, shallowest first.  An
+its own, shallowest first (and each ply in an older codec sealed again).  An
 interrupted upgrade leaves a valid book; running it again packs what is
 left.  Both commands hold the book's write lock
 (``lock``): a pack beside a running build would drop the rows the build
@@ -28,12 +29,14 @@ from sqlalchemy import Engine, select
 
 from solver import Position
 
+from ..format.blocks import VERSION
 from ..format.database import check_sqlite_file, make_engine, read_meta, sqlite_path
 from ..format.errors import CorruptBookError, SchemaMismatchError, board_of_meta
 from ..format.location import book_location
 from ..format.names import SCHEMA_VERSION, UPGRADABLE_VERSIONS
 from ..format.rows import stamp_rows
 from ..format.schema import Base, SealedRow
+from ..format.sealed import codec_versions
 from .lock import BuildLock
 from .meta import write_meta
 from .sqlite_file import fold_wal, free_bytes, reclaim_space
@@ -105,6 +108,7 @@ def _pack_rows(db: str, meta: dict[str, str]) -> tuple[int, int]:
     store = BookStore(db, meta["root"], int(meta["root_key"]), board=board_of_meta(meta, db))
     try:
         unsealed = {p for p in store.complete_plies() if not store.is_sealed(p)}
+        unsealed |= store.in_old_codec()
         packed = sum(store.pack_rows(ply) for ply in sorted(set(store.row_counts()) | unsealed))
         if packed or unsealed:
             reclaim_space(store.engine)  # the rows' pages
@@ -116,11 +120,14 @@ def _pack_rows(db: str, meta: dict[str, str]) -> tuple[int, int]:
 
 
 def _unsealed(engine, meta: dict[str, str]) -> bool:
-    """Whether a complete ply is not in blocks (read-only: segments of a version-4 book)."""
+    """Whether a complete ply is not in blocks of this codec (read-only: segments of a
+    version-4 book, blocks of a version-5 book)."""
     with engine.connect() as conn:
         if not conn.dialect.has_table(conn, SealedRow.__tablename__):
             return True
         sealed = set(conn.execute(select(SealedRow.ply)).scalars())
+        if any(version != VERSION for version in codec_versions(conn).values()):
+            return True
     return bool(set(json.loads(meta.get("complete_plies", "[]"))) - sealed)
 
 

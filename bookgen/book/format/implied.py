@@ -1,0 +1,135 @@
+"""What a position's stones alone say of its score and best moves: what a sealed ply leaves out.
+
+The rules of the game settle three kinds of position without search:
+
+* the player to move wins at once: the score is ``board.win_score(ply)``, and
+  the best moves are exactly the winning columns;
+* every move loses at once (two threats to block, or the only block under
+  another threat, or every playable cell under a threat): the score is
+  ``board.loss_score(ply)``, and every playable column is a best move (each
+  loses alike);
+* one move alone does not lose at once: it is the only best move (it loses
+  later, if at all), though its score needs search.
+
+Version 2 of the block codec (``blocks``) stores no score for the first two
+kinds and no best moves for any of the three: a third of the scores and half
+the best moves at ply 14 on 7x6.  ``implied`` works them out again from the
+keys, a numpy pass over a block; ``leave_out`` refuses a ply whose entries
+disagree with the rules (a wrong book is never sealed).  These rules are the
+codec's version 2: a change to what they say is a new version.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import NamedTuple
+
+import numpy as np
+
+from solver.bitboard import Board
+
+from .keys import walker
+
+
+class Implied(NamedTuple):
+    """Per position of a sorted run of keys: what its stones say."""
+
+    score_known: np.ndarray  # bool
+    scores: np.ndarray  # int8: the score where known, else 0
+    best_known: np.ndarray  # bool
+    best: np.ndarray  # the board's column-set type: the best moves where known, else 0
+
+
+def implied(keys: np.ndarray, ply: int, board: Board) -> Implied:
+    """What the stones of each of ``keys`` (positions of ``ply`` on ``board``) say."""
+    u, count = np.uint64, len(keys)
+    current, mask = walker(board).boards_of_keys(keys)
+    if count and not (np.bitwise_count(mask) == ply).all():
+        raise ValueError(f"a key is not a position of {ply} stones")
+    playable = (mask + u(board.bottom)) & u(board.all_cells)
+    # Both players' winning cells in one pass: numpy's cost is a call's more than an item's.
+    both = board.winning_cells(np.concatenate((current, current ^ mask)), np.tile(mask, 2))
+    wins, threats = both[:count] & playable, both[count:]
+    forced = playable & threats  # (safe: ``_bits.safe_moves``, elementwise)
+    safe = np.where(forced != 0, forced, playable) & ~(threats >> u(1))
+    safe[(forced & (forced - u(1))) != 0] = 0  # two threats at once: nothing is safe
+    win_now = wins != 0
+    lose_now = ~win_now & (safe == 0)
+    only = ~win_now & ~lose_now & ((safe & (safe - u(1))) == 0)
+    scores = np.zeros(count, np.int8)
+    scores[win_now] = board.win_score(ply)
+    scores[lose_now] = board.loss_score(ply)
+    best_known = win_now | lose_now | only
+    cells = np.where(win_now, wins, np.where(lose_now, playable, safe))
+    cells[~best_known] = 0
+    return Implied(win_now | lose_now, scores, best_known, _columns(cells, board))
+
+
+def _columns(cells: np.ndarray, board: Board) -> np.ndarray:
+    """The set of columns (bit ``c`` for column ``c``) that holds any of each item's ``cells``."""
+    u = np.uint64
+    bottoms = cells.copy()
+    for shift, inside in walker(board).smears:  # a column's cells down to its bottom cell
+        bottoms |= (bottoms >> shift) & inside
+    bottoms &= u(board.bottom)
+    gather = _gather(board)
+    if gather is not None:
+        multiplier, shift = gather
+        columns = ((bottoms * multiplier) >> shift) & np.uint64((1 << board.width) - 1)
+        return columns.astype(board.column_set_type)
+    out = np.zeros(len(cells), board.column_set_type)
+    for col, bottom in enumerate(board.bottom_cells):
+        out |= ((bottoms & u(bottom)) != 0).astype(out.dtype) << col
+    return out
+
+
+@cache
+def _gather(board: Board) -> tuple[np.uint64, np.uint64] | None:
+    """``(multiplier, shift)`` that moves each column's bottom cell (bit ``c * h1``) to bit
+    ``c``, at once: the multiplier's ``j``-th term is ``2**(j * height)``, and column ``c``'s
+    term ``W - 1 - c`` lands it on bit ``(W - 1) * height + c``.  No two terms of the
+    product meet (no carry) while ``W <= height + 1``; wider boards take a loop (None)."""
+    if board.width > board.height + 1:
+        return None
+    terms = sum(1 << (j * board.height) for j in range(board.width))
+    return np.uint64(terms & (1 << 64) - 1), np.uint64((board.width - 1) * board.height)
+
+
+def leave_out(
+    keys: np.ndarray, scores: np.ndarray, best: np.ndarray | None, ply: int, board: Board
+) -> tuple[Implied, np.ndarray, np.ndarray | None]:
+    """What the positions' stones say, and ``(scores, best)`` without it; ``ValueError``
+    naming the first position whose entry disagrees with its stones."""
+    said = implied(keys, ply, board)
+    wrong = said.score_known & (scores != said.scores)
+    if best is not None:
+        wrong |= said.best_known & (best != said.best)
+    if wrong.any():
+        at = int(np.argmax(wrong))
+        raise ValueError(
+            f"ply {ply}: position {int(keys[at]):#x} holds score {int(scores[at])} and best "
+            f"moves {None if best is None else int(best[at])}, but its stones say score "
+            f"{int(said.scores[at]) if said.score_known[at] else 'unknown'}, best moves "
+            f"{int(said.best[at]) if said.best_known[at] else 'unknown'}"
+        )
+    kept_best = None if best is None else best[~said.best_known]
+    return said, scores[~said.score_known], kept_best
+
+
+def fill_in(
+    said: Implied, scores: np.ndarray, best: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``leave_out`` undone: every position's score and best moves (``None`` if the ply keeps
+    none), from what they say (``implied``; its arrays are filled in).  ``ValueError`` if the
+    kept values are not as many as the positions that need them."""
+    unknown = ~said.score_known
+    if len(scores) != int(np.count_nonzero(unknown)):
+        raise ValueError(f"it keeps {len(scores)} scores for {np.count_nonzero(unknown)}")
+    said.scores[unknown] = scores
+    if best is None:
+        return said.scores, None
+    unknown = ~said.best_known
+    if len(best) != int(np.count_nonzero(unknown)):
+        raise ValueError(f"it keeps {len(best)} best moves for {np.count_nonzero(unknown)}")
+    said.best[unknown] = best
+    return said.scores, said.best

@@ -1,0 +1,123 @@
+"""``bookgen.book.format.implied``: what a position's stones say, checked against the solver.
+
+Where ``implied`` says a score or best moves, they are the solver's, on random
+positions of several boards; what it leaves out, ``fill_in`` puts back; an
+entry its stones contradict is refused, naming the position.
+"""
+
+import random
+
+import numpy as np
+import pytest
+
+from bookgen.book.format.implied import _columns, _gather, fill_in, implied, leave_out
+from bookgen.book.format.keys import walker
+from solver import Solver
+from solver.bitboard import STANDARD, Board
+from solver.position import Position, random_position
+
+# Boards whose kernels other tests compile too (a board's first solve compiles them); 9x4
+# turns its cells into columns by a loop, the others by one multiplication (``_gather``).
+BOARDS = [Board(4, 4), Board(6, 5), STANDARD, Board(9, 4)]
+
+
+def positions_at(board: Board, ply: int, count: int, seed: int) -> list[Position]:
+    """``count`` distinct unfinished positions at ``ply``, sorted by key."""
+    rng = random.Random(seed)
+    found = {p.key: p for p in (random_position(rng, ply, board) for _ in range(count))}
+    return [found[key] for key in sorted(found)]
+
+
+def truth(solver: Solver, position: Position) -> tuple[int, int]:
+    """The solver's score and best moves (a column set) of ``position``."""
+    scores = solver.analyze(position)
+    score = max(s for s in scores if s is not None)
+    return score, sum(1 << col for col, s in enumerate(scores) if s == score)
+
+
+@pytest.mark.parametrize("board", BOARDS, ids=str)
+def test_what_the_stones_say_is_what_the_solver_finds(board):
+    solver = Solver(board=board, table_log2=20)
+    ply = board.cells - 12 if board.cells > 24 else board.cells // 2 + 1
+    kinds = set()
+    for at_ply in (ply, ply + 1):
+        positions = positions_at(board, at_ply, 200, seed=board.cells)
+        keys = np.array([p.key for p in positions], np.uint64)
+        said = implied(keys, at_ply, board)
+        for n, position in enumerate(positions):
+            score, best = truth(solver, position)
+            if said.score_known[n]:
+                assert int(said.scores[n]) == score, position.moves
+                kinds.add("win" if score > 0 else "loss")
+            if said.best_known[n]:
+                assert int(said.best[n]) == best, position.moves
+                kinds.add("best")
+            else:
+                assert int(said.best[n]) == 0 and not said.score_known[n]
+    assert kinds == {"win", "loss", "best"}  # each kind met
+
+
+def test_the_three_kinds_on_known_positions():
+    keys = np.array([Position.from_moves(m).key for m in ("112233", "1122", "12121")], np.uint64)
+    # "112233": x wins in column 4; "1122": nothing said; "12121": o must block column 1.
+    win = implied(keys[:1], 6, STANDARD)
+    assert win.score_known[0] and win.scores[0] == STANDARD.win_score(6) == 18
+    assert win.best[0] == 1 << 3
+    nothing = implied(keys[1:2], 4, STANDARD)
+    assert not nothing.score_known[0] and not nothing.best_known[0]
+    only = implied(keys[2:], 5, STANDARD)
+    assert not only.score_known[0] and only.best_known[0] and only.best[0] == 1 << 0
+    lose = Position.from_moves("22334")  # o to move; x threatens columns 1 and 5
+    said = implied(np.array([lose.key], np.uint64), 5, STANDARD)
+    assert said.score_known[0] and said.scores[0] == STANDARD.loss_score(5) == -18
+    assert said.best[0] == 0b1111111  # every move loses alike
+
+
+def test_leave_out_and_fill_in_undo_each_other():
+    board = Board(6, 5)
+    solver = Solver(board=board, table_log2=20)
+    positions = positions_at(board, 17, 200, seed=3)
+    keys = np.array([p.key for p in positions], np.uint64)
+    truths = [truth(solver, p) for p in positions]
+    scores = np.array([t[0] for t in truths], np.int8)
+    best = np.array([t[1] for t in truths], np.uint8)
+    said, kept_scores, kept_best = leave_out(keys, scores, best, 17, board)
+    assert kept_best is not None
+    assert len(kept_scores) < len(scores) and len(kept_best) < len(best)
+    back_scores, back_best = fill_in(implied(keys, 17, board), kept_scores, kept_best)
+    assert np.array_equal(back_scores, scores) and np.array_equal(back_best, best)
+    back_scores, none = fill_in(implied(keys, 17, board), kept_scores, None)
+    assert np.array_equal(back_scores, scores) and none is None
+    with pytest.raises(ValueError, match=r"keeps .* scores for"):
+        fill_in(implied(keys, 17, board), kept_scores[1:], kept_best)
+    with pytest.raises(ValueError, match=r"keeps .* best moves for"):
+        fill_in(implied(keys, 17, board), kept_scores, kept_best[1:])
+    # An entry that its stones contradict: refused, naming the position's key.
+    at = int(np.argmax(said.score_known))
+    wrong = scores.copy()
+    wrong[at] = 0
+    with pytest.raises(ValueError, match=f"position {int(keys[at]):#x} holds score 0"):
+        leave_out(keys, wrong, best, 17, board)
+    at = int(np.argmax(said.best_known & ~said.score_known))
+    other = best.copy()
+    other[at] ^= 1
+    with pytest.raises(ValueError, match=f"position {int(keys[at]):#x}"):
+        leave_out(keys, scores, other, 17, board)
+
+
+@pytest.mark.parametrize("board", [*BOARDS, Board(4, 15), Board(8, 7), Board(9, 6)], ids=str)
+def test_columns_of_cells_and_winning_cells(board):
+    rng = random.Random(board.cells)
+    positions = [random_position(rng, rng.randrange(board.cells - 1), board) for _ in range(300)]
+    current, mask = walker(board).boards_of_keys(np.array([p.key for p in positions], np.uint64))
+    assert _gather(board) is None or board.width <= board.height + 1
+    columns = _columns(mask, board)
+    assert columns.dtype == np.dtype(board.column_set_type)
+    for n, position in enumerate(positions):
+        assert int(current[n]) + int(mask[n]) == position.key
+        filled = [col for col in range(board.width) if position.mask & board.column_masks[col]]
+        assert int(columns[n]) == sum(1 << col for col in filled)
+        wins = {col for col in position.legal_moves() if position.is_winning_move(col)}
+        cells = board.winning_cells(current[n : n + 1], mask[n : n + 1])
+        playable = (mask[n] + np.uint64(board.bottom)) & np.uint64(board.all_cells)
+        assert int(_columns(cells & playable, board)[0]) == sum(1 << (c - 1) for c in wins)
