@@ -40,8 +40,20 @@ class Implied(NamedTuple):
     best: np.ndarray  # the board's column-set type: the best moves where known, else 0
 
 
+# Keys worked on at once: a whole ply's temporaries (tens of numpy arrays of its size)
+# would cost page faults and memory traffic, five times the work itself.
+AT_ONCE = 1 << 14
+
+
 def implied(keys: np.ndarray, ply: int, board: Board) -> Implied:
     """What the stones of each of ``keys`` (positions of ``ply`` on ``board``) say."""
+    if len(keys) <= AT_ONCE:
+        return _implied(keys, ply, board)
+    parts = [_implied(keys[at : at + AT_ONCE], ply, board) for at in range(0, len(keys), AT_ONCE)]
+    return Implied(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
+
+
+def _implied(keys: np.ndarray, ply: int, board: Board) -> Implied:
     u, count = np.uint64, len(keys)
     current, mask = walker(board).boards_of_keys(keys)
     if count and not (np.bitwise_count(mask) == ply).all():
