@@ -366,7 +366,7 @@ def decode_block(
     if not decoder.leaves_out:
         return Segment(keys, kept_scores, kept_best)
     try:
-        said = implied(keys, ply, decoder.board)
+        said = implied(keys, ply, decoder.board, kept_best is not None)
         return Segment(keys, *_read_only(fill_in(said, kept_scores, kept_best)))
     except ValueError as error:  # past the CRC: a writer's mistake
         raise damaged_ply(ply, f"its block {block_no} does not decode ({error})", db) from None
@@ -413,11 +413,12 @@ def decode_blocks(
     scores = np.frombuffer(b"".join(s for _, s, _ in frames), np.int8)
     if not decoder.leaves_out:
         return Segment(steps, scores, best)
-    said = implied(steps, ply, decoder.board)
+    said = implied(steps, ply, decoder.board, best is not None)
     # Each block must keep what its own positions need, not only all of them together.
-    size = 0 if best is None else best.itemsize
     need_scores = np.add.reduceat(~said.score_known, starts).tolist()
-    need_best = (np.add.reduceat(~said.best_known, starts) * size).tolist()
+    need_best = [0] * len(frames)
+    if best is not None and said.best_known is not None:
+        need_best = (np.add.reduceat(~said.best_known, starts) * best.itemsize).tolist()
     for n, (_, kept_scores, kept_best) in enumerate(frames):
         kept, needed = (len(kept_scores), len(kept_best)), (need_scores[n], need_best[n])
         if kept != needed:

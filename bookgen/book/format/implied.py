@@ -36,8 +36,8 @@ class Implied(NamedTuple):
 
     score_known: np.ndarray  # bool
     scores: np.ndarray  # int8: the score where known, else 0
-    best_known: np.ndarray  # bool
-    best: np.ndarray  # the board's column-set type: the best moves where known, else 0
+    best_known: np.ndarray | None  # bool (None: not asked for)
+    best: np.ndarray | None  # the board's column-set type: the best moves where known, else 0
 
 
 # Keys worked on at once: a whole ply's temporaries (tens of numpy arrays of its size)
@@ -45,15 +45,25 @@ class Implied(NamedTuple):
 AT_ONCE = 1 << 14
 
 
-def implied(keys: np.ndarray, ply: int, board: Board) -> Implied:
-    """What the stones of each of ``keys`` (positions of ``ply`` on ``board``) say."""
+def implied(keys: np.ndarray, ply: int, board: Board, best: bool = True) -> Implied:
+    """What the stones of each of ``keys`` (positions of ``ply`` on ``board``) say: of their
+    best moves too if ``best`` (a ply that keeps none needs not a third of the work)."""
     if len(keys) <= AT_ONCE:
-        return _implied(keys, ply, board)
-    parts = [_implied(keys[at : at + AT_ONCE], ply, board) for at in range(0, len(keys), AT_ONCE)]
-    return Implied(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
+        return _implied(keys, ply, board, best)
+    parts = [
+        _implied(keys[at : at + AT_ONCE], ply, board, best) for at in range(0, len(keys), AT_ONCE)
+    ]
+    known, scores, best_known, best_moves = zip(*parts, strict=True)
+    return Implied(
+        np.concatenate(known), np.concatenate(scores), _joined(best_known), _joined(best_moves)
+    )
 
 
-def _implied(keys: np.ndarray, ply: int, board: Board) -> Implied:
+def _joined(arrays: tuple) -> np.ndarray | None:
+    return None if arrays[0] is None else np.concatenate(arrays)
+
+
+def _implied(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
     u, count = np.uint64, len(keys)
     current, mask = walker(board).boards_of_keys(keys)
     if count and not (np.bitwise_count(mask) == ply).all():
@@ -67,10 +77,12 @@ def _implied(keys: np.ndarray, ply: int, board: Board) -> Implied:
     safe[(forced & (forced - u(1))) != 0] = 0  # two threats at once: nothing is safe
     win_now = wins != 0
     lose_now = ~win_now & (safe == 0)
-    only = ~win_now & ~lose_now & ((safe & (safe - u(1))) == 0)
     scores = np.zeros(count, np.int8)
     scores[win_now] = board.win_score(ply)
     scores[lose_now] = board.loss_score(ply)
+    if not best:
+        return Implied(win_now | lose_now, scores, None, None)
+    only = ~win_now & ~lose_now & ((safe & (safe - u(1))) == 0)
     best_known = win_now | lose_now | only
     cells = np.where(win_now, wins, np.where(lose_now, playable, safe))
     cells[~best_known] = 0
@@ -112,20 +124,33 @@ def leave_out(
 ) -> tuple[Implied, np.ndarray, np.ndarray | None]:
     """What the positions' stones say, and ``(scores, best)`` without it; ``ValueError``
     naming the first position whose entry disagrees with its stones."""
-    said = implied(keys, ply, board)
+    said = implied(keys, ply, board, best is not None)
+    count = len(keys)
+    best_known, said_best = (
+        (np.zeros(count, bool), np.zeros(count, np.uint8)) if best is None else _best_of(said)
+    )
     wrong = said.score_known & (scores != said.scores)
     if best is not None:
-        wrong |= said.best_known & (best != said.best)
+        wrong |= best_known & (best != said_best)
     if wrong.any():
         at = int(np.argmax(wrong))
+        held = f"score {int(scores[at])}"
+        says = "score " + (str(int(said.scores[at])) if said.score_known[at] else "unknown")
+        if best is not None:
+            held += f" and best moves {int(best[at])}"
+            says += ", best moves " + (str(int(said_best[at])) if best_known[at] else "unknown")
         raise ValueError(
-            f"ply {ply}: position {int(keys[at]):#x} holds score {int(scores[at])} and best "
-            f"moves {None if best is None else int(best[at])}, but its stones say score "
-            f"{int(said.scores[at]) if said.score_known[at] else 'unknown'}, best moves "
-            f"{int(said.best[at]) if said.best_known[at] else 'unknown'}"
+            f"ply {ply}: position {int(keys[at]):#x} holds {held}, but its stones say {says}"
         )
-    kept_best = None if best is None else best[~said.best_known]
+    kept_best = None if best is None else best[~best_known]
     return said, scores[~said.score_known], kept_best
+
+
+def _best_of(said: Implied) -> tuple[np.ndarray, np.ndarray]:
+    """``(best_known, best)`` of ``said``, which must have been asked for them."""
+    if said.best_known is None or said.best is None:
+        raise ValueError("what the stones say of the best moves was not asked for")
+    return said.best_known, said.best
 
 
 def fill_in(
@@ -140,8 +165,9 @@ def fill_in(
     said.scores[unknown] = scores
     if best is None:
         return said.scores, None
-    unknown = ~said.best_known
+    best_known, full = _best_of(said)
+    unknown = ~best_known
     if len(best) != int(np.count_nonzero(unknown)):
         raise ValueError(f"it keeps {len(best)} best moves for {np.count_nonzero(unknown)}")
-    said.best[unknown] = best
-    return said.scores, said.best
+    full[unknown] = best
+    return said.scores, full
