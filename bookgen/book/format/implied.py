@@ -12,9 +12,9 @@ The rules of the game settle three kinds of position without search:
   later, if at all), though its score needs search.
 
 Version 2 of the block codec (``blocks``) stores no score for the first two
-kinds and no best moves for any of the three: a third of the scores and half
-the best moves at ply 14 on 7x6.  ``implied`` works them out again from the
-keys, a numpy pass over a block; ``leave_out`` refuses a ply whose entries
+kinds and no best moves for any of the three (docs/book-format.md, "What the
+stones say").  ``implied`` works them out again from the keys, a numpy pass
+over a block; ``leave_out`` refuses a ply whose entries
 disagree with the rules (a wrong book is never sealed).  These rules are the
 codec's version 2: a change to what they say is a new version.
 """
@@ -41,13 +41,13 @@ class Implied(NamedTuple):
 
 
 # Keys worked on at once: a whole ply's temporaries (tens of numpy arrays of its size)
-# would cost page faults and memory traffic, five times the work itself.
+# would cost more in page faults and memory traffic than the work itself.
 AT_ONCE = 1 << 14
 
 
 def implied(keys: np.ndarray, ply: int, board: Board, best: bool = True) -> Implied:
     """What the stones of each of ``keys`` (positions of ``ply`` on ``board``) say: of their
-    best moves too if ``best`` (a ply that keeps none needs not a third of the work)."""
+    best moves too if ``best`` (a ply that keeps none is spared that part of the work)."""
     if len(keys) <= AT_ONCE:
         return _implied(keys, ply, board, best)
     parts = [
