@@ -401,6 +401,7 @@ def real_ply(count: int, ply: int, seed: int) -> Segment:
     rng = random.Random(seed)
     keys = np.array(sorted({random_position(rng, ply).key for _ in range(count)}), np.uint64)
     said = implied(keys, ply, STANDARD)
+    assert said.best_known is not None and said.best is not None  # (asked for)
     draws = np.random.default_rng(seed)
     scores = np.where(said.score_known, said.scores, draws.integers(-5, 6, len(keys)))
     best = np.where(said.best_known, said.best, draws.integers(1, 128, len(keys)))
