@@ -70,8 +70,8 @@ def _implied(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
         raise ValueError(f"a key is not a position of {ply} stones")
     playable = (mask + u(board.bottom)) & u(board.all_cells)
     # Both players' winning cells in one pass: numpy's cost is a call's more than an item's.
-    both = board.winning_cells(np.concatenate((current, current ^ mask)), np.tile(mask, 2))
-    wins, threats = both[:count] & playable, both[count:]
+    both = board.winning_cells(np.stack((current, current ^ mask)), mask)  # (mask broadcast)
+    wins, threats = both[0] & playable, both[1]
     forced = playable & threats  # (safe: ``_bits.safe_moves``, elementwise)
     safe = np.where(forced != 0, forced, playable) & ~(threats >> u(1))
     safe[(forced & (forced - u(1))) != 0] = 0  # two threats at once: nothing is safe
@@ -92,10 +92,10 @@ def _implied(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
 def _columns(cells: np.ndarray, board: Board) -> np.ndarray:
     """The set of columns (bit ``c`` for column ``c``) that holds any of each item's ``cells``."""
     u = np.uint64
-    bottoms = cells.copy()
-    for shift, inside in walker(board).smears:  # a column's cells down to its bottom cell
-        bottoms |= (bottoms >> shift) & inside
-    bottoms &= u(board.bottom)
+    # A column's cells (its low ``height`` bits) plus all ones there carry into the bit above
+    # them (the key's spare bit, never past it) if any is set: that bit, moved down.
+    tops = (cells + u(board.all_cells)) & u(board.bottom << board.height)
+    bottoms = tops >> u(board.height)
     gather = _gather(board)
     if gather is not None:
         multiplier, shift = gather
