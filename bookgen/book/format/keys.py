@@ -70,7 +70,7 @@ class Walker:
             self._bottoms[ord(char)], self._cells[ord(char)] = bottom, column
         # (shift, the bits of each column that a shift by it keeps inside the column): ORed
         # in turn, every bit under a column's highest set bit gets set (``boards_of_keys``).
-        self.smears = [
+        self._smears = [
             (np.uint64(shift), np.uint64(board.bottom * ((1 << (board.h1 - shift)) - 1)))
             for shift in (1, 2, 4, 8)
             if shift < board.h1
@@ -144,9 +144,9 @@ class Walker:
         in a key, so one more is ``2**h + stones``: its top bit is the first empty cell."""
         board = self.board
         top = keys + np.uint64(board.bottom)  # (no column carries into the next)
-        for shift, inside in self.smears:  # every bit under each column's top bit set
+        for shift, inside in self._smears:  # every bit under each column's top bit set
             top |= (top >> shift) & inside
-        mask = (top >> np.uint64(1)) & self.smears[0][1]
+        mask = (top >> np.uint64(1)) & self._smears[0][1]
         return keys - mask, mask
 
 

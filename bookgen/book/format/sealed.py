@@ -17,7 +17,15 @@ from typing import NamedTuple
 
 from solver.bitboard import Board
 
-from .blocks import BlockIndex, Decoder, decode_block, decode_blocks, decode_index, ply_decoder
+from .blocks import (
+    VERSION,
+    BlockIndex,
+    Decoder,
+    decode_block,
+    decode_blocks,
+    decode_index,
+    ply_decoder,
+)
 from .errors import CorruptBookError, damaged_ply
 from .names import CHUNK_BITS, CHUNKS_TABLE, SEALED_TABLE, chunk_id
 from .segment import Segment, check_stones
@@ -177,3 +185,9 @@ def codec_versions(conn) -> dict[int, int]:
     ``c4book upgrade`` seals again in this one.  Read unchecked: the reader checks."""
     rows = fetch(conn, f'SELECT ply, "index" FROM {SEALED_TABLE}')
     return {ply: index[4] for ply, index in rows if isinstance(index, bytes) and len(index) > 4}
+
+
+def in_old_codec(conn) -> set[int]:
+    """The sealed plies whose blocks are in an older codec than this one's (``VERSION``): a
+    version-5 book's."""
+    return {ply for ply, version in codec_versions(conn).items() if version != VERSION}

@@ -18,12 +18,11 @@ from sqlalchemy import Engine, func, select
 
 from solver.bitboard import Board
 
-from .blocks import VERSION
 from .checksum import check_meta
 from .database import key_offset
 from .rows import read_rows
 from .schema import Entry, Meta, SealedRow, SegmentRow
-from .sealed import codec_versions, read_sealed, sealed_and_more, sealed_plies, sealed_sizes
+from .sealed import in_old_codec, read_sealed, sealed_and_more, sealed_plies, sealed_sizes
 from .segment import Segment, merge, segments_of
 
 KEY_LIMIT = (1 << 64) - 1  # above every key of every board
@@ -161,7 +160,6 @@ class StoredBook:
         return ply in self.complete_plies() and rows == 0 and segments == 0 and indexes == 1
 
     def in_old_codec(self) -> set[int]:
-        """The sealed plies whose blocks are in an older codec than this one's: a version-5
-        book's (``blocks.VERSION``)."""
+        """The sealed plies whose blocks are in an older codec than this one's (``sealed``)."""
         with self.engine.connect() as conn:
-            return {ply for ply, version in codec_versions(conn).items() if version != VERSION}
+            return in_old_codec(conn)

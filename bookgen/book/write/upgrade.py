@@ -29,14 +29,13 @@ from sqlalchemy import Engine, select
 
 from solver import Position
 
-from ..format.blocks import VERSION
 from ..format.database import check_sqlite_file, make_engine, read_meta, sqlite_path
 from ..format.errors import CorruptBookError, SchemaMismatchError, board_of_meta
 from ..format.location import book_location
 from ..format.names import SCHEMA_VERSION, UPGRADABLE_VERSIONS
 from ..format.rows import stamp_rows
 from ..format.schema import Base, SealedRow
-from ..format.sealed import codec_versions
+from ..format.sealed import in_old_codec
 from .lock import BuildLock
 from .meta import write_meta
 from .sqlite_file import fold_wal, free_bytes, reclaim_space
@@ -126,7 +125,7 @@ def _unsealed(engine, meta: dict[str, str]) -> bool:
         if not conn.dialect.has_table(conn, SealedRow.__tablename__):
             return True
         sealed = set(conn.execute(select(SealedRow.ply)).scalars())
-        if any(version != VERSION for version in codec_versions(conn).values()):
+        if in_old_codec(conn):
             return True
     return bool(set(json.loads(meta.get("complete_plies", "[]"))) - sealed)
 
