@@ -100,15 +100,17 @@ def frontier():
     return stored_plies(str(PLY10))[10]
 
 
-def write_part(path, frontier, start: int, stop: int) -> str:
+def write_part(path, frontier, start: int, stop: int, seconds: float = 0.0) -> str:
     """A part as ``build --part`` leaves one: the entries ``start:stop`` of ``frontier`` as
-    rows of a book of its own, written by the build's writer, nothing sealed."""
+    rows of a book of its own, written by the build's writer, nothing sealed, searched in
+    ``seconds``."""
     store = BookStore(str(path), "", EMPTY_KEY)
     try:
         for first in range(start, stop, BATCH):
             some = slice(first, min(first + BATCH, stop))
             store.insert_new(
-                Rows(10, frontier.keys[some], frontier.scores[some], frontier.best[some])
+                Rows(10, frontier.keys[some], frontier.scores[some], frontier.best[some]),
+                search_seconds=seconds if first == start else 0.0,
             )
     finally:
         store.close()
@@ -196,6 +198,18 @@ def test_keys_already_stored_are_counted_apart_from_those_copied(frontier, tmp_p
         )
     )
     assert entries(book) == expected and beside(book) == ["book.db"]
+
+
+def test_a_part_s_search_time_joins_the_book_s_for_the_entries_copied(frontier, tmp_path):
+    one = write_part(tmp_path / "one.db", frontier, 0, 3000, seconds=30.0)
+    two = write_part(tmp_path / "two.db", frontier, 2000, 5000, seconds=60.0)  # 1,000 shared
+    book = str(tmp_path / "book.db")
+    merge(book, [one, two])
+    with Book.open(book) as merged:
+        assert merged.info.search_core_seconds == pytest.approx(30.0 + 60.0 * 2000 / 3000)
+    merge(book, [two, one])  # again: nothing copied, no time added
+    with Book.open(book) as merged:
+        assert merged.info.search_core_seconds == pytest.approx(70.0)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,9 @@ part is named before anything is written.  Plies a part holds sealed
 must be sealed in the target too (the book the parts were grown from), and
 a ply the target holds sealed is not written to.  Then ``c4book build`` on
 the target finds the ply's entries stored, searches what no part held,
-seals the ply and derives the plies above.
+seals the ply and derives the plies above.  A part's search time joins the
+target's total in proportion to the entries copied from it, in the same
+transactions: run again, a merge adds none.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from solver.bitboard import Board
 from ..format.database import existing_meta
 from ..format.errors import IncompatibleBookError, board_of_meta
 from ..format.location import book_location
+from ..format.names import SEARCH_SECONDS
 from ..format.rows import Rows
 from .lock import BuildLock
 from .sqlite_file import remove_book_files
@@ -88,18 +91,20 @@ def merge(
         raise IncompatibleBookError("merge needs at least one part to read")
     db, parts = book_location(db), [book_location(part) for part in parts]  # (passwords masked)
     opened: list[BookStore] = []
+    seconds: list[float] = []  # each part's search time
     try:
         # Each part against the target's meta, or, for a new target, the first part's.
         against = existing_meta(db)
         for part in parts:
             store, meta = _open_part(part, against)
             opened.append(store)
+            seconds.append(float(meta.get(SEARCH_SECONDS, 0)))
             against = against or meta
         assert against is not None  # (a part's meta, at least)
         building = [
             _readable(store, part, check) for part, store in zip(parts, opened, strict=True)
         ]
-        return _merge_into(db, against, parts, opened, building, out, check)
+        return _merge_into(db, against, parts, opened, seconds, building, out, check)
     finally:
         for store in opened:
             store.close()
@@ -122,6 +127,7 @@ def _merge_into(
     meta: dict[str, str],
     parts: Sequence[str],
     opened: list[BookStore],
+    seconds: list[float],
     building: list[list[int]],
     out: IO[str] | None,
     check: Callable[[], None],
@@ -137,8 +143,8 @@ def _merge_into(
             sealed = set(target.complete_plies())
             for part, store, plies in zip(parts, opened, building, strict=True):
                 _check_sealed(store, part, plies, target.db, sealed)
-            for part, store, plies in zip(parts, opened, building, strict=True):
-                copied.append(_copy(target, part, store, plies, check))
+            for part, store, searched, plies in zip(parts, opened, seconds, building, strict=True):
+                copied.append(_copy(target, part, store, searched, plies, check))
                 if out is not None:
                     out.write(copied[-1].line() + "\n")
                     out.flush()  # as each part is done, into a pipe or a log too
@@ -172,11 +178,19 @@ def _check_sealed(
 
 
 def _copy(
-    target: BookStore, part: str, store: BookStore, building: list[int], check: Callable[[], None]
+    target: BookStore,
+    part: str,
+    store: BookStore,
+    searched: float,
+    building: list[int],
+    check: Callable[[], None],
 ) -> Copied:
     """The entries of the plies ``building`` of the open ``part`` that ``target`` lacks,
-    copied into it; those it holds (as rows or packed) are counted, not written."""
+    copied into it, with their share of the part's ``searched`` seconds; those it holds
+    (as rows or packed) are counted, not written."""
     plies, stored = {}, {}
+    counts = store.count_by_ply()
+    each = searched / max(1, sum(counts[ply] for ply in building))  # a searched entry's
     for ply in building:
         check()
         keys, scores, best = store.entries_at(ply)
@@ -186,9 +200,10 @@ def _copy(
             check()
             part_of = slice(start, start + SLICE)
             some = keys[part_of]
-            held = target.keys_at(ply, int(some[0]), int(some[-1]) + 1)
-            new = ~np.isin(some, held, assume_unique=True)
-            target.insert_new(Rows(ply, some[new], scores[part_of][new], best[part_of][new]))
+            there = target.keys_at(ply, int(some[0]), int(some[-1]) + 1)
+            new = ~np.isin(some, there, assume_unique=True)
+            rows = Rows(ply, some[new], scores[part_of][new], best[part_of][new])
+            target.insert_new(rows, search_seconds=each * len(rows))
             plies[ply] += int(new.sum())
             stored[ply] += len(some) - int(new.sum())
     return Copied(part, plies, stored)
