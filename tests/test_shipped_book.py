@@ -27,6 +27,7 @@ from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 # Canonical positions per ply, from the published table (7x6, unfinished games).
 mirror_moves = STANDARD.mirror_moves
 CANONICAL = [1, 4, 25, 121, 568, 2144, 8231, 27109, 91295, 269531, 809464, 2148087, 5832236]
+CANONICAL += [14105207, 35045629]  # plies 13 and 14 (issue 51)
 
 pytestmark = pytest.mark.skipif(not SHIPPED.exists(), reason="no book.db at the top level")
 
@@ -136,9 +137,11 @@ def test_frontier_sample_matches_a_fresh_solve(book, stored, deeper):
 
 
 def test_derived_entries_are_one_ply_of_negamax_over_their_children(book, stored):
-    derived = [k for ply, s in stored.items() if ply < book.info.max_ply for k in s.keys.tolist()]
-    if not derived:
+    shallower = [s.keys for ply, s in stored.items() if ply < book.info.max_ply]
+    derived = np.concatenate(shallower or [np.zeros(0, np.uint64)])
+    if not len(derived):
         pytest.skip("no shallower ply derived yet")
+    picked = np.random.default_rng(2026).choice(len(derived), min(200, len(derived)), False)
 
     def score_of(key: int):
         keys, scores, _ = stored[Position.from_moves(moves_of_key(key)).ply]
@@ -146,7 +149,7 @@ def test_derived_entries_are_one_ply_of_negamax_over_their_children(book, stored
         assert keys[at] == key, key
         return int(scores[at])
 
-    for key in random.Random(2026).sample(derived, min(200, len(derived))):
+    for key in derived[np.sort(picked)].tolist():  # (in key order: a block read at a time)
         moves = moves_of_key(key)
         position = Position.from_moves(moves)
         expected = scores_by_children(position, lambda child: score_of(child.canonical_key))
