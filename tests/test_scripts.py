@@ -126,3 +126,31 @@ def test_the_readme_picture_shows_its_caption_and_the_shipped_book():
         depth = book.info.max_ply
     shown = re.search(r"every position to ply (\d+)", facts.get("c4book summary", ""))
     assert shown is not None and int(shown[1]) == depth, again
+
+
+LOG = """\
+book /tmp/w/part-03-of-64.db: root (empty board), up to ply 14, part 3/64
+searched 144,122 frontier positions in 17 batches (0 already stored), derived 0
+nodes 1,575,427,149; wall 237.3 s; core 368.3 s
+stopped early by SIGTERM: every finished batch is saved; run the same command again to resume
+book /tmp/w/part-03-of-64.db: root (empty board), up to ply 14, part 3/64
+searched 403,466 frontier positions in 29 batches (144,122 already stored), derived 0
+nodes 2,963,469,984; wall 531.8 s; core 986.2 s
+2026-11-28T15:46:21Z part-03-of-64.db done
+book /tmp/w/part-04-of-64.db: root (empty board), up to ply 14, part 4/64
+searched 1,000 frontier positions in 1 batches (0 already stored), derived 0
+nodes 9,000,000,000; wall 1000.0 s; core 1000.0 s
+"""
+
+
+def test_parts_costs_sums_a_part_s_runs_and_keeps_only_parts_done(tmp_path):
+    (tmp_path / "part-03-of-64.db").write_bytes(b"")  # the parts' folder holds part 3
+    log = tmp_path / "run.log"
+    log.write_text(LOG)
+    done = run("parts_costs.py", str(tmp_path), "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "costs.tsv").read_text().splitlines() == [
+        "part\tparts\tpositions\tnodes\twall\tcore\tdone",
+        "3\t64\t547588\t4538897133\t769.1\t1354.5\t2026-11-28T15:46:21Z",
+    ]  # part 4 is not done: not recorded
+    assert "| 3-3 | 547,588 | 4.5 | 0.38 | 0.21 | 404 | 3.35 |" in done.stdout
