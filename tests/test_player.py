@@ -551,7 +551,7 @@ def test_past_64_bits_every_level_plays_without_a_book(level):
 
     board = Board(8, 8)
     exact = Solver(board=board, table_log2=20)
-    budget = 0.5 if level == "perfect" else None  # (exact play from ply 2: hours)
+    budget = 0.5 if level == "perfect" else None  # (exact play at ply 2: out of reach)
     player = Player(board="8x8", level=level, seed=4, time_budget=budget)
     assert player.board is board and "board='8x8'" in repr(player)
     first = player.choose("45")

@@ -104,7 +104,7 @@ def table_log2(text: str) -> int:
 
 
 def board_size(text: str) -> Board:
-    """A board size, WxH, past 64 bits too (``c4book solve``)."""
+    """A board size, WxH, past 64 bits too (solve, and the commands that play without a book)."""
     try:
         return Board.parse(text)
     except BoardSizeError:
