@@ -23,6 +23,10 @@ budget the search protects the game's result first, then improves the move:
    move is dropped, the evaluation picks among the rest, and so on: a proof
    about the one move to be played is far cheaper than proofs about all.
 
+On a board past 64 bits (``Board.is_wide``) the evaluation search is
+``wide._evaluate``, the same kernels over two words, as ``Solver`` plays
+``wide._search``; the caller's known scores (one-word book keys) are none.
+
 Never does it play a move that loses at once while another does not.  Once
 the position is proven won -- by its own weak search, or by an earlier proof
 the caller passes on (``low >= 1`` with ``keep_win``) -- it plays only a move
@@ -38,9 +42,9 @@ import numpy as np
 
 from . import _evaluate as ev
 from .alarm import Alarm
-from .bitboard import check_narrow
+from .bitboard import Board
 from .budget import BudgetClock
-from .engine import Solver
+from .engine import Solver, kernel_args
 from .errors import ArgumentError, GameOverError
 from .position import Position, position_on
 
@@ -90,11 +94,14 @@ class AnytimeSearch:
 
     def __init__(self, solver: Solver | None = None, eval_table_log2: int = EVAL_TABLE_LOG2):
         self.solver = solver if solver is not None else Solver()
-        self.board = board = check_narrow(self.solver.board, "the anytime search")
+        self.board = board = self.solver.board
+        self._ev = _kernels(board)
         # np.full, not np.zeros: pages are touched now, not in the first timed search.
-        self._tt_keys = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
+        # A wide board's table keeps a key's two words (``wide._evaluate``).
+        key_words = 2 if board.is_wide else 1
+        self._tt_keys = np.full(key_words << eval_table_log2, 0, dtype=np.uint64)
         self._tt_data = np.full(1 << eval_table_log2, 0, dtype=np.uint64)
-        self._scratch = np.zeros(ev.scratch_size(board), dtype=np.uint64)
+        self._scratch = np.zeros(self._ev.scratch_size(board), dtype=np.uint64)
         self._alarm = Alarm()
         # The leaves read the solver's proofs: its big table, and the near table in its scratch.
         self._table, self._near, self._shift = self.solver.search_tables()
@@ -102,7 +109,10 @@ class AnytimeSearch:
         middle = str(board.column_order[0] + 1)
         warm = Position.from_moves(middle * board.height + str(board.column_order[1] + 1), board)
         self.evaluate_moves(warm, 2)
-        self.solver.solve_window(warm.play(board.column_order[1] + 1), -1, 1)
+        if board.is_wide:  # a search of ``warm`` would take minutes there
+            self.solver.load_kernels()
+        else:
+            self.solver.solve_window(warm.play(board.column_order[1] + 1), -1, 1)
 
     def __repr__(self) -> str:
         return f"AnytimeSearch({self.solver!r})"
@@ -113,6 +123,20 @@ class AnytimeSearch:
 
     def _centre_first(self, columns) -> list[int]:
         return [col + 1 for col in self.board.column_order if col + 1 in columns]
+
+    def _known(self, known) -> tuple:
+        """``known`` as the evaluation kernels take it: none on a wide board."""
+        if not self.board.is_wide:
+            return known
+        if len(known[0]):
+            raise ArgumentError(
+                f"known scores take one-word keys: none on board {self.board}, got {len(known[0])}"
+            )
+        return ()
+
+    def _columns(self, kernel, position: Position) -> list[int]:
+        """The columns (from 1) that ``kernel`` (``safe_columns``, ``winning_columns``) finds."""
+        return self._bits(kernel(self.board, *kernel_args(self.board, position)[:2]))
 
     # -- the evaluation search -----------------------------------------------
     def evaluate_moves(
@@ -129,20 +153,18 @@ class AnytimeSearch:
         values after the first are upper bounds once they fall below the best.
         Fewer moves come back if ``node_limit`` or the clock stopped the search.
         """
-        cols = list(
-            columns
-            or self._centre_first(self._bits(ev.safe_columns(self.board, *_args(position)[:2])))
-        )
+        cols = list(columns or self._centre_first(self._columns(self._ev.safe_columns, position)))
         if not cols:
             return {}
+        known = self._known(known)
         with self.solver.lock:  # (see the class)
             values = np.zeros(len(cols), dtype=np.int64)
             scratch = self._scratch
             scratch[ev.STOPPED] = 0
             scratch[ev.LIMIT] = 0 if node_limit is None else scratch[ev.NODES] + max(1, node_limit)
-            done = ev.root_values(
+            done = self._ev.root_values(
                 self.board,
-                *_args(position),
+                *kernel_args(self.board, position),
                 depth,
                 np.array([c - 1 for c in cols], dtype=np.int64),
                 values,
@@ -151,8 +173,7 @@ class AnytimeSearch:
                 self._table,
                 self._near,
                 self._shift,
-                known[0],
-                known[1],
+                *known,
                 scratch,
             )
             scratch[ev.LIMIT] = scratch[ev.STOPPED] = 0
@@ -165,8 +186,8 @@ class AnytimeSearch:
         proven value.
         """
         ply = position.ply
-        wins = self._bits(ev.winning_columns(self.board, *_args(position)[:2]))
-        safe = self._bits(ev.safe_columns(self.board, *_args(position)[:2]))
+        wins = self._columns(self._ev.winning_columns, position)
+        safe = self._columns(self._ev.safe_columns, position)
         values = {}
         for col in position.legal_moves():
             if col in wins:
@@ -210,12 +231,12 @@ class AnytimeSearch:
         low = -board.cells if low is None else low
         high = board.cells if high is None else high
         ply = position.ply
-        wins = self._bits(ev.winning_columns(board, *_args(position)[:2]))
+        wins = self._columns(self._ev.winning_columns, position)
         if wins:
             return AnytimeAnswer(
                 self._centre_first(wins)[0], board.win_score(ply), 1, True, True, 0, 0
             )
-        safe = self._centre_first(self._bits(ev.safe_columns(board, *_args(position)[:2])))
+        safe = self._centre_first(self._columns(self._ev.safe_columns, position))
         if not safe:  # every move loses at once: block one threat, lose a move later
             return AnytimeAnswer(
                 self._centre_first(position.legal_moves())[0],
@@ -453,5 +474,11 @@ def _result(low: int, high: int) -> int | None:
     return 1 if low >= 1 else -1 if high <= -1 else 0 if low >= 0 and high <= 0 else None
 
 
-def _args(position: Position) -> tuple:
-    return np.uint64(position.current), np.uint64(position.mask), position.ply
+def _kernels(board: Board):
+    """The evaluation kernels of ``board``: ``_evaluate``, or past 64 bits ``wide._evaluate``
+    (loaded only by a process that plays such a board), as ``engine._kernels`` picks."""
+    if board.is_wide:
+        from .wide import _evaluate as wide
+
+        return wide
+    return ev

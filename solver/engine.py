@@ -63,6 +63,14 @@ def _threats(board: Board, current, mask):
     return np.uint64(winning_cells(board, current ^ mask, mask))
 
 
+def kernel_args(board: Board, position: Position) -> tuple:
+    """``position`` as ``board``'s kernels take it: stones, mask (past 64 bits each a pair of
+    words), ply."""
+    if board.is_wide:
+        return words(position.current), words(position.mask), position.ply
+    return np.uint64(position.current), np.uint64(position.mask), position.ply
+
+
 def check_threads(threads: int) -> int:
     """``threads``, if it is a whole number from 1 to ``MAX_THREADS``; else an
     ``ArgumentError`` naming it."""
@@ -317,9 +325,7 @@ class Solver:
         return self.solve_window(child, -score, -score + 1) <= -score
 
     def _args(self, position: Position) -> tuple:
-        if self.board.is_wide:
-            return words(position.current), words(position.mask), position.ply
-        return np.uint64(position.current), np.uint64(position.mask), position.ply
+        return kernel_args(self.board, position)
 
     def _playable(self, position: Position | str) -> Position:
         """``position`` (a move string is read on this solver's board), checked: of this

@@ -306,9 +306,63 @@ def test_anytime_search_on_other_boards_keeps_the_result(size):
         search.choose(Position.from_moves("4"), nodes=100)
 
 
-def test_a_board_past_64_bits_is_refused():
-    # The evaluation's kernels are one-word ones (issue 52): refused in one line.
-    from solver import BoardSizeError
+WIDE = ["8x8"] + [pytest.param(size, marks=pytest.mark.slow) for size in ("9x7", "5x12")]
 
-    with pytest.raises(BoardSizeError, match="9x7 takes 72 bits: the anytime search takes only"):
-        AnytimeSearch(Solver(board="9x7", table_log2=16))
+
+@pytest.mark.parametrize("size", WIDE)
+def test_past_64_bits_the_move_keeps_the_result_the_wide_solver_proves(size):
+    # The two-word evaluation (solver.wide._evaluate) and the wide solver's proofs.
+    from conftest import _hands_a_win, endgames_without_wins
+
+    from solver import Board
+    from solver.wide import _evaluate as wide
+
+    board = Board.parse(size)
+    exact = Solver(board=board, table_log2=20)
+    search = AnytimeSearch(Solver(board=board, table_log2=20), eval_table_log2=14)
+    assert search._ev is wide and search.board is board
+    late = endgames_without_wins(10, 1, 10, board) + endgames_without_wins(10, 2, 14, board)
+    for position in late:
+        score = exact.solve(position)
+        answer = search.choose(position, nodes=20_000)
+        assert position.can_play(answer.column), position.moves
+        child = position.play(answer.column)
+        got = 0 if child.is_full else -exact.solve(child)  # (no win at once: see the positions)
+        sign = (score > 0) - (score < 0)
+        assert (got > 0) - (got < 0) == sign, position.moves
+        assert answer.result in (None, sign) and answer.score in (None, score), position.moves
+        if answer.proven:
+            assert got == score, position.moves
+        safe = [c for c in position.legal_moves() if not _hands_a_win(position.play(c))]
+        assert not safe or answer.column in safe, position.moves
+    # Earlier in the game, on a few hundred nodes: the evaluation's move, and only true claims.
+    evaluated = 0
+    for position in endgames_without_wins(10, 3, 20, board):
+        answer = search.choose(position, nodes=300)
+        child = position.play(answer.column)
+        got = 0 if child.is_full else -exact.solve(child)
+        if answer.keeps_result and answer.result is not None:
+            assert (got > 0) - (got < 0) == answer.result, position.moves
+        if answer.proven:
+            assert got == exact.solve(position), position.moves
+        safe = [c for c in position.legal_moves() if not _hands_a_win(position.play(c))]
+        assert not safe or answer.column in safe, position.moves
+        evaluated += answer.depth > 0
+    assert evaluated
+
+
+def test_past_64_bits_a_time_budget_is_kept_and_known_scores_are_refused():
+    import time
+
+    from solver import Board
+    from solver.errors import ArgumentError
+
+    board = Board(8, 8)
+    search = AnytimeSearch(Solver(board=board, table_log2=20), eval_table_log2=14)
+    started = time.perf_counter()
+    answer = search.choose(Position.from_moves("45", board), seconds=0.2)
+    assert time.perf_counter() - started < 2.0  # generous: the machine may be loaded
+    assert not answer.proven and answer.depth >= 4 and 1 <= answer.column <= 8
+    known = (np.array([5], dtype=np.uint64), np.array([0], dtype=np.int64))
+    with pytest.raises(ArgumentError, match="known scores take one-word keys: none on board 8x8"):
+        search.choose(Position.from_moves("45", board), nodes=1000, known=known)

@@ -231,11 +231,17 @@ def test_a_reader_that_goes_away_is_not_an_error():
 # -- other boards ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["solve", "query", "move", "play", "build"])
-@pytest.mark.parametrize("board", ["3x3", "10x7", "8x16", "7x", "8x8"])
+@pytest.mark.parametrize(
+    "command, board",
+    [
+        (command, board)
+        for board in ["3x3", "10x7", "8x16", "7x", "8x8"]
+        for command in ["solve", "query", "move", "play", "build"]
+        # The others play 8x8 (past 64 bits) without a book: test_a_book_past_64_bits_...
+        if board != "8x8" or command == "build"
+    ],
+)
 def test_a_bad_board_is_one_line_naming_what_is_allowed(command, board, tmp_path):
-    if command == "solve" and board == "8x8":
-        pytest.skip("solve plays boards past 64 bits (test_solve_plays_a_board_past_64_bits)")
     args = {
         "query": ["4453"],
         "move": ["4453"],
@@ -245,9 +251,18 @@ def test_a_bad_board_is_one_line_naming_what_is_allowed(command, board, tmp_path
     assert result.returncode == 2 and "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and f"{board!r} is not a board c4book plays" in lines[0], lines
-    # Past 64 bits, the books and the AI still refuse (issue 52): they say their own bound.
+    # Past 64 bits, the books still refuse (issue 52): they say their own bound.
     assert "width 4-9" in lines[0] and ("64" if board == "8x8" else "128") + " bits" in lines[0]
     assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize("command", ["query", "move", "review", "play"])
+def test_a_book_past_64_bits_is_one_line(command):
+    # The commands that read a book play a board past 64 bits only without one.
+    result = c4book(command, *([] if command == "play" else ["45"]), "--board", "8x8", "--db",
+                    "book.db", stdin="")  # fmt: skip
+    assert result.returncode == 1
+    assert_one_line_error(result, command, "board 8x8 takes 72 bits: a book takes only")
 
 
 def test_solve_plays_a_board_past_64_bits():

@@ -17,7 +17,7 @@ from conftest import SMALL_ROOT, c4book_command
 from bookgen import Book, BookNotFoundError, Player
 from bookgen.play.game import board_text, play_game, run_play
 from bookgen.play.levels import LEVELS
-from solver import Position, Solver
+from solver import Board, Position, Solver
 
 EMPTY_BOARD = "\n".join([". . . . . . ."] * 6 + ["1 2 3 4 5 6 7"])
 PROMPT = "your move (1-7): "
@@ -306,6 +306,23 @@ def test_play_command_ai_first_answers_within_its_time(small_book_path):
     assert result.stdout.endswith("game abandoned\n")
 
 
+def test_play_command_past_64_bits_without_a_book():
+    # 8x8, the two-word kernels: two moves each, the AI's as its level plays them.
+    command = ("play", "--board", "8x8", "--no-book", "--level", "club", "--seed", "2")
+    result = c4book(*command, "--time", "0.5", stdin="4\n9\n5\nq\n")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    out = result.stdout
+    assert "Type a column 1-8 and press Enter" in out and "your move (1-8): " in out
+    assert "there is no column 9: columns are 1 to 8" in out
+    columns = [int(c) for c in re.findall(r"AI plays ([1-8])  \(looked 6 plies ahead", out)]
+    assert len(columns) == 2 and out.endswith("game abandoned\n")
+    played = Position.from_moves(f"4{columns[0]}5{columns[1]}", Board(8, 8))
+    assert board_text(played) in out and "\n1 2 3 4 5 6 7 8\n" in out
+    again = c4book(*command, "--time", "0.5", stdin="4\n9\n5\nq\n")
+    timeless = re.compile(r", \d+ ms\)")
+    assert timeless.sub("", again.stdout) == timeless.sub("", out)  # the seed replays the game
+
+
 def test_play_command_rejects_a_bad_time(small_book_path):
     result = c4book("play", "--db", small_book_path, "--time", "0", stdin="")
     assert result.returncode == 2
@@ -405,8 +422,6 @@ def test_colours_on_a_terminal_unless_no_color(monkeypatch):
 
 
 def test_a_game_on_another_board_draws_it_and_asks_for_its_columns():
-    from solver import Board
-
     out = io.StringIO()
     ai = Player(None, board="4x4", table_log2=16)
     assert play_game(ai, True, io.StringIO("5\n3\nq\n"), out) == 0

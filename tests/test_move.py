@@ -74,6 +74,26 @@ def test_move_with_a_time_budget(small_book_path):
     assert data["keeps"] is None  # nothing proven about the opening
 
 
+def test_move_past_64_bits_without_a_book():
+    # 8x8: no book (the one found by default is 7x6), the wide kernels searching.
+    from conftest import endgames_without_wins
+
+    from solver import Board, Solver
+
+    board = Board(8, 8)
+    timed = c4book("move", "45", "--board", "8x8", "--no-book", "--time", "0.5", "--json")
+    data = json.loads(timed.stdout)
+    assert (data["moves"], data["source"], data["proven"]) == ("45", "anytime", False)
+    assert 1 <= data["column"] <= 8 and data["depth"] >= 2 and timed.stderr == ""
+    text = c4book("move", "45", "--board", "8x8", "--time", "0.5").stdout
+    assert re.fullmatch(r"[1-8]  \(anytime, \d+\.\d ms, not proven: .*\)\n", text), text
+    late = endgames_without_wins(1, 7, 14, board)[0]
+    exact = json.loads(c4book("move", late.moves, "--board", "8x8", "--json").stdout)
+    score = Solver(board=board, table_log2=20).solve(late)
+    assert (exact["source"], exact["proven"], exact["score"]) == ("search", True, score)
+    assert Solver(board=board, table_log2=20).is_best_move(late, exact["column"], score)
+
+
 @pytest.mark.parametrize("budget", ["nan", "inf"])
 def test_move_odd_time_budget_is_handled(budget):
     moves, _ = pons_lines("Test_L3_R1", 137, 1)[0]

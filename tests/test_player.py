@@ -411,7 +411,7 @@ def test_a_proven_win_is_never_thrown_away_when_it_takes_long_to_prove(book_move
 
 
 def play_levels(first: Player, second: Player, opening: str = "") -> str:
-    position = Position.from_moves(opening)
+    position = Position.from_moves(opening, first.board)
     while not position.is_game_over:
         player = first if position.ply % 2 == len(opening) % 2 else second
         position = position.play(player.best_move(position))
@@ -540,6 +540,57 @@ def test_a_player_plays_its_book_board_and_without_a_book_the_board_given(six_by
     assert alone.choose("33").proven
     casual = Player(board="6x5", level="casual", seed=3, table_log2=16)
     assert Position.from_moves("3", board).can_play(casual.best_move("3"))
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_past_64_bits_every_level_plays_without_a_book(level):
+    # 8x8: the two-word kernels (solver.wide), the solver's and the evaluation's.
+    from conftest import _hands_a_win, endgames_without_wins
+
+    from solver import Board
+
+    board = Board(8, 8)
+    exact = Solver(board=board, table_log2=20)
+    budget = 0.5 if level == "perfect" else None  # (exact play at ply 2: out of reach)
+    player = Player(board="8x8", level=level, seed=4, time_budget=budget)
+    assert player.board is board and "board='8x8'" in repr(player)
+    first = player.choose("45")
+    assert Position.from_moves("45", board).can_play(first.column) and not first.proven
+    for position in endgames_without_wins(6, 5, 14, board):
+        decision = player.choose(position)
+        assert position.can_play(decision.column), position.moves
+        safe = [c for c in position.legal_moves() if not _hands_a_win(position.play(c))]
+        if safe and decision.column not in safe:  # a level's pick among lost moves only
+            assert decision.source == "level" and exact.solve(position) < 0, position.moves
+        if decision.proven:
+            score = exact.solve(position)
+            assert decision.score == score, position.moves
+            assert exact.is_best_move(position, decision.column, score), position.moves
+    assert player.best_move("121212") == 1  # the win at once
+
+
+def test_past_64_bits_perfect_play_without_a_budget_is_exact_and_levels_replay():
+    from conftest import endgames_without_wins
+
+    from solver import Board
+
+    board = Board(8, 8)
+    exact = Solver(board=board, table_log2=20)
+    player = Player(board="8x8", table_log2=20)
+    for position in endgames_without_wins(4, 6, 16, board):
+        decision = player.choose(position)
+        score = exact.solve(position)
+        assert (decision.source, decision.proven, decision.score) == ("search", True, score)
+        assert exact.is_best_move(position, decision.column, score), position.moves
+    games = [
+        play_levels(
+            Player(board=board, level="beginner", seed=seed),
+            Player(board=board, level="club", seed=seed),
+            "45",
+        )
+        for seed in (1, 1)
+    ]
+    assert games[0] == games[1] and Position.from_moves(games[0], board).is_game_over
 
 
 # -- one player shared by threads ------------------------------------------------------

@@ -150,3 +150,18 @@ def test_query_draw_words(solver):
 def test_query_without_a_book_never_claims_the_book():
     result = c4book("query", LAST_CELL, "--no-book")
     assert "[from the book]" not in result.stdout
+
+
+def test_query_past_64_bits_searches_without_a_book():
+    # 8x8 (two-word keys): no book to read, the wide solver answers; the board drawn 8 wide.
+    from conftest import endgames_without_wins
+
+    from solver import Board, Solver
+
+    board = Board(8, 8)
+    late = endgames_without_wins(1, 9, 14, board)[0]
+    answer = json.loads(c4book("query", late.moves, "--board", "8x8", "--json").stdout)
+    scores = Solver(board=board, table_log2=20).analyze(late)
+    assert answer["source"] == "search" and answer["move_scores"] == scores
+    text = c4book("query", late.moves, "--board", "8x8").stdout
+    assert text.startswith(str(late)) and "(ply 50," in text

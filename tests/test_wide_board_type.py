@@ -6,6 +6,7 @@ import pytest
 from numba import njit
 
 from solver import STANDARD, Board
+from solver._board_type import _columns
 from solver.wide._board_type import WideBoardType
 from solver.wide._words import joined
 
@@ -24,6 +25,9 @@ def facts(board):
         board.bottom,
         board.all_cells,
         board.top_rows,
+        board.under_top_rows,
+        board.centre,
+        board.near_centre,
     )
 
 
@@ -45,7 +49,14 @@ def test_the_constants_are_the_boards_facts(size):
         board.min_score,
     )
     assert (got[6], got[7]) == (board.h1, (1 << board.h1) - 1)
-    assert [joined(pair) for pair in got[8:]] == [board.bottom, board.all_cells, board.top_rows]
+    assert [joined(pair) for pair in got[8:]] == [
+        board.bottom,
+        board.all_cells,
+        board.top_rows,
+        board.under_top_rows,
+        _columns(board, 0, 1),
+        _columns(board, 2, 3),
+    ]
     order, low, high = ordered(board)
     assert tuple(order) == board.column_order
     masks = [int(lo) | int(hi) << 64 for lo, hi in zip(low, high, strict=True)]

@@ -76,6 +76,29 @@ def test_negamax_is_fail_soft(solvers):
         assert solver.is_best_move(p, solver.analyze(p).index(exact) + 1, exact)
 
 
+@pytest.mark.parametrize("size", ["8x8", "5x12"])
+def test_table_bounds_read_what_the_solver_proved(size, solvers):
+    # The AI's evaluation (wide._evaluate) reads the solver's table: its bounds must hold.
+    solver = solvers(size)
+    board = solver.board
+    stored = 0
+    for p in endgames_without_wins(8, 8, 24, board):
+        score = solver.solve(p)
+        pair = words(p.current), words(p.mask)
+        low, high = wide_search.table_bounds(board, *pair, *solver.search_tables())
+        assert low <= score <= high, p.moves
+        # (A root settled by its children's forced play or its bounds stores no entry.)
+        stored += (low, high) != (-board.cells, board.cells)
+        mirrored = p.mirror()  # one entry for a position and its mirror image
+        pair = words(mirrored.current), words(mirrored.mask)
+        assert wide_search.table_bounds(board, *pair, *solver.search_tables()) == (low, high)
+    assert stored >= 2
+    solver.clear()
+    pair = words(p.current), words(p.mask)
+    empty = wide_search.table_bounds(board, *pair, *solver.search_tables())
+    assert empty == (-board.cells, board.cells)
+
+
 def test_threads_give_the_same_answers():
     board = Board(8, 8)
     alone = Solver(board=board, table_log2=20)

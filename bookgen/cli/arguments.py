@@ -14,6 +14,7 @@ from solver.bitboard import (
     TABLE_LOG2_MAX,
     TABLE_LOG2_MIN,
     Board,
+    check_narrow,
 )
 from solver.errors import ArgumentError, BoardSizeError
 
@@ -103,7 +104,7 @@ def table_log2(text: str) -> int:
 
 
 def board_size(text: str) -> Board:
-    """A board size, WxH, past 64 bits too (``c4book solve``)."""
+    """A board size, WxH, past 64 bits too (solve, and the commands that play without a book)."""
     try:
         return Board.parse(text)
     except BoardSizeError:
@@ -113,12 +114,12 @@ def board_size(text: str) -> Board:
 
 
 def narrow_board_size(text: str) -> Board:
-    """A board size, WxH, whose keys take one word: the books, the AI and the server's."""
+    """A board size, WxH, whose keys take one word: the books'."""
     board = board_size(text)
     if board.is_wide:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a board c4book plays with books or the AI yet "
-            f"(c4book solve plays it): {ALLOWED_NARROW}"
+            f"{text!r} is not a board c4book plays with books yet "
+            f"(solve, query, move, review and play do, without a book): {ALLOWED_NARROW}"
         )
     return board
 
@@ -158,7 +159,7 @@ def build_part(text: str):
 
 def add_board(parser: argparse.ArgumentParser, what: str, wide: bool = False) -> None:
     """--board, ``what`` saying which board it defaults to; past 64 bits only if ``wide``
-    (the solver alone plays those for now)."""
+    (a command that plays without a book: books keep one-word keys)."""
     parser.add_argument(
         "--board",
         type=board_size if wide else narrow_board_size,
@@ -197,7 +198,9 @@ def add_book_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-book", action="store_true", help="use no book: search everything")
     add_board(
         parser,
-        "the book's by default; with no --db, a board no book found has is searched without a book",
+        "the book's by default; with no --db, a board no book found has is searched without a "
+        "book, as is one past 64 bits such as 8x8",
+        wide=True,
     )
 
 
@@ -210,8 +213,13 @@ def found(db: str | None) -> str:
 
 def book_to_read(args: argparse.Namespace) -> str | None:
     """The book to read (``add_book_options``): none with --no-book, nor when --board asks
-    for another board than the book found by default (the shipped book is 7x6)."""
+    for another board than the book found by default (the shipped book is 7x6), such as a
+    board past 64 bits; a ``BoardSizeError`` for such a board and a --db."""
     if args.no_book:
+        return None
+    if args.board is not None and args.board.is_wide:
+        if args.db is not None:
+            check_narrow(args.board, "a book")
         return None
     db = found(args.db)
     if args.db is None and args.board is not None:

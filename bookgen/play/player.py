@@ -101,7 +101,8 @@ class Player:
     without the book; ``seed`` makes its choices reproducible.  ``threads``
     (default: one per core) search an exact solve together; a budgeted search
     keeps to one.
-    It plays the book's board, or without a book ``board`` (7x6 by default).
+    It plays the book's board, or without a book ``board`` (7x6 by default; a board past
+    64 bits, such as 8x8, has no book: books keep one-word keys).
     ``book`` may be a path (or URL): the player opens it (``player.book``).
     Threads may share a player: its moves are chosen one at a time, in turn
     (a lock), each as a lone player would; a budget starts when its turn does.

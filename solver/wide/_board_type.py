@@ -6,7 +6,7 @@ one column (at most 32 bits) and shift counts stay single words.  Attributes::
 
     width height cells key_bits column_bits max_score min_score   int64
     h h1 h2 column column_cells                                   uint64
-    bottom all_cells top_rows                                     (uint64, uint64)
+    bottom all_cells top_rows under_top_rows centre near_centre  (uint64, uint64)
     column_order                    int64 array: centre first
     ordered_low, ordered_high       uint64 arrays: column_masks in column_order, by word
 """
@@ -27,7 +27,7 @@ from numba.extending import (
     unbox,
 )
 
-from .. import _board_type  # noqa: F401 -- registers typeof(Board), which names this type
+from .. import _board_type  # registers typeof(Board), which names this type
 from ..bitboard import Board, numba_types
 from ._words import WORD, words
 
@@ -58,6 +58,9 @@ def _constants(board: Board) -> dict[str, tuple[types.Type, object]]:
         "bottom": (_PAIR, words(board.bottom)),
         "all_cells": (_PAIR, words(board.all_cells)),
         "top_rows": (_PAIR, words(board.top_rows)),
+        "under_top_rows": (_PAIR, words(board.under_top_rows)),  # the evaluation's
+        "centre": (_PAIR, words(_board_type._columns(board, 0, 1))),
+        "near_centre": (_PAIR, words(_board_type._columns(board, 2, 3))),
         "column_order": (_INTS, np.array(board.column_order, dtype=np.int64)),
         "ordered_low": (_MASKS, np.array([m & WORD for m in ordered], dtype=np.uint64)),
         "ordered_high": (_MASKS, np.array([m >> 64 for m in ordered], dtype=np.uint64)),

@@ -379,3 +379,22 @@ def solve_window(board, position, mask, ply, low, high, table, scratch, shift):
             lo = r
     # Fail-soft probes may overshoot the asked window; clamp back into it.
     return min(lo, high)
+
+
+@njit(cache=True, nogil=True)
+def table_bounds(board, position, mask, table, scratch, shift):
+    """``(low, high)``: what the tables prove about a position's score (wide when absent);
+    ``solver._search.table_bounds`` for the anytime player's leaves."""
+    key, _ = canonical_key(board, position, mask)
+    mixed = mix(key)
+    entries, slot = _bucket_of(board, mixed, np.int64(ones(mask)), table, scratch, shift)
+    entry = probe(board, entries, slot, key, mixed)
+    if entry == ZERO:
+        return -board.cells, board.cells
+    kind = entry_type(entry)
+    score = entry_score(board, entry)
+    if kind == EXACT:
+        return score, score
+    if kind == LOWER:
+        return score, board.cells
+    return -board.cells, score
