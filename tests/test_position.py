@@ -134,16 +134,24 @@ def test_key_equal_for_transposed_orders():
     assert Position.from_moves("12").key != Position.from_moves("21").key
 
 
-def test_key_matches_board_on_random_games():
+# 7x6, and boards past 64 bits (keys of two words in the kernels, Python ints here): 8x8's
+# and 9x7's last columns straddle bit 64, and a full last column of 5x12 takes bit 64.
+BOARDS = ["7x6", "8x8", "9x7", "5x12"]
+
+
+@pytest.mark.parametrize("size", BOARDS)
+def test_key_matches_board_on_random_games(size):
     rng = random.Random(7)
     board_of, key_of = {}, {}
     for _ in range(500):
-        p = Position()
+        p = Position(size)
         while not p.is_game_over:
             assert board_of.setdefault(p.key, str(p)) == str(p), p.moves
             assert key_of.setdefault(str(p), p.key) == p.key, p.moves
             p = p.play(rng.choice(p.legal_moves()))
     assert len(board_of) == len(key_of) > 5000
+    board, bits = Position(size).board, max(board_of).bit_length()
+    assert bits <= board.key_bits and (bits > 64) == board.is_wide  # past one word, and met
 
 
 def test_mirror():
@@ -164,18 +172,20 @@ def test_mirror_of_symmetric_position_is_itself():
     assert p.is_canonical
 
 
-def test_mirror_on_random_games():
+@pytest.mark.parametrize("size", BOARDS)
+def test_mirror_on_random_games(size):
     rng = random.Random(11)
     for _ in range(300):
-        p = Position()
+        p = Position(size)
         for _ in range(rng.randrange(0, 30)):
             if p.is_game_over:
                 break
             p = p.play(rng.choice(p.legal_moves()))
         m = p.mirror()
         assert m.mirror() == p
-        assert m.canonical_key == p.canonical_key
-        assert m == Position.from_moves(m.moves)
+        assert m.canonical_key == p.canonical_key == min(p.key, m.key)
+        assert m.key == p.mirror_key and p.key == m.mirror_key
+        assert m == Position.from_moves(m.moves, size)
         assert m.is_won == p.is_won
         # The drawing is the same board read right to left.
         rows = str(p).split("\n")[:-1]
