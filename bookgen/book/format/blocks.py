@@ -403,10 +403,14 @@ def decode_blocks(
     places = np.ones(total, dtype=bool)
     places[starts] = False
     steps[places] = gaps
+    # One running sum makes every key: at each block's start, the step from the last key
+    # of the block before (its first key plus its gaps) to its own first key (in uint64,
+    # wrapping alike).
+    firsts = np.asarray(first_keys, dtype=np.uint64)
+    within = np.add.reduceat(steps, starts)  # each block's gaps (its start's step is 0)
+    steps[starts[0]] = firsts[0]
+    steps[starts[1:]] = firsts[1:] - firsts[:-1] - within[:-1]
     np.cumsum(steps, out=steps)
-    # Each block's keys: its first, then its running sum of gaps (in uint64, wrapping alike).
-    firsts = np.asarray(first_keys, dtype=np.uint64) - steps[starts]
-    steps += np.repeat(firsts, counts)
     best = None
     if decoder.best_type is not None:
         best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
