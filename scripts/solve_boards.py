@@ -13,19 +13,29 @@ last cell for a draw), nodes and seconds.  Each board loads (or, the first
 time, compiles) its kernels before the solve is timed; one thread, a fresh
 table per board.
 
+With ``--reach``, for boards whose empty board is out of reach (every board
+past 64 bits), it says how far from the end a solve gets within ``--cap``
+seconds: positions ``--start`` cells before the end, then ``--step`` more at a
+time, ``--count`` each (random play that neither takes a win nor hands one
+over), until one runs past the cap; one thread, the table cleared before each.
+
     python scripts/solve_boards.py 4x4 5x4 6x5
     python scripts/solve_boards.py --all-up-to 42 --table-log2 27
+    python scripts/solve_boards.py 8x8 9x7 5x12 --reach --cap 600 --table-log2 28
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import random
+import statistics
 import sys
 import time
 from pathlib import Path
 
-from _args import add_table_log2, exit_status, parse_args
+from _args import add_table_log2, at_least_one, exit_status, parse_args
+from _sides import our_side
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -169,6 +179,53 @@ def check(row: dict) -> str | None:
     )
 
 
+def endgame(board: Board, empty: int, rng: random.Random) -> Position:
+    """An unfinished position ``empty`` cells before the end, the player to move unable to
+    win at once: random play that neither takes a win nor hands one over while it has
+    another move (plain random play mostly ends early on big boards)."""
+    while True:
+        position = Position(board)
+        while position.ply < board.cells - empty and not position.is_game_over:
+            moves = position.legal_moves()
+            quiet = [c for c in moves if not position.is_winning_move(c)] or moves
+            calm = [c for c in quiet if not _hands_a_win(position.play(c))] or quiet
+            position = position.play(rng.choice(calm))
+        if not position.is_game_over and not _hands_a_win(position):
+            return position
+
+
+def _hands_a_win(position: Position) -> bool:
+    """Whether the player to move can win at once."""
+    moves = () if position.is_game_over else position.legal_moves()
+    return any(position.is_winning_move(c) for c in moves)
+
+
+def reach(board: Board, args: argparse.Namespace) -> int:
+    """Positions ever further from the end solved, until one takes past ``args.cap``
+    seconds: the most cells before the end whose positions all solved (0: none did)."""
+    side = our_side(board, max(args.table_log2, smallest_table_log2(board)))
+    reached = 0
+    try:
+        for empty in range(args.start, board.cells + 1, args.step):
+            rng = random.Random(args.seed * 1000 + empty)
+            seconds = []
+            for _ in range(args.count):
+                answer = side.solve(endgame(board, empty, rng).moves, timeout=args.cap)
+                if answer is None:
+                    print(f"{board!s:<6} {empty:>5} cells left: past {args.cap:g} s", flush=True)
+                    return reached
+                seconds.append(float(answer[3]))
+            print(
+                f"{board!s:<6} {empty:>5} cells left: {args.count} solved, median "
+                f"{statistics.median(seconds):.2f} s, longest {max(seconds):.2f} s",
+                flush=True,
+            )
+            reached = empty
+    finally:
+        side.stop()
+    return reached
+
+
 def board_arg(text: str) -> Board:
     try:
         return Board.parse(text)
@@ -197,12 +254,26 @@ def main(argv: list[str] | None = None) -> int:
         "table size as a power of two, 8-byte slots (default: %(default)s; "
         "raised to a board's smallest if below it)",
     )
+    parser.add_argument(
+        "--reach", action="store_true", help="how far from the end a solve gets within --cap"
+    )
+    parser.add_argument("--cap", type=float, default=600.0, help="--reach: seconds a solve")
+    parser.add_argument("--start", type=at_least_one, default=20, help="--reach: cells left, first")
+    parser.add_argument("--step", type=at_least_one, default=2, help="--reach: cells added")
+    parser.add_argument("--count", type=at_least_one, default=3, help="--reach: positions a step")
+    parser.add_argument("--seed", type=int, default=52, help="--reach: the positions' seed")
     args = parse_args(parser, argv)
     boards = list(
         dict.fromkeys([*args.sizes, *(sizes_up_to(args.all_up_to) if args.all_up_to else [])])
     )
     if not boards:
         parser.error("give board sizes (like 6x5) or --all-up-to CELLS")
+
+    if args.reach:
+        reached = {board: reach(board, args) for board in boards}
+        for board, empty in reached.items():
+            print(f"{board}: positions {empty} cells before the end solve within {args.cap:g} s")
+        return 0
 
     header = (
         f"{'size':<6} {'outcome':<9} {'score':>5} {'last move':>9} {'nodes':>15} "

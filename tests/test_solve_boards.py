@@ -117,3 +117,22 @@ def test_a_disagreement_is_loud(capsys, monkeypatch):
     assert (
         "4x4: solved draw, score 0, last move 16; published 1st wins, score +1, last move 15" in err
     )
+
+
+def test_reach_solves_positions_further_from_the_end_until_the_cap(capsys):
+    from solve_boards import endgame
+
+    rng = __import__("random").Random(1)
+    late = endgame(Board(8, 8), 12, rng)
+    assert late.ply == 52 and not late.is_game_over
+    assert not any(late.is_winning_move(c) for c in late.legal_moves())
+    # 12 cells left solve at once; 62 (two stones played) not within a second: the process
+    # is stopped there.
+    args = ["8x8", "--reach", "--cap", "1", "--start", "12", "--step", "50", "--count", "1"]
+    assert main([*args, "--table-log2", "20"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("8x8       12 cells left: 1 solved, median ")
+    assert out[1:] == [
+        "8x8       62 cells left: past 1 s",
+        "8x8: positions 12 cells before the end solve within 1 s",
+    ]
