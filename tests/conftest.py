@@ -267,7 +267,8 @@ def unseal(path: str, version: int = 6) -> None:
 
 @contextmanager
 def c4book_server(db, *options: str):
-    """A real ``c4book serve`` of ``db`` on a free port of 127.0.0.1: its address."""
+    """A real ``c4book serve`` of ``db`` (``None``: no --db) on a free port of 127.0.0.1:
+    its address."""
     with c4book_server_process(db, *options) as (_, address):
         yield address
 
@@ -281,9 +282,10 @@ def c4book_server_process(db, *options: str, **popen):
     import select
     import tempfile
 
+    book = [] if db is None else ["--db", str(db)]
     with tempfile.TemporaryFile("w+") as errors:  # a file: a pipe nobody reads could fill
         process = subprocess.Popen(
-            [*c4book_command(), "serve", "--db", str(db), "--port", "0", *options],
+            [*c4book_command(), "serve", *book, "--port", "0", *options],
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,

@@ -256,11 +256,11 @@ def test_a_bad_board_is_one_line_naming_what_is_allowed(command, board, tmp_path
     assert not (tmp_path / "x.db").exists()
 
 
-@pytest.mark.parametrize("command", ["query", "move", "review", "play"])
+@pytest.mark.parametrize("command", ["query", "move", "review", "play", "serve"])
 def test_a_book_past_64_bits_is_one_line(command):
     # The commands that read a book play a board past 64 bits only without one.
-    result = c4book(command, *([] if command == "play" else ["45"]), "--board", "8x8", "--db",
-                    "book.db", stdin="")  # fmt: skip
+    result = c4book(command, *([] if command in ("play", "serve") else ["45"]), "--board", "8x8",
+                    "--db", "book.db", stdin="", timeout=60)  # fmt: skip
     assert result.returncode == 1
     assert_one_line_error(result, command, "board 8x8 takes 72 bits: a book takes only")
 

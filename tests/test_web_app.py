@@ -390,6 +390,86 @@ def test_pons_solve_refuses_a_book_of_another_board(six, url):
     assert "Pons' /solve answers 7x6 positions" in answer["error"] and "6x5" in answer["error"]
 
 
+# -- no book: 7x6, and a board past 64 bits (issue 52) -----------------------------------
+
+# Late 8x8 positions, quick to solve: every move's score differs, and two full columns.
+LATE_8X8 = "32528887428177185426111174714884"
+FULL_8X8 = "7722722731877186526226166314626331377818"
+
+
+def test_with_no_book_every_position_is_searched(solver):
+    from bookgen.book.read.nobook import NoBook
+
+    with TestClient(create_app(NoBook(), cap=20.0, workers=1)) as client:
+        info = get(client, "/api/info")
+        assert info["book"] is None and info["board"] == {"width": 7, "height": 6}
+        answer = get(client, f"/api/position?moves={PAST_BOOK[0]}")
+        assert answer["move_scores"] == solver.analyze(PAST_BOOK[0])
+        assert (answer["source"], answer["in_book"], answer["proven"]) == ("solver", False, True)
+        assert {c["book_depth"] for c in answer["columns"]} == {None}
+        pons = get(client, f"/solve?pos={PAST_BOOK[0]}")  # Pons' /solve: 7x6, searched
+        assert pons["score"] == answer["move_scores"] and "proven" not in pons
+
+
+@pytest.fixture(scope="module")
+def wide():
+    """A real ``c4book serve --no-book --board 8x8``: its address."""
+    from conftest import c4book_server
+
+    options = ("--no-book", "--board", "8x8", "--workers", "1", "--time", "20")
+    with c4book_server(None, *options) as address:
+        yield address
+
+
+def fetch(url: str) -> tuple[int, dict]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def test_a_board_past_64_bits_is_served_with_no_book(wide):
+    status, info = fetch(wide + "api/info")
+    assert status == 200 and info["book"] is None
+    assert info["board"] == {"width": 8, "height": 8}
+    assert set(info["colours"]) == {str(s) for s in range(-32, 33)}  # 8x8's scores
+    board8 = Solver(board="8x8", table_log2=20)
+    for moves in (LATE_8X8, FULL_8X8):
+        status, answer = fetch(wide + f"api/position?moves={moves}")
+        exact = board8.analyze(Position.from_moves(moves, board="8x8"))
+        assert status == 200 and answer["move_scores"] == exact
+        assert answer["board"] == {"width": 8, "height": 8} and len(answer["columns"]) == 8
+        assert (answer["source"], answer["proven"], answer["complete"]) == ("solver", True, True)
+        best = max(s for s in exact if s is not None)
+        assert answer["score"] == best
+        assert answer["best_moves"] == [c for c, s in enumerate(exact, 1) if s == best]
+    assert [c["full"] for c in answer["columns"]] == [s is None for s in exact]
+    status, move = fetch(wide + f"api/move?moves={LATE_8X8}")
+    assert status == 200 and move["column"] in (3, 5, 7)  # the late position's best moves
+    assert (move["source"], move["proven"], move["score"]) == ("search", True, 3)
+    status, move = fetch(wide + "api/move?moves=45&time=0.5")  # the anytime search, no book
+    assert status == 200 and move["after"] == f"45{move['column']}"
+
+
+@pytest.mark.parametrize(
+    "query, param, says",
+    [
+        ("api/position?moves=49", "moves", "illegal move '9' at position 2 of '49'"),
+        ("api/position?moves=" + "1" * 65, "moves", "65 moves: a game has at most 64"),
+        ("api/move?moves=4x", "moves", "'4x'"),
+        ("solve?pos=4", "pos", "Pons' /solve answers 7x6 positions, and this server plays 8x8"),
+    ],
+)
+def test_bad_input_on_a_board_past_64_bits_is_a_400_naming_it(wide, query, param, says):
+    status, answer = fetch(wide + query)
+    assert status == 400 and answer["param"] == param
+    assert says in answer["error"], answer["error"]
+
+
 # -- a real server against clients that send too much or too slowly (issue 48) ---------
 
 IDLE = 1.0  # the servers' --idle-timeout here: seconds a connection may wait on its client

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import c4book_server
+from conftest import c4book_server, wait_until
 
 from bookgen import Book
 from bookgen.play.levels import LEVELS
-from solver import Position
+from solver import Position, Solver
 from solver.palette import score_colour
 from solver.svg import FIRST, SECOND
 
@@ -185,6 +185,50 @@ def test_the_page_draws_and_plays_the_books_board(six_by_five, browser, tmp_path
         shown(page, "")
         assert "digits 1-6, at most 30" in page.inner_text("#status")
         assert (tmp_path / "explorer-6x5.png").stat().st_size > 10_000
+        assert errors == []
+
+
+def solved(address: str, moves: str) -> bool:
+    """Whether the server answers every move's score of ``moves`` (a complete answer is kept)."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{address}api/position?moves={moves}", timeout=60) as answer:
+        return json.load(answer)["complete"]
+
+
+def test_the_page_plays_a_board_past_64_bits_with_no_book(browser, tmp_path):
+    """``serve --no-book --board 8x8`` (issue 52): the page draws 8x8 from /api/info, says
+    there is no book, and shows and plays the solver's scores."""
+    late = "32528887428177185426111174714884"  # quick to solve, every move's score known
+    solver = Solver(board="8x8", table_log2=20)
+    # Two workers: the line's review (five caps of search from the empty board) takes one,
+    # and holds the server's stop as long: a short cap (the late positions take 50 ms).
+    options = ("--no-book", "--board", "8x8", "--time", "1", "--workers", "2")
+    with c4book_server(None, *options) as address:
+        for moves in (late, late + "8"):  # solved, and kept, before the page asks: no race
+            wait_until(lambda moves=moves: solved(address, moves), f"{moves} solved", 60)
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        page.goto(address + f"?pos={late}")
+        shown(page, late)
+        assert page.get_attribute("#board", "viewBox") == "0 0 800 800"
+        assert page.locator("#board circle").count() == 8 * 8
+        assert page.locator("#board rect.col").count() == 8
+        assert scores(page) == solver.analyze(Position.from_moves(late, board="8x8"))
+        summary = page.inner_text("#summary")
+        assert "No book, on an 8x8 board" in summary and "holds" not in summary
+        assert "33 minus the winner's stones" in page.inner_text("#explorer")
+
+        page.click("#board rect.col[data-col='8']")
+        shown(page, late + "8")
+        assert page.url.endswith(f"?pos={late}8") and stone(page, 8, 8) == "x last"
+        after = solver.analyze(Position.from_moves(late + "8", board="8x8"))
+        assert scores(page) == after
+        page.screenshot(path=str(tmp_path / "explorer-8x8.png"), full_page=True)
+        assert (tmp_path / "explorer-8x8.png").stat().st_size > 10_000
         assert errors == []
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..limits import MAX_SERVE_WORKERS, MAX_TIME_BUDGET
-from .arguments import add_db, add_time, found, port, seconds, serve_workers
+from .arguments import add_book_options, add_time, book_to_read, port, seconds, serve_workers
 
 
 def add(commands) -> argparse.ArgumentParser:
@@ -16,10 +16,12 @@ def add(commands) -> argparse.ArgumentParser:
         description="Serve a page to walk the book move by move (every move's score, the "
         "best marked, how deep the book goes) and to play the AI, with a JSON API "
         "(/api/position, /api/move) and Pons' /solve?pos=. Past the book, searches "
-        "take at most --time; a few run at once and the rest get 503. Needs the "
-        "serve extra: pip install 'c4book[serve]'.",
+        "take at most --time; a few run at once and the rest get 503. With --no-book "
+        "(or --board past 64 bits, such as 8x8, which no book holds yet) every position "
+        "is searched, on --board (default 7x6). Needs the serve extra: pip install "
+        "'c4book[serve]'.",
     )
-    add_db(parser)
+    add_book_options(parser)
     parser.add_argument(
         "--host",
         default="127.0.0.1",
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return serve(
-        found(args.db),
+        book_to_read(args),
         args.host,
         args.port,
         args.time,
@@ -86,4 +88,5 @@ def run(args: argparse.Namespace) -> int:
         args.workers,
         out=sys.stdout,
         idle=args.idle_timeout,
+        board=args.board,
     )

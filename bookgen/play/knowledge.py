@@ -36,7 +36,9 @@ def book_bound(book, position: Position) -> ParentBound | None:
     It is the exact score when the position follows one of a parent's best moves
     (``solver.parent_bounds``, as the builder bounds its frontier).
     """
-    if book is None or position.ply == 0:
+    # Parents past the book's last ply are not in it: no lookup (``NoBook``: never, so a
+    # board past 64 bits, whose keys parents_of cannot take, never gets there).
+    if book is None or position.ply == 0 or position.ply - 1 > book.info.max_ply:
         return None
     from solver.parent_bounds import Parents, parents_of
 

@@ -134,7 +134,8 @@ def create_app(
     cors: str | None = None,
     on_start: Callable[[], None] | None = None,
 ) -> Starlette:
-    """The app, over an open ``book``, shared by every request.
+    """The app, over an open ``book`` (or a ``NoBook``: every position searched), shared
+    by every request.
 
     ``cap``: seconds a search past the book may take.  ``workers`` threads
     search at once, ``waiting`` more requests (default: as many) may wait for
@@ -164,7 +165,10 @@ def create_app(
         "board": {"width": book.board.width, "height": book.board.height},
         # Each score's colour, written once (solver.palette) for this page and the notebook's SVG.
         "colours": {str(score): colour for score, colour in score_colours(book.board).items()},
-        "book": {
+        # None with no book (``NoBook``, a file of none): the page says so.
+        "book": None
+        if book.db is None
+        else {
             "root": book.info.root,
             "max_ply": book.info.max_ply,
             "plies_complete": list(book.info.plies_complete),
@@ -225,8 +229,8 @@ def create_app(
         if book.board is not STANDARD:
             raise BadInputError(
                 "pos",
-                f"Pons' /solve answers 7x6 positions, and this book is "
-                f"of {book.board}: ask /api/position?moves= instead",
+                f"Pons' /solve answers 7x6 positions, and this server "
+                f"plays {book.board}: ask /api/position?moves= instead",
             )
         position = _unfinished(request, "pos")
         result = await explored(position)

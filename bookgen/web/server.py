@@ -8,10 +8,11 @@ import socket
 import sys
 from typing import IO, TYPE_CHECKING
 
-from solver import STANDARD
+from solver import STANDARD, Board
 from solver.errors import C4Error
 
 from .. import Book
+from ..book.read.nobook import NoBook
 from ..play.player import check_time_budget
 from .app import create_app
 
@@ -87,7 +88,7 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(
-    db: str = "book.db",
+    db: str | None = "book.db",
     host: str = "127.0.0.1",
     port: int = 8000,
     cap: float = 1.0,
@@ -95,27 +96,31 @@ def serve(
     workers: int | None = None,
     out: IO[str] = sys.stdout,
     idle: float | None = None,
+    board: Board | None = None,
 ) -> int:
     """Serve the explorer over the book ``db`` until interrupted; 0 when stopped.
 
-    ``idle``: seconds a connection may wait on its client (default ``IDLE_SECONDS``;
-    ``guard.py``).
+    ``db`` ``None``: no book, every position searched, on ``board`` (7x6 by default; any
+    board, past 64 bits too); with a book, ``board`` must be the book's.  ``idle``:
+    seconds a connection may wait on its client (default ``IDLE_SECONDS``; ``guard.py``).
     """
     import uvicorn  # only here: the app itself needs no server to be tested
 
     idle = IDLE_SECONDS if idle is None else check_time_budget(idle, "idle")
-    book = Book.open(db)
+    book = NoBook(board or STANDARD) if db is None else Book.open(db, board=board)
     try:
         sock = listen(host, port)
         address = f"http://{'[' + host + ']' if ':' in host else host}:{sock.getsockname()[1]}/"
 
-        board = "" if book.board is STANDARD else f", {book.board}"
+        size = "" if book.board is STANDARD else f", {book.board}"
+        served = (
+            f"no book{size}; searches every position"
+            if book.db is None
+            else f"book {book.db}{size}, to ply {book.info.max_ply}; searches past it"
+        )
 
         def ready() -> None:
-            out.write(
-                f"c4book serve: {address} (book {book.db}{board}, to ply {book.info.max_ply}; "
-                f"searches past it up to {cap:g} s; Ctrl-C stops)\n"
-            )
+            out.write(f"c4book serve: {address} ({served} up to {cap:g} s; Ctrl-C stops)\n")
             if host in WILDCARDS:
                 out.write(
                     "c4book serve: listening on every network interface: anyone who can "

@@ -670,7 +670,8 @@ async function main() {
     $("level").appendChild(option);
   }
   const book = state.info.book;
-  const board = WIDTH === 7 && HEIGHT === 6 ? "" : `, on a ${WIDTH}x${HEIGHT} board`;
+  const article = WIDTH === 8 ? "an" : "a";  // "an eight by ..."
+  const board = WIDTH === 7 && HEIGHT === 6 ? "" : `, on ${article} ${WIDTH}x${HEIGHT} board`;
   $("summary").textContent = book ?
     `The book holds every position to ply ${book.max_ply}${board}; past it the solver answers ` +
     `within ${state.info.time} s. Click a column to play it.` :
