@@ -204,6 +204,6 @@ def _copy(
             new = ~np.isin(some, there, assume_unique=True)
             rows = Rows(ply, some[new], scores[part_of][new], best[part_of][new])
             target.insert_new(rows, search_seconds=each * len(rows))
-            plies[ply] += int(new.sum())
-            stored[ply] += len(some) - int(new.sum())
+            plies[ply] += len(rows)
+            stored[ply] += len(some) - len(rows)
     return Copied(part, plies, stored)
