@@ -7,6 +7,8 @@ import re
 import pytest
 from conftest import SMALL_ROOT, analyzed, c4book, pons_lines
 
+from bookgen.progress import SEARCH_NOTICE
+
 
 def test_move_from_the_book(small_book_path):
     result = c4book("move", SMALL_ROOT, "--db", small_book_path)
@@ -84,7 +86,9 @@ def test_move_past_64_bits_without_a_book():
     timed = c4book("move", "45", "--board", "8x8", "--no-book", "--time", "0.5", "--json")
     data = json.loads(timed.stdout)
     assert (data["moves"], data["source"], data["proven"]) == ("45", "anytime", False)
-    assert 1 <= data["column"] <= 8 and data["depth"] >= 2 and timed.stderr == ""
+    assert 1 <= data["column"] <= 8 and data["depth"] >= 2
+    # On a fresh install the wide kernels compile here first, and the wait is said.
+    assert timed.stderr in ("", SEARCH_NOTICE + "\n"), timed.stderr
     text = c4book("move", "45", "--board", "8x8", "--time", "0.5").stdout
     assert re.fullmatch(r"[1-8]  \(anytime, \d+\.\d ms, not proven: .*\)\n", text), text
     late = endgames_without_wins(1, 7, 14, board)[0]

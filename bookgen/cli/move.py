@@ -33,12 +33,13 @@ def add(commands) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..progress import SEARCH_NOTICE, notice_if_slow
+    from ..progress import NOTICE_SECONDS, SEARCH_NOTICE, notice_if_slow
 
     book = open_book(book_to_read(args), args.board)
     try:
         player = Player(book, time_budget=args.time, board=args.board)
-        with notice_if_slow(SEARCH_NOTICE):
+        # a word if loading (or compiling) the kernels takes long, beyond the time asked for
+        with notice_if_slow(SEARCH_NOTICE, seconds=NOTICE_SECONDS + (args.time or 0)):
             decision = player.choose(args.moves)
     finally:
         if book is not None:
