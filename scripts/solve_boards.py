@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 from _args import add_table_log2, at_least_one, exit_status, parse_args
+from _endgames import endgame
 from _sides import our_side
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,27 +178,6 @@ def check(row: dict) -> str | None:
         f"{board}: solved {row['outcome']}, score {signed(row['score'])}, last move "
         f"{row['last_move']}; published {result}, score {signed(score)}, last move {move}"
     )
-
-
-def endgame(board: Board, empty: int, rng: random.Random) -> Position:
-    """An unfinished position ``empty`` cells before the end, the player to move unable to
-    win at once: random play that neither takes a win nor hands one over while it has
-    another move (plain random play mostly ends early on big boards)."""
-    while True:
-        position = Position(board)
-        while position.ply < board.cells - empty and not position.is_game_over:
-            moves = position.legal_moves()
-            quiet = [c for c in moves if not position.is_winning_move(c)] or moves
-            calm = [c for c in quiet if not _hands_a_win(position.play(c))] or quiet
-            position = position.play(rng.choice(calm))
-        if not position.is_game_over and not _hands_a_win(position):
-            return position
-
-
-def _hands_a_win(position: Position) -> bool:
-    """Whether the player to move can win at once."""
-    moves = () if position.is_game_over else position.legal_moves()
-    return any(position.is_winning_move(c) for c in moves)
 
 
 def reach(board: Board, args: argparse.Namespace) -> int:

@@ -16,6 +16,10 @@ import pytest
 
 from solver import Position
 
+# The tests' random endgames are the scripts' (``scripts/_endgames.py``): one recipe.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from _endgames import endgame, hands_a_win  # noqa: F401 (hands_a_win: for the tests)
+
 DATA = Path(__file__).resolve().parent / "data"  # Pons' test sets, the bench files, ply10.db
 SMALL_ROOT = "44444433"  # column 4 full: small subtrees that still take real search
 SMALL_PLY = 12
@@ -576,27 +580,10 @@ def minimax(p):
 
 
 def endgames_without_wins(count, seed, empty, board):
-    """Unfinished positions ``empty`` cells before the end where the player to move cannot
-    win at once, from random play that neither takes a win nor hands one over while it
-    has another move: tense endgames, and quick to find on big boards, where plain random
-    play mostly ends early."""
+    """``count`` tense endgames ``empty`` cells before the end (``_endgames.endgame``):
+    quick to find on big boards, where plain random play mostly ends early."""
     rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        p = Position(board)
-        while p.ply < p.board.cells - empty and not p.is_game_over:
-            moves = p.legal_moves()
-            quiet = [c for c in moves if not p.is_winning_move(c)] or moves
-            calm = [c for c in quiet if not _hands_a_win(p.play(c))] or quiet
-            p = p.play(rng.choice(calm))
-        if not p.is_game_over and not _hands_a_win(p):
-            found.append(p)
-    return found
-
-
-def _hands_a_win(p) -> bool:
-    """Whether the player to move at ``p`` can win at once."""
-    return not p.is_game_over and any(p.is_winning_move(c) for c in p.legal_moves())
+    return [endgame(board, empty, rng) for _ in range(count)]
 
 
 class WideView:

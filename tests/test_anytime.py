@@ -312,7 +312,7 @@ WIDE = ["8x8"] + [pytest.param(size, marks=pytest.mark.slow) for size in ("9x7",
 @pytest.mark.parametrize("size", WIDE)
 def test_past_64_bits_the_move_keeps_the_result_the_wide_solver_proves(size):
     # The two-word evaluation (solver.wide._evaluate) and the wide solver's proofs.
-    from conftest import _hands_a_win, endgames_without_wins
+    from conftest import endgames_without_wins, hands_a_win
 
     from solver import Board
     from solver.wide import _evaluate as wide
@@ -333,7 +333,7 @@ def test_past_64_bits_the_move_keeps_the_result_the_wide_solver_proves(size):
         assert answer.result in (None, sign) and answer.score in (None, score), position.moves
         if answer.proven:
             assert got == score, position.moves
-        safe = [c for c in position.legal_moves() if not _hands_a_win(position.play(c))]
+        safe = [c for c in position.legal_moves() if not hands_a_win(position.play(c))]
         assert not safe or answer.column in safe, position.moves
     # Earlier in the game, on a few hundred nodes: the evaluation's move, and only true claims.
     evaluated = 0
@@ -345,7 +345,7 @@ def test_past_64_bits_the_move_keeps_the_result_the_wide_solver_proves(size):
             assert (got > 0) - (got < 0) == answer.result, position.moves
         if answer.proven:
             assert got == exact.solve(position), position.moves
-        safe = [c for c in position.legal_moves() if not _hands_a_win(position.play(c))]
+        safe = [c for c in position.legal_moves() if not hands_a_win(position.play(c))]
         assert not safe or answer.column in safe, position.moves
         evaluated += answer.depth > 0
     assert evaluated

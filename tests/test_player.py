@@ -545,7 +545,7 @@ def test_a_player_plays_its_book_board_and_without_a_book_the_board_given(six_by
 @pytest.mark.parametrize("level", list(LEVELS))
 def test_past_64_bits_every_level_plays_without_a_book(level):
     # 8x8: the two-word kernels (solver.wide), the solver's and the evaluation's.
-    from conftest import _hands_a_win, endgames_without_wins
+    from conftest import endgames_without_wins, hands_a_win
 
     from solver import Board
 
@@ -559,7 +559,7 @@ def test_past_64_bits_every_level_plays_without_a_book(level):
     for position in endgames_without_wins(6, 5, 14, board):
         decision = player.choose(position)
         assert position.can_play(decision.column), position.moves
-        safe = [c for c in position.legal_moves() if not _hands_a_win(position.play(c))]
+        safe = [c for c in position.legal_moves() if not hands_a_win(position.play(c))]
         if safe and decision.column not in safe:  # a level's pick among lost moves only
             assert decision.source == "level" and exact.solve(position) < 0, position.moves
         if decision.proven:

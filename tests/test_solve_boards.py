@@ -120,7 +120,7 @@ def test_a_disagreement_is_loud(capsys, monkeypatch):
 
 
 def test_reach_solves_positions_further_from_the_end_until_the_cap(capsys):
-    from solve_boards import endgame
+    from _endgames import endgame
 
     rng = __import__("random").Random(1)
     late = endgame(Board(8, 8), 12, rng)

@@ -5,7 +5,7 @@ its mirror, and the columns found are the moves that win or lose at once."""
 
 import numpy as np
 import pytest
-from conftest import WideView, endgames_without_wins, random_endgames
+from conftest import WideView, endgames_without_wins, hands_a_win, random_endgames
 
 from solver import STANDARD, Board, Position, Solver
 from solver import _evaluate as narrow
@@ -110,7 +110,7 @@ def test_the_columns_that_win_or_lose_at_once(size, searches):
         pair = words(p.current), words(p.mask)
         wins = {c for c in p.legal_moves() if p.is_winning_move(c)}
         assert _columns(wide.winning_columns(board, *pair)) == wins, p.moves
-        safe = {c for c in p.legal_moves() if not _hands_a_win(p.play(c))}
+        safe = {c for c in p.legal_moves() if not hands_a_win(p.play(c))}
         if not wins:  # (with a win at once, the kernel does not look at safety)
             assert _columns(wide.safe_columns(board, *pair)) == safe, p.moves
 
@@ -127,7 +127,3 @@ def test_a_stop_request_stops_the_search(searches):
 
 def _columns(flags: int) -> set[int]:
     return {col + 1 for col in range(16) if flags >> col & 1}
-
-
-def _hands_a_win(child: Position) -> bool:
-    return not child.is_game_over and any(child.is_winning_move(c) for c in child.legal_moves())
