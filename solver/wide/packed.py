@@ -28,10 +28,12 @@ from ..packed import (
 )
 from ..position import Position
 from ._bits import has_four, mirror
-from ._words import NONE, ONE, ZERO, add, and_, is_zero, less, or_, shl, shr, xor
-from .pairs import ints_of, pairs_of
+from ._words import NONE, ONE, ZERO, add, and_, is_zero, less, or_, shl, shr, words, xor
+from .pairs import LARGEST, ints_of, pairs_of, sort_pairs, unique_sorted
 
-WIDE_KEY_END = (1 << 128) - 1  # above every key of every board past 64 bits
+# Above every key past 64 bits: no key sets all 128 bits (a column's sentinel bit is set
+# only with none of its cells, and the top column of a 128-bit board holds cells).
+WIDE_KEY_END = LARGEST
 
 
 @njit(cache=True)
@@ -135,6 +137,14 @@ def unfinished_children(board, keys, low, high):
     out = np.empty((count, 2), dtype=np.uint64)
     _children_into(board, keys, low, high, out)
     return out
+
+
+def sorted_children(board: Board, keys: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Sorted canonical keys of the unfinished children of ``keys`` in ``[low, high)``
+    (Python integers): ``bookgen.builder.listing.expand`` past 64 bits."""
+    keys = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1, 2)
+    children = unfinished_children(board, keys, words(low), words(high))
+    return unique_sorted(sort_pairs(children, board.key_bits)).copy()  # the buffers freed
 
 
 @njit(cache=True)

@@ -18,6 +18,7 @@ from numba import njit
 
 from ._words import WORD, less, shr
 
+LARGEST = (1 << 128) - 1  # the largest number of two words
 DIGIT_BITS = 11  # 2,048 counts a digit, 16 KiB: they stay in the L1 cache
 _RADIX = 1 << DIGIT_BITS
 _DIGIT = np.uint64(_RADIX - 1)
@@ -27,7 +28,7 @@ def pairs_of(numbers: Iterable[int]) -> np.ndarray:
     """An ``(n, 2)`` array of Python integers from 0 to 2**128 - 1; a ValueError names any other."""
     numbers = list(numbers)
     for number in numbers:
-        if not 0 <= number <= (1 << 128) - 1:
+        if not 0 <= number <= LARGEST:
             raise ValueError(f"{number!r} is not a number of two words (0 to 2**128 - 1)")
     out = np.empty((len(numbers), 2), dtype=np.uint64)
     out[:, 0] = [n & WORD for n in numbers]
