@@ -17,7 +17,7 @@ def numbers(count: int, seed: int) -> list[int]:
     low = rng.getrandbits(64)
     found += [low | high << 64 for high in (0, 1, 2, 255)]  # the high word alone differs
     found += [rng.getrandbits(64) | 7 << 64 for _ in range(20)]  # the low word alone differs
-    return found + [0, LARGEST, (1 << 64) - 1, 1 << 64] + found[:500]  # and repeats
+    return [*found, 0, LARGEST, (1 << 64) - 1, 1 << 64, *found[:500]]  # and repeats
 
 
 def test_pairs_and_ints_round_trip():
