@@ -5,8 +5,9 @@ Row ``i`` is the pair of words ``_words`` takes, so a kernel reads number
 such rows by neither word alone, so sorting and searching are kernels here:
 an LSD radix sort (11 bits a pass; the passes of digits that no number
 varies in are skipped) and a binary search.  A numpy structured dtype would
-sort and search itself, but through a generic comparison: 16x and 10x slower
-than these on 5 M keys of 8x8 (docs/benchmarks.md, issue 52: listing).
+sort and search itself, but through a generic comparison: 24 and 17 times
+as slow as these on 5 M keys of 8x8 (docs/benchmarks.md, "listing past 64
+bits").
 """
 
 from __future__ import annotations
