@@ -7,9 +7,8 @@ a row a key (``pairs``: sorted and searched by kernels, not numpy).  The
 one-word kernels and their arrays stay as they are: these are a set of
 their own, loaded only by a process that lists such a board.
 
-A column (at most 21 bits) never straddles more than the two words, and is
-read and written as one word (``_column``): decoding a key takes no 128-bit
-subtraction.
+A column, its sentinel included (at most 32 bits), is read and written as
+one word (``_column``): decoding a key takes no 128-bit subtraction.
 """
 
 from __future__ import annotations
@@ -49,13 +48,14 @@ def decode(board, key):
     ply = 0
     for col in range(board.width):
         shift = np.uint64(col) * board.h1
-        group = _column(board, key, col) + ONE  # 2**h + stones: top bit gives h
+        column = _column(board, key, col)
+        group = column + ONE  # 2**h + stones: top bit gives h
         h = 0
         while group > ONE:
             group >>= ONE
             h += 1
         cells = (ONE << np.uint64(h)) - ONE
-        current = or_(current, shl((_column(board, key, col) - cells, ZERO), shift))
+        current = or_(current, shl((column - cells, ZERO), shift))
         mask = or_(mask, shl((cells, ZERO), shift))
         ply += h
     return current, mask, ply
