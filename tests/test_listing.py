@@ -16,6 +16,7 @@ from bookgen.builder.listing import (
 )
 from solver import Board, Position
 from solver.bitboard import STANDARD
+from solver.wide.packed import positions_of_keys
 
 mirror_bits = STANDARD.mirror_bits
 
@@ -214,6 +215,25 @@ def test_wide_frontier_chunks_are_the_next_ply_in_key_order(chunk):
         assert len(chunks) == 1
     elif chunk == 50:
         assert len(chunks) > 10
+
+
+def test_wide_frontier_chunks_of_a_sampled_ply():
+    # 202,832 parents: the sample takes every fourth (a strided view of the rows).
+    board = Board(8, 8)
+    parents = keys_by_ply(Position(board=board), 8)[8]
+    chunks = list(frontier_chunks(parents, 100_000, board))
+    assert len(chunks) > 4
+    assert np.array_equal(np.concatenate(chunks), expand(parents, board=board))
+
+
+def test_wide_listed_keys_replay_to_themselves():
+    board = Board(9, 7)
+    start = Position.from_moves("55", board)
+    keys = keys_by_ply(start, 6)[6]
+    positions = positions_of_keys(keys, "55", board)
+    assert [p.key for p in positions] == key_ints(keys)
+    assert all(p.moves.startswith("55") for p in positions)
+    assert [Position.from_moves(p.moves, board) for p in positions] == positions
 
 
 def test_wide_contains_sorted():
