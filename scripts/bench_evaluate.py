@@ -35,9 +35,12 @@ from solver.wide._words import words
 
 
 class TwoWords:
-    """7x6 typed for the two-word kernels (as ``tests/conftest.py``'s ``WideView``)."""
+    """7x6 typed for the two-word kernels (as ``tests/conftest.py``'s ``WideView``); its
+    ``is_wide`` sends ``listing`` to them too (``bench_wide_listing.py``)."""
 
     _numba_type_ = WideBoardType(7, 6)
+    is_wide = True
+    key_bits = STANDARD.key_bits
 
 
 def positions(board: Board, count: int, seed: int) -> list[Position]:

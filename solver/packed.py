@@ -253,6 +253,15 @@ def replay_steps(board, keys):
     return steps
 
 
+class UnreachableKeyError(ValueError):
+    """A key that no legal play reaches (``moves_of_keys``); it names the key."""
+
+    def __init__(self, key: int, board: Board):
+        where = "" if board is STANDARD else f" on {board}"
+        super().__init__(f"key {key} is not a position reachable by legal play{where}")
+        self.key = key
+
+
 def _prefix_rows(root: str, board: Board) -> np.ndarray:
     """Prefixes to try: the root's moves, their mirror image, then none."""
     rows = np.zeros((3, board.cells), dtype=np.uint8)
@@ -269,9 +278,7 @@ def move_digits_of_keys(
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     digits, plies = replay_keys(board, keys, _prefix_rows(root, board))
     if (plies < 0).any():
-        bad = int(keys[int(np.argmax(plies < 0))])
-        where = "" if board is STANDARD else f" on {board}"
-        raise ValueError(f"key {bad} is not a position reachable by legal play{where}")
+        raise UnreachableKeyError(int(keys[int(np.argmax(plies < 0))]), board)
     return digits, plies
 
 
@@ -281,8 +288,12 @@ def moves_of_keys(keys: np.ndarray, root: str = "", board: Board = STANDARD) -> 
     With ``root`` (a book's root moves), strings start with the root's moves,
     or with their mirror image, when any such string reaches the key.
     """
-    digits, plies = move_digits_of_keys(keys, root, board)
-    full = board.cells
+    return move_strings(*move_digits_of_keys(keys, root, board))
+
+
+def move_strings(digits: np.ndarray, plies: np.ndarray) -> list[str]:
+    """The strings of ``move_digits_of_keys``' rows, each cut at its ply."""
+    full = digits.shape[1]
     text = (digits + ord("0")).tobytes().decode("ascii")
     return [text[i * full : i * full + p] for i, p in enumerate(plies.tolist())]
 

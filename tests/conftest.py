@@ -588,10 +588,19 @@ def endgames_without_wins(count, seed, empty, board):
 
 class WideView:
     """A one-word board typed for the two-word kernels (``solver.wide``): the same
-    positions through both kernel sets, to hold the wide ones to the one-word ones."""
+    positions through both kernel sets, to hold the wide ones to the one-word ones.
+    Its ``is_wide`` sends a caller that dispatches on it (``listing``) to them too; its
+    other facts (``key_bits``, ``cells``...) are the board's."""
+
+    is_wide = True
 
     def __init__(self, board):
         self.board = board
+
+    def __getattr__(self, name):
+        if name.startswith("_"):  # numba's and Python's own questions: not the board's
+            raise AttributeError(name)
+        return getattr(self.board, name)
 
     @property
     def _numba_type_(self):

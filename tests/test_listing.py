@@ -3,10 +3,20 @@ Position-by-Position enumerator it replaced (kept here as the reference)."""
 
 import numpy as np
 import pytest
+from conftest import WideView
 
-from bookgen.builder.listing import contains_sorted, expand, frontier_chunks, keys_by_ply
-from solver import Position
+from bookgen.builder.listing import (
+    contains_sorted,
+    expand,
+    frontier_chunks,
+    key_array,
+    key_ints,
+    keys_by_ply,
+    root_keys,
+)
+from solver import Board, Position
 from solver.bitboard import STANDARD
+from solver.wide.packed import positions_of_keys
 
 mirror_bits = STANDARD.mirror_bits
 
@@ -131,3 +141,105 @@ def test_contains_sorted():
     needles = np.array([1, 3, 4, 9, 10], dtype=np.uint64)
     assert contains_sorted(haystack, needles).tolist() == [False, True, False, True, False]
     assert contains_sorted(haystack[:0], needles).tolist() == [False] * 5
+
+
+# -- boards past 64 bits: (n, 2) keys, a row (low, high) -------------------------------
+
+# Unfinished positions per ply, mirror images once, from the empty board: the Position
+# enumerator's counts (``reference_positions_by_ply``), which the tests below recompute.
+WIDE_COUNTS = {
+    "8x8": [1, 4, 32, 172, 908, 3728, 15684],
+    "5x12": [1, 3, 13, 49, 177, 545, 1689, 4687, 13209],
+    "9x7": [1, 5, 41, 241, 1385, 6161],
+}
+
+
+@pytest.mark.parametrize(
+    "size, root, depth",
+    [("8x8", "", 6), ("5x12", "", 8), ("9x7", "", 5), ("8x8", "4455", 4), ("9x7", "5544", 4)],
+)
+def test_wide_boards_list_what_the_position_enumerator_lists(size, root, depth):
+    start = Position.from_moves(root, size)
+    levels = keys_by_ply(start, start.ply + depth)
+    reference = reference_positions_by_ply(start, start.ply + depth)
+    assert sorted(levels) == sorted(reference)
+    for ply, positions in reference.items():
+        assert levels[ply].shape == (len(positions), 2) and levels[ply].dtype == np.uint64
+        assert key_ints(levels[ply]) == as_sorted_keys(positions), ply
+    if not root:
+        assert [len(levels[ply]) for ply in sorted(levels)] == WIDE_COUNTS[size]
+
+
+def test_wide_keys_pass_64_bits():
+    # 8x8's column 8 holds bits 63-71: canonical keys with stones there take the high word.
+    levels = keys_by_ply(Position(board="8x8"), 4)
+    assert levels[4][:, 1].any() and max(key_ints(levels[4])) >= 1 << 64
+
+
+def levels_through(board, root: Position, max_ply: int) -> dict[int, np.ndarray]:
+    """``keys_by_ply`` with every ply expanded on ``board`` (a ``WideView`` of the root's)."""
+    levels = {root.ply: key_array([root.canonical_key], board)}
+    for ply in range(root.ply, max_ply):
+        levels[ply + 1] = expand(levels[ply], board=board)
+    return levels
+
+
+@pytest.mark.parametrize("root, max_ply", [("", 8), ("4444", 10), ("44444433", 12)])
+def test_seven_by_six_typed_wide_lists_the_one_word_keys(root, max_ply):
+    start = Position.from_moves(root)
+    one = keys_by_ply(start, max_ply)
+    two = levels_through(WideView(STANDARD), start, max_ply)
+    for ply, keys in one.items():
+        assert (two[ply][:, 1] == 0).all() and np.array_equal(two[ply][:, 0], keys), ply
+
+
+def test_wide_finished_root_and_full_board():
+    assert keys_by_ply(Position.from_moves("1212121", "8x8"), 10) == {}
+    assert root_keys(Position.from_moves("1212121", "8x8")).shape == (0, 2)
+    full = Position.from_moves(
+        "25232231314254253333342445221142341111334221445511315555454", "5x12"
+    )
+    assert full.ply == 59 and not full.is_game_over
+    assert expand(root_keys(full), board=full.board).shape == (0, 2)
+
+
+@pytest.mark.parametrize("chunk", [1, 50, 400, 10**9])
+def test_wide_frontier_chunks_are_the_next_ply_in_key_order(chunk):
+    board = Board(8, 8)
+    parents = keys_by_ply(Position(board=board), 5)[5]
+    everything = expand(parents, board=board)
+    chunks = list(frontier_chunks(parents, chunk, board))
+    assert np.array_equal(np.concatenate(chunks), everything)
+    assert all(len(c) for c in chunks)
+    if chunk == 10**9:
+        assert len(chunks) == 1
+    elif chunk == 50:
+        assert len(chunks) > 10
+
+
+def test_wide_frontier_chunks_of_a_sampled_ply():
+    # 202,832 parents: the sample takes every fourth (a strided view of the rows).
+    board = Board(8, 8)
+    parents = keys_by_ply(Position(board=board), 8)[8]
+    chunks = list(frontier_chunks(parents, 100_000, board))
+    assert len(chunks) > 4
+    assert np.array_equal(np.concatenate(chunks), expand(parents, board=board))
+
+
+def test_wide_listed_keys_replay_to_themselves():
+    board = Board(9, 7)
+    start = Position.from_moves("55", board)
+    keys = keys_by_ply(start, 6)[6]
+    positions = positions_of_keys(keys, "55", board)
+    assert [p.key for p in positions] == key_ints(keys)
+    assert all(p.moves.startswith("55") for p in positions)
+    assert [Position.from_moves(p.moves, board) for p in positions] == positions
+
+
+def test_wide_contains_sorted():
+    low = (1 << 64) - 1
+    haystack = key_array([3, low, 1 << 64, 5 << 64 | 3], Board(8, 8))
+    needles = key_array([3, 4, low, 1 << 64, 2 << 64, 5 << 64 | 3, 5 << 64, 6 << 64], Board(8, 8))
+    found = contains_sorted(haystack, needles).tolist()
+    assert found == [True, False, True, True, False, True, False, False]
+    assert contains_sorted(haystack[:0], needles).tolist() == [False] * 8

@@ -8,6 +8,11 @@ without repeats.  Eight bytes a position and no Python object, so ply 12
 The deepest ply of a build is the largest by far (ply 14 holds 35,045,629
 positions); ``frontier_chunks`` lists it in key order a slice of
 key space at a time, so the driver never holds it whole.
+
+On a board past 64 bits (``Board.is_wide``) a ply is an ``(n, 2)`` uint64
+array, a key a row ``(low, high)`` (``solver.wide.pairs``), listed by the
+two-word kernels (``solver.wide.packed``), which only such a board loads.
+Key bounds are Python integers either way.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import numpy as np
 from solver import STANDARD, Board, Position
 from solver.packed import unfinished_children, unique_sorted
 
-KEY_END = np.uint64((1 << 64) - 1)  # above every key of every board
+KEY_END = np.uint64((1 << 64) - 1)  # above every key of one word
 SPLIT_SAMPLE = 50_000  # parents whose children place the chunk boundaries
 SLICES = 1024  # thin key ranges that passes are made of
 # Passes list at least this many keys, and about an eighth of the frontier
@@ -28,20 +33,55 @@ SLICES = 1024  # thin key ranges that passes are made of
 MIN_CHUNK = 100_000
 
 
+# Past 64 bits, each function imports the two-word kernels where it needs them: a
+# process that lists only one-word boards never loads them.
+
+
+def key_end(board: Board) -> int:
+    """A bound above every key of ``board``: ``[0, key_end)`` holds them all."""
+    if board.is_wide:
+        from solver.wide.packed import WIDE_KEY_END
+
+        return WIDE_KEY_END
+    return int(KEY_END)
+
+
 def expand(
-    keys: np.ndarray, low: int = 0, high: int = int(KEY_END), board: Board = STANDARD
+    keys: np.ndarray, low: int = 0, high: int | None = None, board: Board = STANDARD
 ) -> np.ndarray:
-    """Sorted canonical keys of the unfinished children of ``keys`` in ``[low, high)``."""
-    children = unfinished_children(board, keys, np.uint64(low), np.uint64(high))
+    """Sorted canonical keys of the unfinished children of ``keys`` in ``[low, high)``
+    (``None``: ``key_end``)."""
+    if board.is_wide:
+        from solver.wide.packed import sorted_children
+
+        return sorted_children(board, keys, low, key_end(board) if high is None else high)
+    end = KEY_END if high is None else np.uint64(high)
+    children = unfinished_children(board, keys, np.uint64(low), end)
     children.sort()  # numpy's default sort works in place: no second buffer
     return unique_sorted(children).copy()  # copied, so the larger buffer is freed
 
 
+def key_array(keys: list[int], board: Board) -> np.ndarray:
+    """Python integers as ``board``'s array of keys."""
+    if board.is_wide:
+        from solver.wide.pairs import pairs_of
+
+        return pairs_of(keys)
+    return np.array(keys, dtype=np.uint64)
+
+
+def key_ints(keys: np.ndarray) -> list[int]:
+    """An array of keys, one word or two (its rows say which), as Python integers."""
+    if keys.ndim == 2:
+        from solver.wide.pairs import ints_of
+
+        return ints_of(keys)
+    return keys.tolist()
+
+
 def root_keys(root: Position) -> np.ndarray:
     """The root's ply: its canonical key, or nothing for a finished game."""
-    if root.is_game_over:
-        return np.empty(0, dtype=np.uint64)
-    return np.array([root.canonical_key], dtype=np.uint64)
+    return key_array([] if root.is_game_over else [root.canonical_key], root.board)
 
 
 def keys_by_ply(root: Position, max_ply: int) -> dict[int, np.ndarray]:
@@ -80,8 +120,8 @@ def frontier_chunks(
         return
     chunk = min(chunk, max(MIN_CHUNK, len(sample) * step // 8))
     cuts = sample[np.linspace(0, len(sample), slices, endpoint=False, dtype=np.int64)[1:]]
-    bounds = [0, *np.unique(cuts).tolist(), int(KEY_END)]
-    sampled = np.diff(np.searchsorted(sample, np.array(bounds, dtype=np.uint64)))
+    bounds = [0, *dict.fromkeys(key_ints(cuts)), key_end(board)]  # cuts are sorted: unique
+    sampled = np.diff(_searchsorted(sample, key_array(bounds, board)))
     del sample, cuts  # not held while the passes run
     per_sample = float(step)
     listed = seen = 0
@@ -100,9 +140,20 @@ def frontier_chunks(
             yield keys
 
 
+def _searchsorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """``np.searchsorted`` of keys, one word or two (an array's rows say which)."""
+    if haystack.ndim == 2:
+        from solver.wide.pairs import searchsorted
+
+        return searchsorted(haystack, needles)
+    return np.searchsorted(haystack, needles)
+
+
 def contains_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    """For each of ``needles``, whether the sorted array ``haystack`` holds it."""
+    """For each of ``needles``, whether the sorted array ``haystack`` holds it (keys of
+    one word or two)."""
     if not len(haystack):
         return np.zeros(len(needles), dtype=bool)
-    at = np.searchsorted(haystack, needles)
-    return haystack[np.minimum(at, len(haystack) - 1)] == needles
+    at = _searchsorted(haystack, needles)
+    same = haystack[np.minimum(at, len(haystack) - 1)] == needles
+    return same if same.ndim == 1 else same.all(axis=1)

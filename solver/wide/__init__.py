@@ -3,10 +3,11 @@
 numba has no 128-bit integer, so every bitboard here is a pair of uint64
 words ``(low, high)``: bit ``i`` of the layout (``bitboard``) is bit ``i`` of
 ``low`` below 64, bit ``i - 64`` of ``high`` above.  The kernels are a set of
-their own (``_search``, ``_bounds``, ``_table``, ``_bits``, ``_words``, and the
-AI's ``_evaluate``), so that the one-word kernels and their speed stay as they
-are; ``engine.Solver`` and ``anytime.AnytimeSearch`` pick them for a board whose
-``is_wide`` is true.  docs/solver.md says what they cost.
+their own (``_search``, ``_bounds``, ``_table``, ``_bits``, ``_words``, the
+AI's ``_evaluate``, and the listing's keys: ``packed``, ``pairs``), so that the
+one-word kernels and their speed stay as they are; ``engine.Solver``,
+``anytime.AnytimeSearch`` and ``bookgen.builder.listing`` pick them for a board
+whose ``is_wide`` is true.  docs/solver.md says what they cost.
 """
 
 from .._kernel_cache import SOLVER, drop_stale, fingerprint
