@@ -45,6 +45,12 @@ read from the wrong place fails too.  A damaged block, index or dictionary
 raises ``CorruptBookError`` naming the ply (and the block): never a wrong
 answer.  docs/book-format.md has a worked example; docs/benchmarks.md the
 measurements behind these choices.
+
+Past 64 bits (``Board.is_wide``, keys as ``(n, 2)`` rows: ``wide_keys``) the index
+is ``C4BW``, each first key 16 bytes (the low word, then the high word), and a
+block's CRC starts from (low, high, count); gaps are the same LEB128, up to 19
+bytes where the high word changes.  Such plies are in codec version 1, every
+score and best move kept: ``implied`` reads keys of one word (``codec_version``).
 """
 
 from __future__ import annotations
@@ -64,10 +70,12 @@ from solver.bitboard import STANDARD, Board
 
 from .errors import CorruptBookError, damaged_ply
 from .implied import fill_in, implied, leave_out
-from .leb128 import PAD, leb128, read_gaps
+from .leb128 import PAD, leb128, leb128_wide, read_gaps, read_wide_gaps
 from .segment import Segment, empty_segment
+from .wide_keys import KEY_BYTES, gaps, increasing, ints_of, running_sum
 
 MAGIC = b"C4BX"
+WIDE_MAGIC = b"C4BW"  # the index of a ply of keys past 64 bits: first keys of 16 bytes
 VERSION = 2  # what the positions' stones say left out (``implied``)
 VERSIONS = (1, 2)  # what a reader reads
 LEAVES_OUT = 2  # the first version that leaves out what the stones say
@@ -80,6 +88,7 @@ ZERO_GAP = bytes(1)  # a gap of 0 in LEB128
 GAPS_AT_ONCE = 64  # blocks whose gaps a bulk read decodes at once: three times as fast as a ply
 HEADER = struct.Struct("<4sBBHIIII")  # the index's, up to its arrays
 ENTRY = struct.Struct("<QI")  # a block's index entry, as its CRC starts from it
+WIDE_ENTRY = struct.Struct("<QQI")  # and past 64 bits: the first key's low word, high word
 CRC = struct.Struct("<I")
 # The keys dictionary: about 1/32 of the ply's LEB128 gap bytes, a power of two within
 # these bounds (measured best at plies 7-12), and kept only where it saves more than its size.
@@ -94,7 +103,7 @@ class BlockIndex(NamedTuple):
     positions: int
     block_size: int
     best_bytes: int  # 0: the ply keeps no best moves
-    first_keys: np.ndarray  # uint64, one a block, strictly increasing
+    first_keys: np.ndarray  # uint64, one a block, strictly increasing ((n, 2) rows past 64 bits)
     ends: np.ndarray  # uint32: block i is bytes ends[i - 1] (0 for the first) to ends[i]
     dictionary_size: int
     dictionary_crc: int
@@ -104,6 +113,11 @@ class BlockIndex(NamedTuple):
     def count_of(self, block_no: int) -> int:
         """Positions in block ``block_no``."""
         return min(self.block_size, self.positions - block_no * self.block_size)
+
+    @property
+    def wide(self) -> bool:
+        """Whether the ply's keys pass 64 bits: rows of two words."""
+        return self.first_keys.ndim == 2
 
     def span(self, block_no: int) -> tuple[int, int]:
         """``(offset, length)`` of block ``block_no`` in the ply's blocks laid end to end."""
@@ -129,6 +143,25 @@ class Decoder(NamedTuple):
     best_type: np.dtype | None
     board: Board
     leaves_out: bool  # version 2 on: what the stones say is worked out again (``implied``)
+    wide: bool = False  # keys past 64 bits: ``(n, 2)`` rows
+
+
+def codec_version(board: Board) -> int:
+    """The codec version a ply of ``board`` is sealed in: ``VERSION``; 1 past 64 bits, where
+    what the stones say is not worked out yet (``implied`` reads keys of one word)."""
+    return 1 if board.is_wide else VERSION
+
+
+def key_list(keys: np.ndarray) -> list[int]:
+    """Keys as Python integers, of one word or two (``(n, 2)`` rows)."""
+    return ints_of(keys) if keys.ndim == 2 else keys.tolist()
+
+
+def entry_seed(first_key: int, count: int, wide: bool) -> int:
+    """The CRC-32 a block's CRC starts from: its index entry's (first key and count)."""
+    if wide:
+        return zlib.crc32(WIDE_ENTRY.pack(first_key & (1 << 64) - 1, first_key >> 64, count))
+    return zlib.crc32(ENTRY.pack(first_key, count))
 
 
 # -- encoding -------------------------------------------------------------------------
@@ -201,12 +234,16 @@ def encode_ply(
     range, or (version 2) an entry that its position's stones contradict."""
     keys = np.ascontiguousarray(segment.keys, dtype=np.uint64)
     scores = np.ascontiguousarray(segment.scores, dtype=np.int8)
-    count = len(keys)
+    count, wide = len(keys), board.is_wide
     if version not in VERSIONS:
         raise ValueError(f"ply {ply}: no block codec version {version}")
+    if wide and version >= LEAVES_OUT:
+        raise ValueError(f"ply {ply}: codec version {version} takes keys of one word, not {board}'s")
+    if keys.ndim != (2 if wide else 1) or (wide and keys.shape[1] != 2):
+        raise ValueError(f"ply {ply}: keys of shape {keys.shape} are not keys of {board}")
     if block_size < 1 or count >= 1 << 32 or len(scores) != count:
         raise ValueError(f"ply {ply}: {count} keys, {len(scores)} scores in blocks of {block_size}")
-    if count and not (keys[1:] > keys[:-1]).all():
+    if count and not (increasing(keys) if wide else (keys[1:] > keys[:-1]).all()):
         raise ValueError(f"ply {ply}: keys must be strictly increasing")
     if count and int(np.abs(scores.astype(np.int16)).max()) > board.max_score:
         raise ValueError(f"ply {ply}: a score is outside -{board.max_score}..{board.max_score}")
@@ -219,7 +256,7 @@ def encode_ply(
         best = best.astype(best_type)
     starts = range(0, count, block_size)
     # Each block's gaps: the ply's, but for the gap into each block's first key.
-    digits, ends = leb128(np.diff(keys))
+    digits, ends = leb128_wide(gaps(keys)[1:]) if wide else leb128(np.diff(keys))
     bounds = np.concatenate(([0], ends)).tolist()
     key_streams = [
         digits[bounds[s] : bounds[min(s + block_size, count) - 1]].tobytes() for s in starts
@@ -237,15 +274,18 @@ def encode_ply(
         else [b""] * len(score_frames)
     )
     blocks = []
-    for start, k, s, b in zip(starts, key_frames, score_frames, best_frames, strict=True):
+    first_keys = keys[::block_size].copy()
+    for first, start, k, s, b in zip(
+        key_list(first_keys), starts, key_frames, score_frames, best_frames, strict=True
+    ):
         body = _varint(len(k)) + _varint(len(s)) + k + s + b
-        seed = zlib.crc32(ENTRY.pack(int(keys[start]), min(block_size, count - start)))
+        seed = entry_seed(first, min(block_size, count - start), wide)
         blocks.append(CRC.pack(zlib.crc32(body, seed)) + body)
     index = BlockIndex(
         positions=count,
         block_size=block_size,
         best_bytes=0 if best is None else best_type.itemsize,
-        first_keys=keys[::block_size].copy(),
+        first_keys=first_keys,
         ends=np.cumsum([len(b) for b in blocks], dtype=np.uint64).astype(np.uint32),
         dictionary_size=len(dictionary),
         dictionary_crc=zlib.crc32(dictionary),
@@ -268,7 +308,7 @@ def _streams(kept: np.ndarray, known: np.ndarray | None, size: int, count: int) 
 def encode_index(index: BlockIndex) -> bytes:
     """The bytes of ``index``, with their CRC-32 at the end."""
     head = HEADER.pack(
-        MAGIC,
+        WIDE_MAGIC if index.wide else MAGIC,
         index.version,
         index.best_bytes,
         index.chunk_size,
@@ -300,17 +340,26 @@ def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIn
     if CRC.unpack_from(view, len(view) - CRC.size)[0] != zlib.crc32(view[: -CRC.size]):
         raise damaged("fails its checksum")
     magic, version, best_bytes, chunk, block_size, positions, size, crc = HEADER.unpack_from(view)
-    if magic != MAGIC or version not in VERSIONS or best_bytes not in (0, 1, 2) or block_size < 1:
+    wide = magic == WIDE_MAGIC
+    if (
+        magic not in (MAGIC, WIDE_MAGIC)
+        or version not in VERSIONS
+        or (wide and version >= LEAVES_OUT)
+        or best_bytes not in (0, 1, 2)
+        or block_size < 1
+    ):
         raise damaged("has an unknown header")
     blocks = -(-positions // block_size)
-    if len(view) != HEADER.size + 12 * blocks + CRC.size:
+    key_bytes = KEY_BYTES if wide else 8
+    if len(view) != HEADER.size + (key_bytes + 4) * blocks + CRC.size:
         raise damaged(f"has {len(view)} bytes, not those of {blocks} blocks")
-    first_keys = np.frombuffer(data, dtype="<u8", count=blocks, offset=HEADER.size)
-    ends = np.frombuffer(data, dtype="<u4", count=blocks, offset=HEADER.size + 8 * blocks)
+    first_keys = np.frombuffer(data, dtype="<u8", count=key_bytes // 8 * blocks, offset=HEADER.size)
+    if wide:
+        first_keys = first_keys.reshape(blocks, 2)
+    ends = np.frombuffer(data, dtype="<u4", count=blocks, offset=HEADER.size + key_bytes * blocks)
     # Checked though the CRC held: what a writer's mistake would make, a reader refuses.
-    if blocks and not (
-        (first_keys[1:] > first_keys[:-1]).all() and (ends[1:] > ends[:-1]).all() and ends[0] > 0
-    ):
+    ordered = increasing(first_keys) if wide else (first_keys[1:] > first_keys[:-1]).all()
+    if blocks and not (ordered and (ends[1:] > ends[:-1]).all() and ends[0] > 0):
         raise damaged("holds keys or ends out of order")
     return BlockIndex(
         positions, block_size, best_bytes, first_keys, ends, size, crc, chunk, version
@@ -325,13 +374,16 @@ def ply_decoder(
         raise damaged_ply(ply, "its keys dictionary fails its checksum", db)
     if index.best_bytes not in (0, np.dtype(board.column_set_type).itemsize):
         raise damaged_ply(ply, f"its blocks keep {index.best_bytes}-byte best moves", db)
+    if index.wide != board.is_wide:
+        words = "two words" if index.wide else "one word"
+        raise damaged_ply(ply, f"its index holds keys of {words}, not those of {board}", db)
     keys = zstandard.ZstdDecompressor(
         dict_data=zstandard.ZstdCompressionDict(dictionary) if dictionary else None,
         format=MAGICLESS,
     )
     best_type = np.dtype(board.column_set_type).newbyteorder("<") if index.best_bytes else None
     plain = zstandard.ZstdDecompressor(format=MAGICLESS)
-    return Decoder(keys, plain, best_type, board, index.version >= LEAVES_OUT)
+    return Decoder(keys, plain, best_type, board, index.version >= LEAVES_OUT, index.wide)
 
 
 def _read_varint(view: memoryview, at: int) -> tuple[int, int]:
@@ -358,10 +410,13 @@ def decode_block(
     keeps none), not to be written to.  ``CorruptBookError`` naming the ply and the block if
     it is damaged."""
     gaps, scores, best = _checked_frames(blob, first_key, count, decoder, ply, block_no, db)
-    keys = np.empty(count, dtype=np.uint64)
-    keys[0] = first_key
-    read_gaps(gaps + PAD, keys[1:])  # (its count checked: it cannot raise)
-    np.add.accumulate(keys, out=keys)  # (half of cumsum's time on a block)
+    if decoder.wide:
+        keys = _wide_keys(gaps, first_key, count, ply, block_no, db)
+    else:
+        keys = np.empty(count, dtype=np.uint64)
+        keys[0] = first_key
+        read_gaps(gaps + PAD, keys[1:])  # (its count checked: it cannot raise)
+        np.add.accumulate(keys, out=keys)  # (half of cumsum's time on a block)
     kept_scores = np.frombuffer(scores, np.int8)
     kept_best = None if decoder.best_type is None else np.frombuffer(best, decoder.best_type)
     if not decoder.leaves_out:
@@ -371,6 +426,19 @@ def decode_block(
         return Segment(keys, *_read_only(fill_in(said, kept_scores, kept_best)))
     except ValueError as error:  # past the CRC: a writer's mistake
         raise damaged_ply(ply, f"its block {block_no} does not decode ({error})", db) from None
+
+
+def _wide_keys(
+    gaps: bytes, first_key: int, count: int, ply: int, block_no: int, db: str | None
+) -> np.ndarray:
+    """A block's keys past 64 bits, as ``(count, 2)`` rows: its first key, then its gaps."""
+    steps = np.empty((count, 2), dtype=np.uint64)
+    steps[0] = first_key & (1 << 64) - 1, first_key >> 64
+    try:
+        steps[1:] = read_wide_gaps(gaps + PAD, count - 1)
+    except ValueError as error:  # past the CRC: a writer's mistake
+        raise damaged_ply(ply, f"its block {block_no} does not decode ({error})", db) from None
+    return running_sum(steps)
 
 
 def decode_blocks(
@@ -390,7 +458,17 @@ def decode_blocks(
         for n, (blob, first, count) in enumerate(zip(blobs, first_keys, counts, strict=True))
     ]
     if not frames:
-        return empty_segment(decoder.best_type)
+        return empty_segment(decoder.best_type, decoder.wide)
+    if decoder.wide:  # (version 1 alone: nothing to work out again)
+        keys = [
+            _wide_keys(g, first, count, ply, first_block + n, db)
+            for n, ((g, _, _), first, count) in enumerate(zip(frames, first_keys, counts, strict=True))
+        ]
+        best = None
+        if decoder.best_type is not None:
+            best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
+        scores = np.frombuffer(b"".join(s for _, s, _ in frames), np.int8)
+        return Segment(np.concatenate(keys), scores, best)
     total = sum(counts)
     starts = np.cumsum([0, *counts[:-1]], dtype=np.int64)
     steps = np.empty(total, dtype=np.uint64)
@@ -453,7 +531,7 @@ def _checked_frames(
     ``count`` positions; ``CorruptBookError`` naming the ply and the block if damaged."""
     view = memoryview(blob)
     if len(view) < CRC.size or CRC.unpack_from(view)[0] != zlib.crc32(
-        view[CRC.size :], zlib.crc32(ENTRY.pack(first_key, count))
+        view[CRC.size :], entry_seed(first_key, count, decoder.wide)
     ):
         raise damaged_ply(ply, f"its block {block_no} fails its checksum", db)
     try:
@@ -503,4 +581,4 @@ def decode_ply(
     index = encoded.index
     decoder = ply_decoder(encoded.dictionary, index, ply, board, db)
     counts = [index.count_of(no) for no in range(len(encoded.blocks))]
-    return decode_blocks(encoded.blocks, index.first_keys.tolist(), counts, decoder, ply, 0, db)
+    return decode_blocks(encoded.blocks, key_list(index.first_keys), counts, decoder, ply, 0, db)

@@ -15,15 +15,16 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import NamedTuple
 
-from solver.bitboard import Board
+from solver.bitboard import STANDARD, Board
 
 from .blocks import (
-    VERSION,
     BlockIndex,
     Decoder,
+    codec_version,
     decode_block,
     decode_blocks,
     decode_index,
+    key_list,
     ply_decoder,
 )
 from .errors import CorruptBookError, damaged_ply
@@ -72,7 +73,7 @@ def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[in
         if at in found:
             raise damaged_ply(at, "it has two indexes", db)
         decoder = ply_decoder(dictionary, decoded, at, board, db)
-        found[at] = SealedPly(at, decoded, decoder, decoded.first_keys.tolist())
+        found[at] = SealedPly(at, decoded, decoder, key_list(decoded.first_keys))
     return found
 
 
@@ -187,7 +188,8 @@ def codec_versions(conn) -> dict[int, int]:
     return {ply: index[4] for ply, index in rows if isinstance(index, bytes) and len(index) > 4}
 
 
-def in_old_codec(conn) -> set[int]:
-    """The sealed plies whose blocks are in an older codec than this one's (``VERSION``): a
-    version-5 book's."""
-    return {ply for ply, version in codec_versions(conn).items() if version != VERSION}
+def in_old_codec(conn, board: Board = STANDARD) -> set[int]:
+    """The sealed plies whose blocks are in an older codec than the one a ply of ``board``
+    is sealed in (``blocks.codec_version``): a version-5 book's."""
+    current = codec_version(board)
+    return {ply for ply, version in codec_versions(conn).items() if version != current}
