@@ -453,7 +453,9 @@ def write_wide_book(path: str, plies: dict) -> None:
     from solver.bitboard import Board
 
     board = Board(8, 8)
-    store = BookStore(path, WIDE_ROOT, Position.from_moves(WIDE_ROOT, board).canonical_key, board=board)
+    store = BookStore(
+        path, WIDE_ROOT, Position.from_moves(WIDE_ROOT, board).canonical_key, board=board
+    )
     try:
         last = plies[WIDE_PLY]
         store.insert_new(Rows(WIDE_PLY, last.keys, last.scores, last.best))

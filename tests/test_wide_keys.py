@@ -1,6 +1,7 @@
 """``bookgen.book.format.wide_keys``: keys past 64 bits as rows of two words, their order,
 gaps and sums across the words, and their 16-byte SQL form, with numpy alone."""
 
+import itertools
 import random
 import sqlite3
 import subprocess
@@ -50,7 +51,7 @@ def test_gaps_and_running_sums_cross_the_words():
     keys = some_keys()
     rows = rows_of(keys)
     steps = gaps(rows)
-    assert ints_of(steps) == [keys[0], *(b - a for a, b in zip(keys, keys[1:], strict=False))]
+    assert ints_of(steps) == [keys[0], *(b - a for a, b in itertools.pairwise(keys))]
     assert ints_of(running_sum(steps)) == keys
 
 

@@ -238,7 +238,9 @@ def encode_ply(
     if version not in VERSIONS:
         raise ValueError(f"ply {ply}: no block codec version {version}")
     if wide and version >= LEAVES_OUT:
-        raise ValueError(f"ply {ply}: codec version {version} takes keys of one word, not {board}'s")
+        raise ValueError(
+            f"ply {ply}: codec version {version} takes keys of one word, not {board}'s"
+        )
     if keys.ndim != (2 if wide else 1) or (wide and keys.shape[1] != 2):
         raise ValueError(f"ply {ply}: keys of shape {keys.shape} are not keys of {board}")
     if block_size < 1 or count >= 1 << 32 or len(scores) != count:
@@ -462,7 +464,9 @@ def decode_blocks(
     if decoder.wide:  # (version 1 alone: nothing to work out again)
         keys = [
             _wide_keys(g, first, count, ply, first_block + n, db)
-            for n, ((g, _, _), first, count) in enumerate(zip(frames, first_keys, counts, strict=True))
+            for n, ((g, _, _), first, count) in enumerate(
+                zip(frames, first_keys, counts, strict=True)
+            )
         ]
         best = None
         if decoder.best_type is not None:

@@ -28,7 +28,16 @@ plies into segments; 4 checks rows and meta; 5 seals plies in blocks.
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, Integer, LargeBinary, MetaData, SmallInteger, String, Table
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Integer,
+    LargeBinary,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from solver.bitboard import MAX_WIDTH, Board

@@ -173,9 +173,7 @@ class StoredBook:
             return dict(
                 sorted(
                     conn.execute(
-                        select(self._positions.c.ply, func.count()).group_by(
-                            self._positions.c.ply
-                        )
+                        select(self._positions.c.ply, func.count()).group_by(self._positions.c.ply)
                     ).all()
                 )
             )

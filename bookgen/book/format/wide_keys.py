@@ -44,9 +44,7 @@ def empty_rows() -> np.ndarray:
 def increasing(rows: np.ndarray) -> bool:
     """Whether the keys of ``rows`` are strictly increasing."""
     low, high = rows[:, 0], rows[:, 1]
-    return bool(
-        ((high[1:] > high[:-1]) | ((high[1:] == high[:-1]) & (low[1:] > low[:-1]))).all()
-    )
+    return bool(((high[1:] > high[:-1]) | ((high[1:] == high[:-1]) & (low[1:] > low[:-1]))).all())
 
 
 def order(rows: np.ndarray) -> np.ndarray:

@@ -27,8 +27,8 @@ from ..format.rows import read_rows
 from ..format.scores import entry_code
 from ..format.sealed import read_sealed, sealed_and_more, sealed_plies
 from ..format.segment import Segment, merge, segments_of
-from .family import Family
 from ..format.wide_keys import KeyList
+from .family import Family
 from .lazy import BlockCache, BlockSource, LazyPly
 
 # A whole parent ply is derived a chunk at a time, so that the temporary arrays stay small.
