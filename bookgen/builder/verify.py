@@ -138,9 +138,7 @@ def _check_keys(entries: Segment, ply: int, board: Board) -> list[tuple[int, str
     else:
         from solver.packed import canonical_keys, plies_of
     moved = canonical_keys(board, entries.keys) != entries.keys
-    bad = (moved if moved.ndim == 1 else moved.any(axis=1)) | (
-        plies_of(board, entries.keys) != ply
-    )
+    bad = (moved if moved.ndim == 1 else moved.any(axis=1)) | (plies_of(board, entries.keys) != ply)
     return [
         (key, f"key {key}: not the canonical key of a position at ply {ply}")
         for key in key_ints(entries.keys[bad])

@@ -19,11 +19,11 @@ from numba import njit
 from ..bitboard import Board
 from ..packed import (
     DEAD_BITS,
+    DEAD_SHIFT,
+    FIBONACCI,
     MOVE_DECIDED,
     MOVE_FULL,
     MOVE_READ,
-    DEAD_SHIFT,
-    FIBONACCI,
     UnreachableKeyError,
     _prefix_rows,
     move_strings,
