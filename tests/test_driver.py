@@ -416,4 +416,4 @@ def test_a_book_past_64_bits_builds_and_verifies(tmp_path, ray_session, wide_pli
             moves = wide_moves_of_keys(segment.keys, WIDE_ROOT, book.board)
             assert [book.get(m).score for m in moves] == segment.scores.tolist()
     rerun = build(db, WIDE_PLY, WIDE_ROOT, workers=1, table_log2=20, progress=False)
-    assert rerun.already_stored == len(wide_plies[WIDE_PLY]) and rerun.searched == 0
+    assert rerun.already_stored == len(wide_plies[WIDE_PLY].keys) and rerun.searched == 0
