@@ -20,20 +20,22 @@ import pytest
 from conftest import SHIPPED
 
 from bookgen import CorruptBookError
-from bookgen.book.format import blocks
-from bookgen.book.format.blocks import (
-    BLOCK_SIZE,
+from bookgen.book.format import block_index, blocks
+from bookgen.book.format.block_index import (
     CRC,
     HEADER,
     MAGIC,
     VERSION,
-    EncodedPly,
-    decode_block,
     decode_index,
-    decode_ply,
     encode_index,
     find_block,
     key_list,
+)
+from bookgen.book.format.blocks import (
+    BLOCK_SIZE,
+    EncodedPly,
+    decode_block,
+    decode_ply,
     ply_decoder,
 )
 from bookgen.book.format.database import make_engine
@@ -437,7 +439,7 @@ def test_version_2_refuses_blocks_that_keep_the_wrong_entries():
         gaps = leb128(np.diff(keys))[0].tobytes()
         frames = blocks._frames([gaps, scores.tobytes(), best.tobytes()], 3)
         body = blocks._varint(len(frames[0])) + blocks._varint(len(frames[1])) + b"".join(frames)
-        seed = zlib.crc32(blocks.ENTRY.pack(first_keys[number], len(keys)))
+        seed = zlib.crc32(block_index.ENTRY.pack(first_keys[number], len(keys)))
         return CRC.pack(zlib.crc32(body, seed)) + body
 
     def kept(number: int) -> tuple[np.ndarray, np.ndarray]:
@@ -568,7 +570,8 @@ def test_keys_and_boards_of_another_width_are_refused():
     narrow = encode_ply(random_segment(10, seed=1), 11)
     with pytest.raises(CorruptBookError, match="holds keys of one word, not those of 8x8"):
         ply_decoder(narrow.dictionary, narrow.index, 11, PAST_64)
-    assert blocks.codec_version(PAST_64) == 1 and blocks.codec_version(STANDARD) == VERSION
+    assert block_index.codec_version(PAST_64) == 1
+    assert block_index.codec_version(STANDARD) == VERSION
 
 
 def test_blocks_past_64_bits_keep_a_one_word_book_byte_for_byte():

@@ -26,17 +26,7 @@ bytes at all (a block of one position has no gaps).
             ...     rest  best-move frame: a uint8 a position (uint16 little-endian on width 9;
                           version 2: a position whose best moves its stones do not say)
 
-    index:  0       4     magic b"C4BX"
-            4       1     version (2; 1: nothing left out)
-            5       1     best-move bytes a position: 0 (none kept), 1, or 2 (width 9)
-            6       2     chunk size: bytes a stored chunk of the ply's blocks (0: not cut)
-            8       4     block size N: positions a block, the last block fewer
-            12      4     positions n of the ply; blocks B = ceil(n / N)
-            16      4     bytes of the ply's keys dictionary (0: none)
-            20      4     CRC-32 of the dictionary
-            24      8 B   each block's first key (uint64 little-endian)
-            24+8B   4 B   where each block ends in the ply's blocks laid end to end (uint32)
-            24+12B  4     CRC-32 of everything before
+    index:  ``block_index``: each block's first key and where it ends
 
 Every integer is little-endian.  One CRC-32 a block (not one a frame): any
 damage to a block is caught before a frame is decompressed, in under a
@@ -46,19 +36,16 @@ raises ``CorruptBookError`` naming the ply (and the block): never a wrong
 answer.  docs/book-format.md has a worked example; docs/benchmarks.md the
 measurements behind these choices.
 
-Past 64 bits (``Board.is_wide``, keys as ``(n, 2)`` rows: ``wide_keys``) the index
-is ``C4BW``, each first key 16 bytes (the low word, then the high word), and a
-block's CRC starts from (low, high, count); gaps are the same LEB128, up to 19
-bytes where the high word changes.  Such plies are in codec version 1, every
+Past 64 bits (``Board.is_wide``, keys as ``(n, 2)`` rows: ``wide_keys``) a
+block's CRC starts from (low word, high word, count), and its gaps are the
+same LEB128, up to 19 bytes where the high word changes.  Such plies are in codec version 1, every
 score and best move kept: ``implied`` reads keys of one word (``codec_version``).
 """
 
 from __future__ import annotations
 
 import itertools
-import struct
 import zlib
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -68,17 +55,21 @@ import zstandard
 
 from solver.bitboard import STANDARD, Board
 
-from .errors import CorruptBookError, damaged_ply
+from .block_index import (
+    CRC,
+    LEAVES_OUT,
+    VERSION,
+    VERSIONS,
+    BlockIndex,
+    entry_seed,
+    key_list,
+)
+from .errors import damaged_ply
 from .implied import fill_in, implied, leave_out
 from .leb128 import PAD, leb128, leb128_wide, read_gaps, read_wide_gaps
 from .segment import Segment, empty_segment
-from .wide_keys import KEY_BYTES, gaps, increasing, ints_of, running_sum
+from .wide_keys import gaps, increasing, running_sum
 
-MAGIC = b"C4BX"
-WIDE_MAGIC = b"C4BW"  # the index of a ply of keys past 64 bits: first keys of 16 bytes
-VERSION = 2  # what the positions' stones say left out (``implied``)
-VERSIONS = (1, 2)  # what a reader reads
-LEAVES_OUT = 2  # the first version that leaves out what the stones say
 # Positions a block (docs/benchmarks.md, "What the stones say"): the smallest whose book
 # is about 0.78 B/pos (0.79 at ply 12; 1024: 0.85); 4096 saves 0.04 more for 1.7x the
 # first touch.
@@ -86,43 +77,11 @@ BLOCK_SIZE = 2048
 LEVEL = 19  # zstd: slow to write, and no slower to read than a fast level
 ZERO_GAP = bytes(1)  # a gap of 0 in LEB128
 GAPS_AT_ONCE = 64  # blocks whose gaps a bulk read decodes at once: three times as fast as a ply
-HEADER = struct.Struct("<4sBBHIIII")  # the index's, up to its arrays
-ENTRY = struct.Struct("<QI")  # a block's index entry, as its CRC starts from it
-WIDE_ENTRY = struct.Struct("<QQI")  # and past 64 bits: the first key's low word, high word
-CRC = struct.Struct("<I")
 # The keys dictionary: about 1/32 of the ply's LEB128 gap bytes, a power of two within
 # these bounds (measured best at plies 7-12), and kept only where it saves more than its size.
 DICTIONARY_MIN, DICTIONARY_MAX, DICTIONARY_SHARE = 1 << 10, 1 << 16, 32
 TRAINING_BYTES = 100  # samples to train on: about 100 times the dictionary (zstd's advice)
 MAGICLESS = zstandard.FORMAT_ZSTD1_MAGICLESS  # saves 4 bytes a frame: the index says what is where
-
-
-class BlockIndex(NamedTuple):
-    """A ply's index: where each block is and what it starts with."""
-
-    positions: int
-    block_size: int
-    best_bytes: int  # 0: the ply keeps no best moves
-    first_keys: np.ndarray  # uint64, one a block, strictly increasing ((n, 2) rows past 64 bits)
-    ends: np.ndarray  # uint32: block i is bytes ends[i - 1] (0 for the first) to ends[i]
-    dictionary_size: int
-    dictionary_crc: int
-    chunk_size: int = 0  # how the blocks are stored, cut in chunks (``format.sealed``); 0: not
-    version: int = VERSION  # 1: every score and best move kept; 2: what the stones say left out
-
-    def count_of(self, block_no: int) -> int:
-        """Positions in block ``block_no``."""
-        return min(self.block_size, self.positions - block_no * self.block_size)
-
-    @property
-    def wide(self) -> bool:
-        """Whether the ply's keys pass 64 bits: rows of two words."""
-        return self.first_keys.ndim == 2
-
-    def span(self, block_no: int) -> tuple[int, int]:
-        """``(offset, length)`` of block ``block_no`` in the ply's blocks laid end to end."""
-        start = int(self.ends[block_no - 1]) if block_no else 0
-        return start, int(self.ends[block_no]) - start
 
 
 @dataclass(frozen=True)
@@ -144,24 +103,6 @@ class Decoder(NamedTuple):
     board: Board
     leaves_out: bool  # version 2 on: what the stones say is worked out again (``implied``)
     wide: bool = False  # keys past 64 bits: ``(n, 2)`` rows
-
-
-def codec_version(board: Board) -> int:
-    """The codec version a ply of ``board`` is sealed in: ``VERSION``; 1 past 64 bits, where
-    what the stones say is not worked out yet (``implied`` reads keys of one word)."""
-    return 1 if board.is_wide else VERSION
-
-
-def key_list(keys: np.ndarray) -> list[int]:
-    """Keys as Python integers, of one word or two (``(n, 2)`` rows)."""
-    return ints_of(keys) if keys.ndim == 2 else keys.tolist()
-
-
-def entry_seed(first_key: int, count: int, wide: bool) -> int:
-    """The CRC-32 a block's CRC starts from: its index entry's (first key and count)."""
-    if wide:
-        return zlib.crc32(WIDE_ENTRY.pack(first_key & (1 << 64) - 1, first_key >> 64, count))
-    return zlib.crc32(ENTRY.pack(first_key, count))
 
 
 # -- encoding -------------------------------------------------------------------------
@@ -307,65 +248,7 @@ def _streams(kept: np.ndarray, known: np.ndarray | None, size: int, count: int) 
     return [kept[start:end].tobytes() for start, end in itertools.pairwise(cuts)]
 
 
-def encode_index(index: BlockIndex) -> bytes:
-    """The bytes of ``index``, with their CRC-32 at the end."""
-    head = HEADER.pack(
-        WIDE_MAGIC if index.wide else MAGIC,
-        index.version,
-        index.best_bytes,
-        index.chunk_size,
-        index.block_size,
-        index.positions,
-        index.dictionary_size,
-        index.dictionary_crc,
-    )
-    data = (
-        head
-        + np.ascontiguousarray(index.first_keys, dtype="<u8").tobytes()
-        + np.ascontiguousarray(index.ends, dtype="<u4").tobytes()
-    )
-    return data + CRC.pack(zlib.crc32(data))
-
-
 # -- decoding -------------------------------------------------------------------------
-
-
-def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIndex:
-    """The index in ``data``; ``CorruptBookError`` naming ``ply`` (and ``db``) if damaged."""
-
-    def damaged(why: str) -> CorruptBookError:
-        return damaged_ply(ply, f"its block index {why}", db)
-
-    if data is None or len(data) < HEADER.size + CRC.size:
-        raise damaged("is truncated")
-    view = memoryview(data)
-    if CRC.unpack_from(view, len(view) - CRC.size)[0] != zlib.crc32(view[: -CRC.size]):
-        raise damaged("fails its checksum")
-    magic, version, best_bytes, chunk, block_size, positions, size, crc = HEADER.unpack_from(view)
-    wide = magic == WIDE_MAGIC
-    if (
-        magic not in (MAGIC, WIDE_MAGIC)
-        or version not in VERSIONS
-        or (wide and version >= LEAVES_OUT)
-        or best_bytes not in (0, 1, 2)
-        or block_size < 1
-    ):
-        raise damaged("has an unknown header")
-    blocks = -(-positions // block_size)
-    key_bytes = KEY_BYTES if wide else 8
-    if len(view) != HEADER.size + (key_bytes + 4) * blocks + CRC.size:
-        raise damaged(f"has {len(view)} bytes, not those of {blocks} blocks")
-    first_keys = np.frombuffer(data, dtype="<u8", count=key_bytes // 8 * blocks, offset=HEADER.size)
-    if wide:
-        first_keys = first_keys.reshape(blocks, 2)
-    ends = np.frombuffer(data, dtype="<u4", count=blocks, offset=HEADER.size + key_bytes * blocks)
-    # Checked though the CRC held: what a writer's mistake would make, a reader refuses.
-    ordered = increasing(first_keys) if wide else (first_keys[1:] > first_keys[:-1]).all()
-    if blocks and not (ordered and (ends[1:] > ends[:-1]).all() and ends[0] > 0):
-        raise damaged("holds keys or ends out of order")
-    return BlockIndex(
-        positions, block_size, best_bytes, first_keys, ends, size, crc, chunk, version
-    )
 
 
 def ply_decoder(
@@ -570,12 +453,6 @@ def _block_frames(view: memoryview, count: int, decoder: Decoder) -> tuple[bytes
     if count < 1 or len(gaps) - len(gaps.translate(None, _LOW)) != count - 1:
         raise ValueError(f"its keys frame does not hold {count - 1} gaps")
     return gaps, scores, best
-
-
-def find_block(first_keys: Sequence[int] | np.ndarray, key: int) -> int:
-    """The block that holds ``key`` if any does: the last whose first key is at most ``key``,
-    -1 if none is (a key below the ply's first).  ``first_keys`` is fastest as a list."""
-    return bisect_right(first_keys, key) - 1
 
 
 def decode_ply(

@@ -95,7 +95,7 @@ class SegmentRow(Base):
 
 
 class SealedRow(Base):
-    """A sealed ply: its block index and keys dictionary (``blocks.encode_index``); its
+    """A sealed ply: its block index and keys dictionary (``block_index.encode_index``); its
     blocks, laid end to end, are cut into ``ChunkRow``s of the index's chunk size."""
 
     __tablename__ = SEALED_TABLE

@@ -17,16 +17,8 @@ from typing import NamedTuple
 
 from solver.bitboard import STANDARD, Board
 
-from .blocks import (
-    BlockIndex,
-    Decoder,
-    codec_version,
-    decode_block,
-    decode_blocks,
-    decode_index,
-    key_list,
-    ply_decoder,
-)
+from .block_index import BlockIndex, codec_version, decode_index, key_list
+from .blocks import Decoder, decode_block, decode_blocks, ply_decoder
 from .errors import CorruptBookError, damaged_ply
 from .names import CHUNK_BITS, CHUNKS_TABLE, SEALED_TABLE, chunk_id
 from .segment import Segment, check_stones
@@ -182,7 +174,7 @@ def sealed_sizes(conn, board: Board, db: str) -> dict[int, tuple[int, int]]:
 
 
 def codec_versions(conn) -> dict[int, int]:
-    """Per sealed ply, the version of the codec its blocks are in (``blocks.VERSIONS``): what
+    """Per sealed ply, the version of the codec its blocks are in (``block_index.VERSIONS``): what
     ``c4book upgrade`` seals again in this one.  Read unchecked: the reader checks."""
     rows = fetch(conn, f'SELECT ply, "index" FROM {SEALED_TABLE}')
     return {ply: index[4] for ply, index in rows if isinstance(index, bytes) and len(index) > 4}
@@ -190,6 +182,6 @@ def codec_versions(conn) -> dict[int, int]:
 
 def in_old_codec(conn, board: Board = STANDARD) -> set[int]:
     """The sealed plies whose blocks are in an older codec than the one a ply of ``board``
-    is sealed in (``blocks.codec_version``): a version-5 book's."""
+    is sealed in (``block_index.codec_version``): a version-5 book's."""
     current = codec_version(board)
     return {ply for ply, version in codec_versions(conn).items() if version != current}

@@ -12,7 +12,8 @@ from sqlalchemy import delete, insert
 
 from solver.bitboard import Board
 
-from ..format.blocks import codec_version, encode_index, encode_ply
+from ..format.block_index import codec_version, encode_index
+from ..format.blocks import encode_ply
 from ..format.names import chunk_id
 from ..format.schema import ChunkRow, SealedRow
 from ..format.segment import Segment
