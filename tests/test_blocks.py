@@ -29,7 +29,6 @@ from bookgen.book.format.block_index import (
     decode_index,
     encode_index,
     find_block,
-    key_list,
 )
 from bookgen.book.format.blocks import (
     BLOCK_SIZE,
@@ -43,7 +42,7 @@ from bookgen.book.format.implied import implied
 from bookgen.book.format.leb128 import leb128
 from bookgen.book.format.sealed import read_sealed, sealed_plies
 from bookgen.book.format.segment import Segment
-from bookgen.book.format.wide_keys import ints_of, rows_of
+from bookgen.book.format.wide_keys import ints_of, key_ints, rows_of
 from solver.bitboard import STANDARD, Board
 from solver.position import random_position
 
@@ -515,10 +514,10 @@ def test_keys_past_64_bits_round_trip(board, best):
     )
     decoder = ply_decoder(encoded.dictionary, read, 20, board)
     for no in (0, 7, count - 1):
-        first = key_list(read.first_keys)[no]
+        first = key_ints(read.first_keys)[no]
         block = decode_block(encoded.blocks[no], first, read.count_of(no), decoder, 20, no)
         assert ints_of(block.keys) == keys[100 * no : 100 * no + 100]
-    assert find_block(key_list(read.first_keys), keys[250]) == 2
+    assert find_block(key_ints(read.first_keys), keys[250]) == 2
 
 
 def test_a_real_ply_past_64_bits_round_trips(wide_plies):
@@ -534,7 +533,7 @@ def test_every_flipped_bit_of_a_block_past_64_bits_is_refused():
     segment = two_word_segment(300, seed=5)
     encoded = encode_ply(segment, 11, PAST_64, block_size=50)
     decoder = ply_decoder(encoded.dictionary, encoded.index, 11, PAST_64)
-    first = key_list(encoded.index.first_keys)[1]
+    first = key_ints(encoded.index.first_keys)[1]
     blob = encoded.blocks[1]
     for at in range(len(blob)):
         for bit in (0, 7):

@@ -16,9 +16,11 @@ from bookgen.book.format.wide_keys import (
     KeyList,
     blob_list,
     blob_literal,
+    contains,
     gaps,
     increasing,
     ints_of,
+    key_ints,
     order,
     rows_of,
     rows_of_blobs,
@@ -92,6 +94,9 @@ def test_searches_and_unions():
     needles = [keys[7], keys[7] + 1, 0, (1 << 128) - 1, 2 << 64]
     assert searchsorted(rows, rows_of(needles)).tolist() == [bisect_left(keys, n) for n in needles]
     assert ints_of(union(rows[::2], rows[:50])) == sorted(set(keys[::2]) | set(keys[:50]))
+    assert contains(rows, rows_of(needles)).tolist() == [True, False, True, True, False]
+    assert not contains(rows[:0], rows[:3]).any()
+    assert key_ints(rows[:3]) == keys[:3] and key_ints(np.array([7, 9], np.uint64)) == [7, 9]
     listed = KeyList(rows)
     assert len(listed) == len(keys) and listed[-1] == keys[-1]
     assert all(bisect_left(listed, k) == at for at, k in enumerate(keys[:200]))

@@ -38,7 +38,7 @@ import numpy as np
 from solver.bitboard import Board
 
 from .errors import CorruptBookError, damaged_ply
-from .wide_keys import KEY_BYTES, increasing, ints_of
+from .wide_keys import KEY_BYTES, increasing
 
 MAGIC = b"C4BX"
 WIDE_MAGIC = b"C4BW"  # the index of a ply of keys past 64 bits: first keys of 16 bytes
@@ -83,11 +83,6 @@ def codec_version(board: Board) -> int:
     """The codec version a ply of ``board`` is sealed in: ``VERSION``; 1 past 64 bits, where
     what the stones say is not worked out yet (``implied`` reads keys of one word)."""
     return 1 if board.is_wide else VERSION
-
-
-def key_list(keys: np.ndarray) -> list[int]:
-    """Keys as Python integers, of one word or two (``(n, 2)`` rows)."""
-    return ints_of(keys) if keys.ndim == 2 else keys.tolist()
 
 
 def entry_seed(first_key: int, count: int, wide: bool) -> int:

@@ -62,13 +62,12 @@ from .block_index import (
     VERSIONS,
     BlockIndex,
     entry_seed,
-    key_list,
 )
 from .errors import damaged_ply
 from .implied import fill_in, implied, leave_out
 from .leb128 import PAD, leb128, leb128_wide, read_gaps, read_wide_gaps
 from .segment import Segment, empty_segment
-from .wide_keys import gaps, increasing, running_sum
+from .wide_keys import gaps, increasing, key_ints, running_sum
 
 # Positions a block (docs/benchmarks.md, "What the stones say"): the smallest whose book
 # is about 0.78 B/pos (0.79 at ply 12; 1024: 0.85); 4096 saves 0.04 more for 1.7x the
@@ -219,7 +218,7 @@ def encode_ply(
     blocks = []
     first_keys = keys[::block_size].copy()
     for first, start, k, s, b in zip(
-        key_list(first_keys), starts, key_frames, score_frames, best_frames, strict=True
+        key_ints(first_keys), starts, key_frames, score_frames, best_frames, strict=True
     ):
         body = _varint(len(k)) + _varint(len(s)) + k + s + b
         seed = entry_seed(first, min(block_size, count - start), wide)
@@ -462,4 +461,4 @@ def decode_ply(
     index = encoded.index
     decoder = ply_decoder(encoded.dictionary, index, ply, board, db)
     counts = [index.count_of(no) for no in range(len(encoded.blocks))]
-    return decode_blocks(encoded.blocks, key_list(index.first_keys), counts, decoder, ply, 0, db)
+    return decode_blocks(encoded.blocks, key_ints(index.first_keys), counts, decoder, ply, 0, db)

@@ -17,12 +17,13 @@ from typing import NamedTuple
 
 from solver.bitboard import STANDARD, Board
 
-from .block_index import BlockIndex, codec_version, decode_index, key_list
+from .block_index import BlockIndex, codec_version, decode_index
 from .blocks import Decoder, decode_block, decode_blocks, ply_decoder
 from .errors import CorruptBookError, damaged_ply
 from .names import CHUNK_BITS, CHUNKS_TABLE, SEALED_TABLE, chunk_id
 from .segment import Segment, check_stones
 from .sql import fetch
+from .wide_keys import key_ints
 
 
 class SealedPly(NamedTuple):
@@ -65,7 +66,7 @@ def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[in
         if at in found:
             raise damaged_ply(at, "it has two indexes", db)
         decoder = ply_decoder(dictionary, decoded, at, board, db)
-        found[at] = SealedPly(at, decoded, decoder, key_list(decoded.first_keys))
+        found[at] = SealedPly(at, decoded, decoder, key_ints(decoded.first_keys))
     return found
 
 

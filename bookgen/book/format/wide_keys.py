@@ -37,6 +37,11 @@ def ints_of(rows: np.ndarray) -> list[int]:
     return [low | high << 64 for low, high in rows.tolist()]
 
 
+def key_ints(keys: np.ndarray) -> list[int]:
+    """Keys of one word (a uint64 array) or two (``(n, 2)`` rows) as Python integers."""
+    return ints_of(keys) if keys.ndim == 2 else keys.tolist()
+
+
 def empty_rows() -> np.ndarray:
     return np.empty((0, 2), dtype=np.uint64)
 
@@ -111,6 +116,14 @@ def blob_literal(key: int, dialect: str) -> str:
 def searchsorted(haystack: np.ndarray, needles: np.ndarray, side: str = "left") -> np.ndarray:
     """``np.searchsorted`` of ``(n, 2)`` rows, through their big-endian bytes."""
     return np.searchsorted(blobs_of(haystack), blobs_of(needles), side=side)  # type: ignore[call-overload]
+
+
+def contains(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """For each of the rows ``needles``, whether the sorted rows ``haystack`` hold it."""
+    if not len(haystack):
+        return np.zeros(len(needles), dtype=bool)
+    at = np.minimum(searchsorted(haystack, needles), len(haystack) - 1)
+    return (haystack[at] == needles).all(axis=1)
 
 
 def union(first: np.ndarray, second: np.ndarray) -> np.ndarray:
