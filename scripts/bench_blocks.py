@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 from _args import at_least_one, parse_args
 
-from bookgen.book.format import blocks
+from bookgen.book.format import block_index, blocks
 from bookgen.book.format.database import make_engine, recorded_board
 from bookgen.book.format.segment import Segment
 from bookgen.book.format.stored import StoredBook
@@ -60,7 +60,7 @@ def read_book(db: str) -> tuple[dict[int, Segment], dict[int, int], Board]:
 def parts_of(block: bytes) -> tuple[int, int, int, int]:
     """``(keys frame, scores frame, best frame, framing)``: the bytes of each part of a block."""
     view = memoryview(block)
-    keys, at = blocks._read_varint(view, blocks.CRC.size)
+    keys, at = blocks._read_varint(view, block_index.CRC.size)
     scores, at = blocks._read_varint(view, at)
     return keys, scores, len(block) - at - keys - scores, at
 
@@ -86,13 +86,13 @@ class Reader:
 
     def first_touch(self, key: int) -> tuple[int, int | None]:
         """Find the block, decode it, keep it, bisect its keys: the score and best moves."""
-        no = blocks.find_block(self.first_keys, key)
+        no = block_index.find_block(self.first_keys, key)
         keys, scores, best = self.decode(no)
         self.cache[no] = (memoryview(keys.data), scores, best)  # bisect: 0.6 us, not 2
         return self.read(self.cache[no], key)
 
     def warm(self, key: int) -> tuple[int, int | None]:
-        return self.read(self.cache[blocks.find_block(self.first_keys, key)], key)
+        return self.read(self.cache[block_index.find_block(self.first_keys, key)], key)
 
     @staticmethod
     def read(block, key: int) -> tuple[int, int | None]:
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"encoded in blocks of {size}: {seconds[size]:.1f} s", file=sys.stderr)
 
     def stored(e: blocks.EncodedPly) -> int:
-        return sum(map(len, e.blocks)) + len(blocks.encode_index(e.index)) + len(e.dictionary)
+        return sum(map(len, e.blocks)) + len(block_index.encode_index(e.index)) + len(e.dictionary)
 
     head = " | ".join(f"N={size}" for size in args.sizes)
     print(f"| ply | positions | today | {head} |\n|" + "---|" * (3 + len(args.sizes)))
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         for e in encoded[size].values():
             for block in e.blocks:
                 sums += parts_of(block)
-        index = sum(len(blocks.encode_index(e.index)) for e in encoded[size].values())
+        index = sum(len(block_index.encode_index(e.index)) for e in encoded[size].values())
         dictionaries = sum(len(e.dictionary) for e in encoded[size].values())
         whole = sums.sum() + index + dictionaries
         cells = " | ".join(f"{part / total:.3f}" for part in (*sums, index, dictionaries))
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     for ply, key in asked:
         for size in args.sizes:
             reader = readers[size][ply]
-            no = blocks.find_block(reader.first_keys, key)
+            no = block_index.find_block(reader.first_keys, key)
             started = clock()
             reader.decode(no)
             decode[size].append(clock() - started)

@@ -45,15 +45,10 @@ MAX_THREADS = 256
 MIN_SIDE = 4  # a side shorter than a line of four has no lines that way
 MAX_WIDTH = 9  # moves are digit strings: one digit a column
 KEY_BITS = 64  # a key (a whole position) is one uint64 word up to here
-WIDE_KEY_BITS = 128  # past KEY_BITS, two words (``solver.wide``): the solver only, for now
+WIDE_KEY_BITS = 128  # past KEY_BITS, two words (``solver.wide``)
 ALLOWED = (
     f"width {MIN_SIDE}-{MAX_WIDTH}, height at least {MIN_SIDE}, and "
     f"width x (height + 1) at most {WIDE_KEY_BITS} bits, e.g. 6x5, 7x6, 8x8 or 9x9"
-)
-# What the parts that keep one-word keys (books, the AI, packed keys) still take.
-ALLOWED_NARROW = (
-    f"width {MIN_SIDE}-{MAX_WIDTH}, height at least {MIN_SIDE}, and "
-    f"width x (height + 1) at most {KEY_BITS} bits, e.g. 6x5, 7x6, 8x7 or 9x6"
 )
 _SIZE = re.compile(r"([0-9]+)x([0-9]+)")
 
@@ -275,16 +270,6 @@ def check_size(width: Any, height: Any) -> None:
         or width * (height + 1) > WIDE_KEY_BITS
     ):
         raise BoardSizeError(f"board {width}x{height} is not supported: {ALLOWED}")
-
-
-def check_narrow(board: Board, what: str) -> Board:
-    """``board``, if its keys take one word; else a BoardSizeError saying that ``what``
-    (``"a book"``) takes only such boards for now."""
-    if board.is_wide:
-        raise BoardSizeError(
-            f"board {board} takes {board.key_bits} bits: {what} takes only {ALLOWED_NARROW}"
-        )
-    return board
 
 
 def _mirror_function(width: int, h1: int):

@@ -409,6 +409,71 @@ SHIPPED = Path(__file__).resolve().parent.parent / "book.db"  # the book the pro
 PLY10 = DATA / "ply10.db"  # the book to ply 10, fixed
 
 
+# A book past 64 bits (issue 52): 8x8 from a root of 48 stones, 274 positions to ply 53.
+WIDE_ROOT = "353365382355544863688312213488128611625187562225"
+WIDE_PLY = 53
+
+
+def best_bits(move_scores: list[int | None]) -> int:
+    """The best-move bits (bit c: column c + 1) of a position's move scores."""
+    top = max(s for s in move_scores if s is not None)
+    return sum(1 << c for c, s in enumerate(move_scores) if s == top)
+
+
+@pytest.fixture(scope="session")
+def wide_plies() -> dict:
+    """The plies of an 8x8 book from ``WIDE_ROOT`` to ``WIDE_PLY``, listed and solved:
+    ``{ply: Segment}`` of ``(n, 2)`` keys, best moves at the last ply alone (a second)."""
+    import numpy as np
+
+    from bookgen.book.format.segment import Segment
+    from bookgen.builder.listing import keys_by_ply
+    from solver import Solver
+    from solver.bitboard import Board
+    from solver.wide.packed import positions_of_keys
+
+    board = Board(8, 8)
+    wide_solver = Solver(table_log2=20, board=board)
+    plies = {}
+    for ply, keys in keys_by_ply(Position.from_moves(WIDE_ROOT, board), WIDE_PLY).items():
+        positions = positions_of_keys(keys, WIDE_ROOT, board)
+        scores = np.array([wide_solver.solve(p) for p in positions], np.int8)
+        best = None
+        if ply == WIDE_PLY:
+            best = np.array([best_bits(wide_solver.analyze(p)) for p in positions], np.uint8)
+        plies[ply] = Segment(keys, scores, best)
+    return plies
+
+
+def write_wide_book(path: str, plies: dict) -> None:
+    """The book of ``wide_plies`` at ``path`` as a build writes one: the last ply as rows,
+    packed, then every ply sealed, deepest first."""
+    from bookgen.book.format.rows import Rows
+    from bookgen.book.write.store import BookStore
+    from solver.bitboard import Board
+
+    board = Board(8, 8)
+    store = BookStore(
+        path, WIDE_ROOT, Position.from_moves(WIDE_ROOT, board).canonical_key, board=board
+    )
+    try:
+        last = plies[WIDE_PLY]
+        store.insert_new(Rows(WIDE_PLY, last.keys, last.scores, last.best))
+        store.pack_rows(WIDE_PLY)
+        for ply in sorted(plies, reverse=True):
+            store.seal(ply, store.entries_at(ply) if ply == WIDE_PLY else plies[ply])
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="session")
+def wide_book_path(wide_plies, tmp_path_factory) -> str:
+    """The 8x8 book of ``wide_plies`` (``write_wide_book``), for the session: copy it to change it."""
+    path = str(tmp_path_factory.mktemp("wide") / "wide.db")
+    write_wide_book(path, wide_plies)
+    return path
+
+
 @pytest.fixture(scope="module")
 def shipped_book():
     """The shipped book, open for one test module (skipped where there is none)."""

@@ -8,6 +8,7 @@ which keeps every entry; real plies in version 2, which leaves out what the
 positions' stones say (``test_implied``).
 """
 
+import itertools
 import random
 import subprocess
 import sys
@@ -19,19 +20,21 @@ import pytest
 from conftest import SHIPPED
 
 from bookgen import CorruptBookError
-from bookgen.book.format import blocks
-from bookgen.book.format.blocks import (
-    BLOCK_SIZE,
+from bookgen.book.format import block_index, blocks
+from bookgen.book.format.block_index import (
     CRC,
     HEADER,
     MAGIC,
     VERSION,
-    EncodedPly,
-    decode_block,
     decode_index,
-    decode_ply,
     encode_index,
     find_block,
+)
+from bookgen.book.format.blocks import (
+    BLOCK_SIZE,
+    EncodedPly,
+    decode_block,
+    decode_ply,
     ply_decoder,
 )
 from bookgen.book.format.database import make_engine
@@ -39,6 +42,7 @@ from bookgen.book.format.implied import implied
 from bookgen.book.format.leb128 import leb128
 from bookgen.book.format.sealed import read_sealed, sealed_plies
 from bookgen.book.format.segment import Segment
+from bookgen.book.format.wide_keys import ints_of, key_ints, rows_of
 from solver.bitboard import STANDARD, Board
 from solver.position import random_position
 
@@ -434,7 +438,7 @@ def test_version_2_refuses_blocks_that_keep_the_wrong_entries():
         gaps = leb128(np.diff(keys))[0].tobytes()
         frames = blocks._frames([gaps, scores.tobytes(), best.tobytes()], 3)
         body = blocks._varint(len(frames[0])) + blocks._varint(len(frames[1])) + b"".join(frames)
-        seed = zlib.crc32(blocks.ENTRY.pack(first_keys[number], len(keys)))
+        seed = zlib.crc32(block_index.ENTRY.pack(first_keys[number], len(keys)))
         return CRC.pack(zlib.crc32(body, seed)) + body
 
     def kept(number: int) -> tuple[np.ndarray, np.ndarray]:
@@ -465,3 +469,117 @@ def test_version_2_refuses_blocks_that_keep_the_wrong_entries():
     other = ply_decoder(encoded.dictionary, encoded.index, 10)
     with pytest.raises(CorruptBookError, match="not a position of 10 stones"):
         decode_block(encoded.blocks[0], first_keys[0], 100, other, 10, 0)
+
+
+# -- keys past 64 bits ---------------------------------------------------------------
+
+PAST_64 = Board(8, 8)  # 72-bit keys
+PAST_64_WIDE = Board(9, 7)  # 72-bit keys and two-byte best moves
+
+
+def two_word_segment(count: int, seed: int, board: Board = PAST_64, best: bool = True) -> Segment:
+    """``count`` sorted keys of two words in runs of a few high words: gaps within a run,
+    gaps that borrow from the high word, and gaps past 64 bits between runs."""
+    rng = random.Random(seed)
+    highs = (0, 1, 2, 3, 200, (1 << (board.key_bits - 64)) - 1)
+    keys = sorted(
+        {rng.getrandbits(rng.choice((20, 64))) | rng.choice(highs) << 64 for _ in range(count)}
+    )
+    scores = [rng.randint(-board.max_score, board.max_score) for _ in keys]
+    bits = [rng.randint(1, (1 << board.width) - 1) for _ in keys]
+    return Segment(
+        rows_of(keys),
+        np.array(scores, np.int8),
+        np.array(bits, board.column_set_type) if best else None,
+    )
+
+
+@pytest.mark.parametrize("board", [PAST_64, PAST_64_WIDE], ids=str)
+@pytest.mark.parametrize("best", [True, False], ids=["best", "scores only"])
+def test_keys_past_64_bits_round_trip(board, best):
+    segment = two_word_segment(3000, seed=board.width, board=board, best=best)
+    keys = ints_of(segment.keys)
+    assert max(b - a for a, b in itertools.pairwise(keys)) >= 1 << 64
+    encoded = encode_ply(segment, 20, board, block_size=100)
+    index = encode_index(encoded.index)
+    count = len(encoded.blocks)
+    assert index[:4] == b"C4BW" and len(index) == HEADER.size + 20 * count + CRC.size
+    read = decode_index(index, 20)
+    assert read.wide and np.array_equal(read.first_keys, segment.keys[::100])
+    back = decode_ply(replace(encoded, index=read), 20, board)
+    assert back.keys.shape == segment.keys.shape and np.array_equal(back.keys, segment.keys)
+    assert np.array_equal(back.scores, segment.scores)
+    assert (back.best is None) == (not best) and (
+        not best or np.array_equal(back.best, segment.best)
+    )
+    decoder = ply_decoder(encoded.dictionary, read, 20, board)
+    for no in (0, 7, count - 1):
+        first = key_ints(read.first_keys)[no]
+        block = decode_block(encoded.blocks[no], first, read.count_of(no), decoder, 20, no)
+        assert ints_of(block.keys) == keys[100 * no : 100 * no + 100]
+    assert find_block(key_ints(read.first_keys), keys[250]) == 2
+
+
+def test_a_real_ply_past_64_bits_round_trips(wide_plies):
+    for ply, segment in wide_plies.items():
+        encoded = encode_ply(segment, ply, PAST_64, block_size=16)
+        back = decode_ply(encoded, ply, PAST_64)
+        assert np.array_equal(back.keys, segment.keys) and np.array_equal(
+            back.scores, segment.scores
+        )
+
+
+def test_every_flipped_bit_of_a_block_past_64_bits_is_refused():
+    segment = two_word_segment(300, seed=5)
+    encoded = encode_ply(segment, 11, PAST_64, block_size=50)
+    decoder = ply_decoder(encoded.dictionary, encoded.index, 11, PAST_64)
+    first = key_ints(encoded.index.first_keys)[1]
+    blob = encoded.blocks[1]
+    for at in range(len(blob)):
+        for bit in (0, 7):
+            changed = bytearray(blob)
+            changed[at] ^= 1 << bit
+            assert "fails its checksum" in refused(bytes(changed), first, 50, decoder)
+    # Its CRC starts from its first key's high word too: a key that differs there alone.
+    refused(blob, first ^ 1 << 64, 50, decoder)
+    refused(blob, first ^ 1 << 71, 50, decoder)
+
+
+def test_a_flipped_bit_of_an_index_past_64_bits_is_refused():
+    encoded = encode_ply(two_word_segment(300, seed=6), 11, PAST_64, block_size=50)
+    data = encode_index(encoded.index)
+    for at in range(len(data)):
+        changed = bytearray(data)
+        changed[at] ^= 0x10
+        with pytest.raises(CorruptBookError, match="ply 11 is damaged: its block index"):
+            decode_index(bytes(changed), 11)
+
+
+def test_keys_and_boards_of_another_width_are_refused():
+    segment = two_word_segment(100, seed=7)
+    with pytest.raises(ValueError, match="version 2 takes keys of one word"):
+        blocks.encode_ply(segment, 11, PAST_64)  # what the stones say: one word only, so far
+    with pytest.raises(ValueError, match=r"shape \(100, 2\) are not keys of 7x6"):
+        encode_ply(segment, 11)
+    with pytest.raises(ValueError, match="not keys of 8x8"):
+        encode_ply(random_segment(10, seed=1), 11, PAST_64)
+    wide = encode_ply(segment, 11, PAST_64)
+    with pytest.raises(CorruptBookError, match="holds keys of two words, not those of 7x6"):
+        ply_decoder(wide.dictionary, wide.index, 11, STANDARD)
+    narrow = encode_ply(random_segment(10, seed=1), 11)
+    with pytest.raises(CorruptBookError, match="holds keys of one word, not those of 8x8"):
+        ply_decoder(narrow.dictionary, narrow.index, 11, PAST_64)
+    assert block_index.codec_version(PAST_64) == 1
+    assert block_index.codec_version(STANDARD) == VERSION
+
+
+def test_blocks_past_64_bits_keep_a_one_word_book_byte_for_byte():
+    # The docs' worked example, once more beside the code past 64 bits.
+    ply = Segment(
+        np.array([1, 128, 16384], np.uint64),
+        np.array([2, 1, 0], np.int8),
+        np.array([0x0A, 0x04, 0x3C], np.uint8),
+    )
+    encoded = encode_ply(ply, 1, block_size=2, version=2)
+    assert encoded.blocks[1].hex(" ") == "8e 7c 77 16 00 06 20 01 09 00 00 00 20 01 09 00 00 3c"
+    assert encode_index(encoded.index)[-4:].hex(" ") == "87 6b 57 6e"

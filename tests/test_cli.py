@@ -11,7 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import SMALL_ROOT, c4book, c4book_command
+from conftest import SMALL_ROOT, WIDE_ROOT, c4book, c4book_command
 
 from solver import Board, Position, Solver
 
@@ -235,10 +235,8 @@ def test_a_reader_that_goes_away_is_not_an_error():
     "command, board",
     [
         (command, board)
-        for board in ["3x3", "10x7", "8x16", "7x", "8x8"]
+        for board in ["3x3", "10x7", "8x16", "7x"]
         for command in ["solve", "query", "move", "play", "build"]
-        # The others play 8x8 (past 64 bits) without a book: test_a_book_past_64_bits_...
-        if board != "8x8" or command == "build"
     ],
 )
 def test_a_bad_board_is_one_line_naming_what_is_allowed(command, board, tmp_path):
@@ -251,18 +249,20 @@ def test_a_bad_board_is_one_line_naming_what_is_allowed(command, board, tmp_path
     assert result.returncode == 2 and "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and f"{board!r} is not a board c4book plays" in lines[0], lines
-    # Past 64 bits, the books still refuse (issue 52): they say their own bound.
-    assert "width 4-9" in lines[0] and ("64" if board == "8x8" else "128") + " bits" in lines[0]
+    assert "width 4-9" in lines[0] and "128 bits" in lines[0]
     assert not (tmp_path / "x.db").exists()
 
 
-@pytest.mark.parametrize("command", ["query", "move", "review", "play", "serve"])
-def test_a_book_past_64_bits_is_one_line(command):
-    # The commands that read a book play a board past 64 bits only without one.
-    result = c4book(command, *([] if command in ("play", "serve") else ["45"]), "--board", "8x8",
-                    "--db", "book.db", stdin="", timeout=60)  # fmt: skip
-    assert result.returncode == 1
-    assert_one_line_error(result, command, "board 8x8 takes 72 bits: a book takes only")
+@pytest.mark.parametrize("command", ["query", "move"])
+def test_a_book_past_64_bits_is_read(command, wide_book_path):
+    # Keys of two words (issue 52): a book of 8x8 answers as any book, --board or not.
+    moves = WIDE_ROOT + "1"
+    for board in ([], ["--board", "8x8"]):
+        result = c4book(command, moves, "--db", wide_book_path, *board, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert "book" in result.stdout
+    result = c4book(command, moves, "--db", wide_book_path, "--board", "7x6", timeout=60)
+    assert_one_line_error(result, command, "is a book of the 8x8 board, not 7x6")
 
 
 def test_solve_plays_a_board_past_64_bits():

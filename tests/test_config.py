@@ -3,7 +3,7 @@
 import dataclasses
 
 import pytest
-from conftest import SMALL_ROOT
+from conftest import SMALL_ROOT, WIDE_ROOT
 
 from bookgen.builder import WORKER_TABLE_LOG2
 from bookgen.builder.cluster import AddressError
@@ -130,8 +130,8 @@ def test_a_db_that_is_no_path_is_refused():
         BuildConfig.create(42, 10, SMALL_ROOT)
 
 
-def test_a_board_past_64_bits_is_refused_for_a_book(tmp_path):
-    # A book's keys are one word for now (issue 52): one line naming the board and the bound.
-    with pytest.raises(BoardSizeError, match="board 8x8 takes 72 bits: a book takes only"):
-        BuildConfig.create(tmp_path / "a.db", 60, "", board="8x8")
+def test_a_board_past_64_bits_makes_a_book(tmp_path):
+    # Keys of two words (issue 52): the settings take such a board, and write nothing yet.
+    config = BuildConfig.create(tmp_path / "a.db", 53, WIDE_ROOT, board="8x8")
+    assert str(config.board) == "8x8" and config.position.ply == 48
     assert not (tmp_path / "a.db").exists()

@@ -3,12 +3,12 @@ derivation it replaced (kept here as the reference), on the same subtrees."""
 
 import numpy as np
 import pytest
-from conftest import SMALL_ROOT
+from conftest import SMALL_ROOT, WIDE_PLY
 
 from bookgen.book.format.scores import BEST_TEXT, best_of, pack_scores
 from bookgen.builder.derive import MissingChildError, derive
 from bookgen.builder.listing import keys_by_ply
-from solver import Position
+from solver import Board, Position
 from solver.bitboard import win_score
 from solver.packed import moves_of_keys
 
@@ -78,3 +78,23 @@ def test_a_missing_child_is_named():
         levels[8], levels[9][1:], np.zeros(len(levels[9]) - 1, dtype=np.int8), strict=False
     )
     assert loose.missing.tolist() == [int(levels[9][0])] and not loose.complete[0]
+
+
+# -- past 64 bits ----------------------------------------------------------------------
+
+
+def test_keys_past_64_bits_derive_as_the_solver_scores(wide_plies):
+    board = Board(8, 8)
+    for ply in sorted(wide_plies)[:-1]:
+        parents, children = wide_plies[ply], wide_plies[ply + 1]
+        out = derive(parents.keys, children.keys, children.scores, board=board)
+        assert out.keys.shape == parents.keys.shape and out.complete.all()
+        assert np.array_equal(out.scores, parents.scores)
+        assert np.array_equal(out.keys, parents.keys)
+    # A child left out: named by its move string, or given back as its key's two words.
+    last, below = wide_plies[WIDE_PLY - 1], wide_plies[WIDE_PLY]
+    with pytest.raises(MissingChildError, match="is not in the book"):
+        derive(last.keys, below.keys[1:], below.scores[1:], board=board)
+    out = derive(last.keys, below.keys[1:], below.scores[1:], board=board, strict=False)
+    assert 0 < (~out.complete).sum() < len(out.complete)
+    assert below.keys[0].tolist() in out.missing[~out.complete].tolist()

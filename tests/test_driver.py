@@ -5,6 +5,8 @@ import pytest
 from conftest import (
     SMALL_PLY,
     SMALL_ROOT,
+    WIDE_PLY,
+    WIDE_ROOT,
     back_to_local_ray,
     book_keys,
     entries,
@@ -396,3 +398,22 @@ def test_a_book_is_grown_on_its_own_board_and_refuses_another(six_by_five, tmp_p
         assert store.board is Board(6, 5) and store.count_by_ply()[7] == 11871
     finally:
         store.close()
+
+
+def test_a_book_past_64_bits_builds_and_verifies(tmp_path, ray_session, wide_plies):
+    # Keys of two words (issue 52): a late 8x8 root, its frontier solved on Ray.
+    from bookgen import Book
+    from bookgen.builder.verify import verify
+    from solver.wide.packed import moves_of_keys as wide_moves_of_keys
+
+    db = str(tmp_path / "wide.db")
+    summary = build(db, WIDE_PLY, WIDE_ROOT, board="8x8", workers=1, table_log2=20, progress=False)
+    assert summary.positions_per_ply == {p: len(s.keys) for p, s in wide_plies.items()}
+    assert verify(db, sample=30, progress=False).ok
+    with Book.open(db) as book:
+        assert book.info.max_ply == WIDE_PLY and str(book.board) == "8x8"
+        for segment in wide_plies.values():
+            moves = wide_moves_of_keys(segment.keys, WIDE_ROOT, book.board)
+            assert [book.get(m).score for m in moves] == segment.scores.tolist()
+    rerun = build(db, WIDE_PLY, WIDE_ROOT, workers=1, table_log2=20, progress=False)
+    assert rerun.already_stored == len(wide_plies[WIDE_PLY].keys) and rerun.searched == 0

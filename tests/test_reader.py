@@ -18,7 +18,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SMALL_PLY, SMALL_ROOT, book_keys, damage_middle_page, run_sql
+from conftest import (
+    SMALL_PLY,
+    SMALL_ROOT,
+    WIDE_PLY,
+    WIDE_ROOT,
+    book_keys,
+    damage_middle_page,
+    run_sql,
+)
 
 from bookgen import (
     Book,
@@ -34,7 +42,7 @@ from bookgen import (
 from bookgen.book.format.names import SCHEMA_VERSION
 from bookgen.book.read import reader
 from bookgen.book.read.reader import BookClosedError
-from solver import BoardSizeError, C4Error, IllegalMoveError, Position, Solver
+from solver import Board, BoardSizeError, C4Error, IllegalMoveError, Position, Solver
 from solver.errors import ArgumentTypeError
 from solver.packed import moves_of_key, moves_of_keys
 
@@ -581,3 +589,92 @@ def test_a_sealed_ply_deleted_behind_an_open_book_is_damage_never_an_answer(smal
         run_sql(small_book_copy, f"DELETE FROM sealed_plies WHERE ply = {SMALL_PLY}")
         with pytest.raises(CorruptBookError, match=f"ply {SMALL_PLY} is damaged"):
             Book.open(small_book_copy)  # a ply deleted behind the meta's back is damage
+
+
+# -- a book past 64 bits (issue 52) ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def wide_book(wide_book_path):
+    with Book.open(wide_book_path) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def wide_solver():
+    return Solver(table_log2=20, board="8x8")
+
+
+def test_a_book_past_64_bits_opens_with_its_board(wide_book, wide_plies):
+    assert str(wide_book.board) == "8x8" and wide_book.info.root == WIDE_ROOT
+    assert wide_book.info.plies_complete == tuple(sorted(wide_plies))
+    assert wide_book.count_by_ply() == {ply: len(s.keys) for ply, s in wide_plies.items()}
+
+
+def test_a_book_past_64_bits_answers_as_the_solver_does(wide_book, wide_plies, wide_solver):
+    from solver.wide.packed import moves_of_keys as wide_moves_of_keys
+
+    board = wide_book.board
+    for ply, segment in wide_plies.items():
+        moves = wide_moves_of_keys(segment.keys, WIDE_ROOT, board)
+        for at, (text, score) in enumerate(zip(moves, segment.scores.tolist(), strict=True)):
+            for asked in (board.mirror_moves(text), text):  # the book's orientation last
+                entry = wide_book.get(asked)
+                assert entry is not None and entry.score == score and entry.moves == asked
+            if ply == WIDE_PLY:  # best moves stored
+                assert sum(1 << (c - 1) for c in entry.best_moves) == int(segment.best[at])
+                assert entry.move_scores is None
+            elif at % 3 == 0:  # the children's scores, read from the ply below
+                analyzed = wide_solver.analyze(Position.from_moves(asked, board))
+                assert list(entry.move_scores) == analyzed
+                top = max(s for s in analyzed if s is not None)
+                assert entry.best_moves == tuple(c + 1 for c, s in enumerate(analyzed) if s == top)
+
+
+def test_a_book_past_64_bits_lists_and_looks_up_many(wide_book, wide_plies):
+    listed = list(wide_book.entries())
+    assert len(listed) == len(wide_book) == sum(len(s.keys) for s in wide_plies.values())
+    assert [e.ply for e in listed] == sorted(e.ply for e in listed)
+    again = wide_book.get_many([e.moves for e in listed])
+    assert again == [wide_book.get(e.moves) for e in listed] == listed
+    last = [e for e in listed if e.ply == WIDE_PLY]
+    assert len(
+        wide_book.entries_of_keys(
+            [Position.from_moves(e.moves, wide_book.board).canonical_key for e in last]
+        )[0]
+    ) == len(last)
+
+
+def test_a_book_past_64_bits_misses_and_refuses_as_any_book(wide_book):
+    assert wide_book.get("1") is None  # a position outside the book
+    before = Position.from_moves(WIDE_ROOT[:-1], wide_book.board)
+    other = next(c for c in before.legal_moves() if str(c) != WIDE_ROOT[-1])
+    assert wide_book.get(WIDE_ROOT[:-1] + str(other)) is None  # another position of the root's ply
+    with pytest.raises(IllegalMoveError):
+        wide_book.get(WIDE_ROOT + "9")
+
+
+def test_a_damaged_block_of_a_book_past_64_bits_is_never_answered_from(
+    wide_book_path, wide_plies, tmp_path
+):
+    from bookgen.book.format.names import chunk_id
+    from solver.wide.packed import moves_of_keys as wide_moves_of_keys
+
+    db = tmp_path / "damaged.db"
+    shutil.copy(wide_book_path, db)
+    with closing(sqlite3.connect(db)) as conn:
+        where = (chunk_id(WIDE_PLY, 0),)
+        (data,) = conn.execute("SELECT data FROM block_chunks WHERE id = ?", where).fetchone()
+        changed = bytearray(data)
+        changed[-1] ^= 0x01
+        conn.execute("UPDATE block_chunks SET data = ? WHERE id = ?", (bytes(changed), *where))
+        conn.commit()
+    parent, child = (
+        wide_moves_of_keys(wide_plies[ply].keys[:1], WIDE_ROOT, Board.parse("8x8"))[0]
+        for ply in (WIDE_PLY - 1, WIDE_PLY)
+    )
+    damaged = rf"ply {WIDE_PLY} is damaged: its block 0 fails its checksum"
+    with Book.open(str(db)) as book:
+        for asked in (child, parent):  # a parent's move scores read the ply below
+            with pytest.raises(CorruptBookError, match=damaged):
+                book.get(asked)

@@ -5,10 +5,13 @@ import sqlite3
 from contextlib import closing
 
 import numpy as np
+import pytest
 
+from bookgen import CorruptBookError
 from bookgen.book.format.names import COLUMNS
-from bookgen.book.format.rows import Rows
+from bookgen.book.format.rows import Rows, read_rows
 from bookgen.book.format.scores import pack_scores
+from bookgen.book.format.wide_keys import ints_of, rows_of
 
 KEYS = np.array([5, 9, 12], dtype=np.uint64)
 SCORES = np.array([-2, 0, 7], dtype=np.int8)
@@ -116,3 +119,39 @@ def test_rows_with_both_move_scores_and_nodes():
         (9, 8, 0, 0, "124", PACKED[1], 8, c[1]),
         (12, 8, 7, 1, "7", PACKED[2], 9, c[2]),
     ]
+
+
+# -- keys past 64 bits ---------------------------------------------------------------
+
+TWO_WORDS = [5, 5 | 1 << 64, 4 | 3 << 64]  # the first two differ in the high word alone
+
+
+def test_rows_past_64_bits_bind_16_byte_keys_and_read_back_checked(tmp_path):
+    rows = Rows(50, rows_of(TWO_WORDS), SCORES, BEST, nodes=np.array([7, 8, 9]))
+    values = rows.values()
+    assert values[0] == (5).to_bytes(16, "big") and values[6] == (5 | 1 << 64).to_bytes(16, "big")
+    checksums = rows.checksums().tolist()
+    assert len(set(checksums)) == 3  # the high word is in the checksum
+    assert (
+        checksums[0] != Rows(50, KEYS[:1], SCORES[:1], BEST[:1], nodes=np.array([7])).checksums()[0]
+    )
+    path = tmp_path / "rows.db"
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute(
+            f"CREATE TABLE positions ({', '.join(COLUMNS)}, PRIMARY KEY (key)) WITHOUT ROWID"
+        )
+        for count, params in rows.statements(2):
+            conn.executemany(rows.insert(count), params)
+        plies, back = read_rows(conn, "", "rows.db", 8, wide=True)
+        assert plies.tolist() == [50] * 3 and ints_of(back.keys) == TWO_WORDS
+        assert back.scores.tolist() == SCORES.tolist() and back.best.tolist() == BEST.tolist()
+        # A key changed in its high word alone: its row fails its checksum.
+        conn.execute(
+            "UPDATE positions SET key = ? WHERE key = ?",
+            ((5 | 2 << 64).to_bytes(16, "big"), (5 | 1 << 64).to_bytes(16, "big")),
+        )
+        with pytest.raises(CorruptBookError, match=r"ply 50 is damaged: its row of key .* fails"):
+            read_rows(conn, "", "rows.db", 8, wide=True)
+        conn.execute("UPDATE positions SET key = 7 WHERE ply = 50 AND score = 7")  # not a blob
+        with pytest.raises(CorruptBookError, match="fails its checksum"):
+            read_rows(conn, "", "rows.db", 8, wide=True)

@@ -4,6 +4,7 @@ A damaged blob must raise ``CorruptBookError`` naming its ply: never a wrong
 answer.  Damage is real bytes changed, in memory and in a real book file.
 """
 
+import random
 import struct
 import zlib
 
@@ -13,6 +14,10 @@ from conftest import SMALL_PLY, book_keys
 
 from bookgen import CorruptBookError
 from bookgen.book.format.segment import HEADER, MAGIC, Segment, merge, pack, unpack
+from bookgen.book.format.wide_keys import ints_of, rows_of
+from solver.bitboard import Board
+
+PAST_64 = Board(8, 8)  # keys of 72 bits, two words
 
 
 def random_segment(count: int, seed: int, best: bool = True, top: int = 1 << 49) -> Segment:
@@ -205,3 +210,61 @@ def test_a_score_no_position_can_have_is_caught():
         scores = segment.scores.copy()
         scores[7] = score
         assert "outside -21..21" in damaged(6, pack(Segment(segment.keys, scores, segment.best)))
+
+
+# -- keys past 64 bits ---------------------------------------------------------------
+
+
+def two_word_segment(count: int, seed: int, best: bool = True) -> Segment:
+    """``count`` sorted 72-bit keys in runs of a few high words (gaps past 64 bits)."""
+    rng = random.Random(seed)
+    keys = sorted(
+        {
+            rng.getrandbits(rng.choice((16, 64))) | rng.choice((0, 1, 9, 255)) << 64
+            for _ in range(count)
+        }
+    )
+    scores = np.array([rng.randint(-28, 28) for _ in keys], np.int8)
+    bits = np.array([rng.randint(1, 255) for _ in keys], np.uint8) if best else None
+    return Segment(rows_of(keys), scores, bits)
+
+
+@pytest.mark.parametrize("best", [True, False], ids=["best", "scores only"])
+def test_keys_past_64_bits_round_trip(best):
+    segment = two_word_segment(2000, seed=3, best=best)
+    blob = pack(segment)
+    assert blob[6] == 9  # key planes: the largest gap is 9 bytes (its high word: 1 byte)
+    back = unpack(blob, 30, PAST_64)
+    assert np.array_equal(back.keys, segment.keys) and np.array_equal(back.scores, segment.scores)
+    assert (back.best is None) == (not best) and (
+        not best or np.array_equal(back.best, segment.best)
+    )
+    # Parts of it merged back in key order.
+    parts = [
+        segment._replace(keys=segment.keys[i::3], scores=segment.scores[i::3], best=None)
+        for i in range(3)
+    ]
+    merged = merge(parts, 30)
+    assert np.array_equal(merged.keys, segment.keys) and np.array_equal(
+        merged.scores, segment.scores
+    )
+    with pytest.raises(CorruptBookError, match="hold the same key"):
+        merge([parts[0], parts[0]], 30)
+
+
+def test_a_segment_past_64_bits_whose_header_claims_too_many_planes_is_refused():
+    blob = bytearray(pack(two_word_segment(50, seed=4)))
+    blob[6] = 17
+    with pytest.raises(CorruptBookError, match="unknown header"):
+        unpack(bytes(blob), 30, PAST_64)
+    blob[6] = 9  # more than one word's 8 planes: refused on a board of one word
+    with pytest.raises(CorruptBookError, match="unknown header"):
+        unpack(bytes(blob), 30)
+
+
+def test_keys_past_64_bits_differing_in_the_high_word_alone():
+    keys = [5, 5 | 1 << 64, 5 | 2 << 64, 4 | 3 << 64]  # equal low words; one that borrows
+    segment = Segment(rows_of(keys), np.zeros(4, np.int8), None)
+    assert ints_of(unpack(pack(segment), 30, PAST_64).keys) == keys
+    with pytest.raises(ValueError, match="strictly increasing"):
+        pack(Segment(rows_of(keys[::-1]), np.zeros(4, np.int8), None))

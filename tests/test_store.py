@@ -20,6 +20,8 @@ import pytest
 from conftest import (
     SMALL_PLY,
     SMALL_ROOT,
+    WIDE_PLY,
+    WIDE_ROOT,
     book_moves,
     damage_middle_page,
     entries,
@@ -52,6 +54,7 @@ from bookgen.book.format.rows import Rows
 from bookgen.book.format.schema import ChunkRow, Entry, Meta, SealedRow, SegmentRow
 from bookgen.book.format.scores import BEST_TEXT, pack_scores, unpack_scores
 from bookgen.book.format.segment import Segment, pack, unpack
+from bookgen.book.format.wide_keys import ints_of
 from bookgen.book.read.plies import Plies
 from bookgen.book.write.inserts import BIND_CHUNK, ROWS_PER_STATEMENT
 from bookgen.book.write.store import BookStore
@@ -1004,3 +1007,94 @@ def test_best_moves_of_width_9_take_two_bytes():
     narrow = segment._replace(best=np.array([1, 2, 4], np.uint8))
     assert pack(narrow)[5] == 1  # one byte a position, as every 7x6 book has it
     assert unpack(pack(narrow), 12).best.dtype == np.uint8
+
+
+# -- a book past 64 bits (issue 52) ---------------------------------------------------
+
+
+def test_a_book_past_64_bits_round_trips_as_rows_segments_and_blocks(wide_plies, tmp_path):
+    board = Board(8, 8)
+    db = str(tmp_path / "wide.db")
+    store = BookStore(
+        db, WIDE_ROOT, Position.from_moves(WIDE_ROOT, board).canonical_key, board=board
+    )
+    last = wide_plies[WIDE_PLY]
+    keys = ints_of(last.keys)
+    assert len({k >> 64 for k in keys}) > 1  # keys of several high words
+    assert store.insert_new(Rows(WIDE_PLY, last.keys, last.scores, last.best)) == len(keys)
+    assert store.insert_new(Rows(WIDE_PLY, last.keys[:3], last.scores[:3], last.best[:3])) == 3
+    assert store.row_counts() == {WIDE_PLY: len(keys)}
+    assert ints_of(store.keys_at(WIDE_PLY)) == keys
+    assert ints_of(store.keys_at(WIDE_PLY, keys[3], keys[9])) == keys[3:9]
+    assert store.keys_at(WIDE_PLY, keys[-1] + 1).shape == (0, 2)
+    as_rows = store.entries_at(WIDE_PLY)
+    assert np.array_equal(as_rows.keys, last.keys) and np.array_equal(as_rows.best, last.best)
+    # Packed into a segment, then sealed in blocks: the same entries each time.
+    assert store.pack_rows(WIDE_PLY) == len(keys) and store.row_counts() == {}
+    assert ints_of(store.keys_at(WIDE_PLY, keys[3], keys[9])) == keys[3:9]
+    for ply in sorted(wide_plies, reverse=True):
+        store.seal(ply, store.entries_at(ply) if ply == WIDE_PLY else wide_plies[ply])
+    assert store.complete_plies() == sorted(wide_plies)
+    for ply, segment in wide_plies.items():
+        assert store.is_sealed(ply)
+        back = store.entries_at(ply)
+        assert np.array_equal(back.keys, segment.keys) and np.array_equal(
+            back.scores, segment.scores
+        )
+        assert (back.best is None) == (ply != WIDE_PLY)
+    assert np.array_equal(store.entries_at(WIDE_PLY).best, last.best)
+    assert store.in_old_codec() == set()  # version 1 is this board's codec: not sealed again
+    assert store.pack_rows(WIDE_PLY) == 0
+    store.close()
+    assert read_meta(make_engine(db, readonly=True), db)["root_key"] == str(
+        Position.from_moves(WIDE_ROOT, board).canonical_key
+    )
+
+
+def test_a_book_past_64_bits_keys_its_rows_by_16_byte_blobs(wide_plies, tmp_path):
+    board = Board(8, 8)
+    db = str(tmp_path / "wide.db")
+    store = BookStore(
+        db, WIDE_ROOT, Position.from_moves(WIDE_ROOT, board).canonical_key, board=board
+    )
+    last = wide_plies[WIDE_PLY]
+    store.insert_new(Rows(WIDE_PLY, last.keys[::-1], last.scores[::-1], last.best[::-1]))
+    store.close()
+    assert key_offset(board) == 0
+    with closing(sqlite3.connect(db)) as conn:
+        (schema,) = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'positions'"
+        ).fetchone()
+        assert '"key" BLOB NOT NULL' in schema and schema.rstrip().endswith("WITHOUT ROWID")
+        stored = conn.execute(
+            "SELECT typeof(key), length(key), key FROM positions ORDER BY key"
+        ).fetchall()
+    assert {(kind, size) for kind, size, _ in stored} == {("blob", 16)}
+    assert [int.from_bytes(k, "big") for _, _, k in stored] == ints_of(last.keys)
+
+
+def test_a_damaged_block_of_a_book_past_64_bits_is_refused(wide_book_path, tmp_path):
+    db = str(tmp_path / "damaged.db")
+    Path(db).write_bytes(Path(wide_book_path).read_bytes())
+    with closing(sqlite3.connect(db)) as conn:
+        (data,) = conn.execute(
+            "SELECT data FROM block_chunks WHERE id = ?", (chunk_id(WIDE_PLY, 0),)
+        ).fetchone()
+        changed = bytearray(data)
+        changed[len(changed) // 2] ^= 0x08
+        conn.execute(
+            "UPDATE block_chunks SET data = ? WHERE id = ?", (bytes(changed), chunk_id(WIDE_PLY, 0))
+        )
+        conn.commit()
+    store = BookStore(
+        db,
+        WIDE_ROOT,
+        Position.from_moves(WIDE_ROOT, Board(8, 8)).canonical_key,
+        board=Board(8, 8),
+        readonly=True,
+    )
+    with pytest.raises(
+        CorruptBookError, match=rf"ply {WIDE_PLY} is damaged: its block 0 fails its checksum"
+    ):
+        store.entries_at(WIDE_PLY)
+    store.close()

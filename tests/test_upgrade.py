@@ -40,7 +40,7 @@ from conftest import (
 )
 
 from bookgen import Book, CorruptBookError, SchemaMismatchError
-from bookgen.book.format.blocks import VERSION
+from bookgen.book.format.block_index import VERSION
 from bookgen.book.format.names import SCHEMA_VERSION
 from bookgen.book.format.rows import Rows
 from bookgen.book.format.scores import pack_scores

@@ -18,6 +18,7 @@ import pytest
 from conftest import (
     SMALL_PLY,
     SMALL_ROOT,
+    WIDE_ROOT,
     book_keys,
     edit_ply,
     run_sql,
@@ -445,3 +446,34 @@ def test_missing_or_foreign_files(tmp_path):
     assert result.returncode == 1
     assert result.stderr.startswith("c4book verify: error:") and str(text_file) in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# -- past 64 bits ----------------------------------------------------------------------
+
+
+def test_a_book_past_64_bits_verifies(wide_book_path):
+    report = verify(wide_book_path, sample=20, progress=False)
+    assert report.ok, report.problems
+    assert report.entries == 274 and report.frontier_sampled == 20
+    assert report.plies_counted == tuple(range(48, 54))
+
+
+def test_an_altered_score_past_64_bits_is_reported(wide_book_path, wide_plies, tmp_path):
+    from bookgen.book.write.store import BookStore
+    from solver.bitboard import Board
+    from solver.wide.packed import moves_of_key
+
+    db = str(tmp_path / "altered.db")
+    Path(db).write_bytes(Path(wide_book_path).read_bytes())
+    board = Board(8, 8)
+    ply = 51
+    entries = wide_plies[ply]
+    scores = entries.scores.copy()
+    scores[0] = -scores[0] if scores[0] else 1
+    root_key = Position.from_moves(WIDE_ROOT, board).canonical_key
+    store = BookStore(db, WIDE_ROOT, root_key, board=board)
+    store.seal(ply, entries._replace(scores=scores))  # a wrong book, under good checksums
+    store.close()
+    report = verify(db, sample=0, progress=False)
+    shown = moves_of_key(int(entries.keys[0, 0]) | int(entries.keys[0, 1]) << 64, WIDE_ROOT, board)
+    assert any(p.startswith(f"{shown!r}: stored score {scores[0]}") for p in report.problems)

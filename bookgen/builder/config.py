@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 
 from solver import Board, Position
-from solver.bitboard import STANDARD, TABLE_LOG2_MAX, TABLE_LOG2_MIN, check_narrow
+from solver.bitboard import STANDARD, TABLE_LOG2_MAX, TABLE_LOG2_MIN
 from solver.errors import C4Error
 
 from ..book.format.location import book_location
@@ -29,7 +29,6 @@ def check_request(root: str, ply: int, board: Board | None = None) -> Position:
     """The position after ``root``, once it is known that a book up to ``ply`` can grow
     from it."""
     position = Position.from_moves(root, board)
-    check_narrow(position.board, "a book")  # one-word keys (boards past 64 bits: issue 52)
     if position.is_game_over:
         raise BuildArgumentError(f"--root {root!r} is a finished game: nothing to build")
     if not position.ply <= ply <= position.board.cells:

@@ -7,6 +7,7 @@ moves and per-move scores follow exactly, at the cost of a few lookups.
 Here that runs on whole plies at once: parents are a sorted key array, the
 children's entries two arrays (sorted keys, scores), and one numba kernel
 looks each child up by binary search.  Build and verify both derive this way.
+Past 64 bits keys are ``(n, 2)`` rows and the kernel is ``derive_wide``'s.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from solver.bitboard import STANDARD, Board
 from solver.packed import MOVE_FULL, MOVE_READ, decode, move_rule
 
 from ..book.format.scores import FULL_COLUMN, SCORE_OFFSET
+from .listing import key_ints
 
 _HERE = Path(__file__).resolve().parent
 _FORMAT = _HERE.parent / "book" / "format"
@@ -35,7 +37,7 @@ class MissingChildError(KeyError):
 class Derived(NamedTuple):
     """One ply's derived entries, one row per parent, parents' order."""
 
-    keys: np.ndarray  # uint64
+    keys: np.ndarray  # uint64 (``(n, 2)`` rows past 64 bits)
     scores: np.ndarray  # int8
     best: np.ndarray  # uint8 (uint16 on width 9): bit c set when column c + 1 is best
     move_scores: np.ndarray  # (n, width) uint8, packed as ``scores.pack_scores``
@@ -44,7 +46,8 @@ class Derived(NamedTuple):
     @property
     def complete(self) -> np.ndarray:
         """Which parents had every child; the others' rows are meaningless."""
-        return self.missing == 0
+        none = self.missing == 0
+        return none if none.ndim == 1 else none.all(axis=1)
 
 
 @njit(cache=True)
@@ -94,9 +97,12 @@ def derive(
         np.empty(n, dtype=np.int8),
         np.empty(n, dtype=board.column_set_type),
         np.empty((n, board.width), dtype=np.uint8),
-        np.empty(n, dtype=np.uint64),
+        np.empty((n, 2) if board.is_wide else n, dtype=np.uint64),
     )
-    _derive(
+    kernel = _derive
+    if board.is_wide:
+        from .derive_wide import derive_wide as kernel
+    kernel(
         board,
         out.keys,
         np.ascontiguousarray(child_keys, dtype=np.uint64),
@@ -107,12 +113,21 @@ def derive(
         out.missing,
     )
     if strict and n and not out.complete.all():
-        from solver.packed import moves_of_key
-
         at = int(np.argmin(out.complete))
+        missing, parent = key_ints(out.missing[[at]]) + key_ints(out.keys[[at]])
         raise MissingChildError(
-            f"{moves_of_key(int(out.missing[at]), board=board)!r} (child of "
-            f"{moves_of_key(int(parents[at]), board=board)!r}) is not in "
+            f"{moves_of(missing, board)!r} (child of {moves_of(parent, board)!r}) is not in "
             "the book"
         )
     return out
+
+
+def moves_of(key: int, board: Board, root: str = "") -> str:
+    """The move string of one key (``solver.packed.moves_of_key``, or its twin past 64 bits)."""
+    if board.is_wide:
+        from solver.wide.packed import moves_of_key as wide_moves_of_key
+
+        return wide_moves_of_key(key, root, board)
+    from solver.packed import moves_of_key
+
+    return moves_of_key(key, root, board)

@@ -35,7 +35,7 @@ from ..progress import progress_bar
 from .config import WORKER_TABLE_LOG2, BuildArgumentError, BuildConfig
 from .derive import derive
 from .interrupts import WITH_HANGUP, StopRequest, graceful_interrupts
-from .listing import keys_by_ply
+from .listing import key_ints, keys_by_ply
 from .missing import MissingKeys
 from .part import Part
 from .report import BuildSummary, timed
@@ -267,13 +267,19 @@ def _sorted_entries(solved: list[Segment]) -> Segment:
     key they join sorted, with no sort (its index array would be the
     driver's peak: 8 more bytes a frontier position); the check costs one.
     """
-    solved.sort(key=lambda batch: int(batch[0][0]))  # no batch is empty
+    solved.sort(key=lambda batch: key_ints(batch[0][:1])[0])  # no batch is empty
     columns = [np.concatenate(column) for column in zip(*solved, strict=True)]
     solved.clear()
     keys = columns[0]
+    if keys.ndim == 2:  # keys of two words (``(n, 2)`` rows)
+        from ..book.format.wide_keys import increasing, order
+
+        if len(keys) > 1 and not increasing(keys):
+            columns = [column[order(keys)] for column in columns]
+        return Segment(*columns)
     if len(keys) > 1 and not (keys[1:] >= keys[:-1]).all():  # never so far; stay exact anyway
-        order = np.argsort(keys, kind="stable")
-        columns = [column[order] for column in columns]
+        ordered = np.argsort(keys, kind="stable")
+        columns = [column[ordered] for column in columns]
     return Segment(*columns)
 
 

@@ -24,6 +24,8 @@ import numpy as np
 from solver import STANDARD, Board, Position
 from solver.packed import unfinished_children, unique_sorted
 
+from ..book.format.wide_keys import key_ints
+
 KEY_END = np.uint64((1 << 64) - 1)  # above every key of one word
 SPLIT_SAMPLE = 50_000  # parents whose children place the chunk boundaries
 SLICES = 1024  # thin key ranges that passes are made of
@@ -68,15 +70,6 @@ def key_array(keys: list[int], board: Board) -> np.ndarray:
 
         return pairs_of(keys)
     return np.array(keys, dtype=np.uint64)
-
-
-def key_ints(keys: np.ndarray) -> list[int]:
-    """An array of keys, one word or two (its rows say which), as Python integers."""
-    if keys.ndim == 2:
-        from solver.wide.pairs import ints_of
-
-        return ints_of(keys)
-    return keys.tolist()
 
 
 def root_keys(root: Position) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 from solver import Position
 
 from ..book.write.store import BookStore
-from .listing import contains_sorted, frontier_chunks, root_keys
+from .listing import contains_sorted, frontier_chunks, key_ints, root_keys
 from .part import Part
 
 CHUNK = 4_000_000  # frontier keys listed per slice: 32 MB, plus a pass over the parents
@@ -66,7 +66,8 @@ class MissingKeys:
     def _missing_of(self, keys: np.ndarray) -> np.ndarray:
         if self._store is None:
             return keys
-        stored = self._store.keys_at(self._ply, int(keys[0]), int(keys[-1]) + 1)
+        first, last = key_ints(keys[[0, -1]])
+        stored = self._store.keys_at(self._ply, first, last + 1)
         return keys[~contains_sorted(stored, keys)]
 
     def _check(self, parts: Iterator[np.ndarray]) -> Iterator[np.ndarray]:

@@ -12,6 +12,8 @@ The book is read a ply at a time, deepest first, as arrays, packed and rows
 alike (``BookStore.entries_at``): a ply and the one below it are in memory
 at once.  A damaged packed ply is a problem found, named by its ply.
 Problems name positions by the smallest move string that reaches them.
+Past 64 bits keys are ``(n, 2)`` rows, and the kernels the two-word twins
+(``solver.wide.packed``), loaded only then.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver import Board, Position
-from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
 
 from ..book.format.database import check_sqlite_file, make_engine, read_meta, sqlite_path
 from ..book.format.errors import CorruptBookError, board_of_meta
@@ -32,8 +33,8 @@ from ..book.format.scores import BEST_TEXT, unpack_scores
 from ..book.format.segment import Segment
 from ..book.write.store import BookStore
 from ..progress import progress_bar
-from .derive import derive
-from .listing import contains_sorted, keys_by_ply
+from .derive import derive, moves_of
+from .listing import contains_sorted, key_ints, keys_by_ply
 from .solve_position import solve_position
 
 NOT_KEPT = -1  # a frontier entry's best moves, where its ply keeps none
@@ -125,19 +126,22 @@ def verify(db: str, sample: int = 100, seed: int = 2026, progress: bool = True) 
 
 def _shown(key: int, root: str, board: Board) -> str:
     try:
-        return repr(moves_of_key(key, root, board))
+        return repr(moves_of(key, board, root))
     except ValueError:
         return f"key {key}"
 
 
 def _check_keys(entries: Segment, ply: int, board: Board) -> list[tuple[int, str]]:
     """Each key must be the canonical key of a position at its ply."""
-    bad = (canonical_keys(board, entries.keys) != entries.keys) | (
-        plies_of(board, entries.keys) != ply
-    )
+    if board.is_wide:
+        from solver.wide.packed import canonical_keys, plies_of
+    else:
+        from solver.packed import canonical_keys, plies_of
+    moved = canonical_keys(board, entries.keys) != entries.keys
+    bad = (moved if moved.ndim == 1 else moved.any(axis=1)) | (plies_of(board, entries.keys) != ply)
     return [
         (key, f"key {key}: not the canonical key of a position at ply {ply}")
-        for key in entries.keys[bad].tolist()
+        for key in key_ints(entries.keys[bad])
     ]
 
 
@@ -155,11 +159,11 @@ def _check_derived(
         same &= expected.best == entries.best
     problems = []
     for at in np.flatnonzero(~expected.complete).tolist():
-        key = int(expected.keys[at])
-        parent, child = _shown(key, root, board), _shown(int(expected.missing[at]), root, board)
+        key, missing = key_ints(expected.keys[[at]]) + key_ints(expected.missing[[at]])
+        parent, child = _shown(key, root, board), _shown(missing, root, board)
         problems.append((key, f"{parent}: {child} (child of {parent}) is not in the book"))
     for at in np.flatnonzero(~same & expected.complete).tolist():
-        key = int(expected.keys[at])
+        key = key_ints(expected.keys[[at]])[0]
         best = "" if entries.best is None else f" best {BEST_TEXT[entries.best[at]]}"
         problems.append(
             (
@@ -199,7 +203,16 @@ def _check_frontier(
             for f in frontier
         ]
     )
-    order = np.argsort(keys, kind="stable")
+    if board.is_wide:
+        from solver.wide.packed import moves_of_keys
+
+        from ..book.format.wide_keys import order as sorted_order
+
+        order = sorted_order(keys)
+    else:
+        from solver.packed import moves_of_keys
+
+        order = np.argsort(keys, kind="stable")
     chosen = order[random.Random(seed).sample(range(len(keys)), min(sample, len(keys)))]
     solver = Solver(board=board)
     moves = moves_of_keys(keys[chosen], root, board)
@@ -225,7 +238,7 @@ def _check_counts(store: BookStore, root: str, complete: list[int], report: _Tal
     problems = []
     for ply in sorted(complete):
         report.plies_counted.append(ply)
-        expected = levels.get(ply, np.empty(0, dtype=np.uint64))
+        expected = levels.get(ply, np.empty((0, 2) if store.board.is_wide else 0, dtype=np.uint64))
         try:
             stored = store.entries_at(ply).keys
         except CorruptBookError:

@@ -23,7 +23,6 @@ import numpy as np
 import ray
 
 from solver import STANDARD, Board, Solver
-from solver.packed import positions_of_keys
 from solver.parent_bounds import Bounds
 
 from .solve_position import solve_position
@@ -66,7 +65,11 @@ def solve_keys(
     neighbours at the same time.
     """
     board = solvers[0].board
-    positions = positions_of_keys(keys, board=board)
+    if board.is_wide:  # keys of two words: ``(n, 2)`` rows
+        from solver.wide.packed import positions_of_keys
+    else:
+        from solver.packed import positions_of_keys
+    positions = positions_of_keys(keys, "", board)
     scores = np.zeros(len(keys), dtype=np.int8)
     best = np.zeros(len(keys), dtype=board.column_set_type)
     nodes = np.zeros(len(keys), dtype=np.int64)

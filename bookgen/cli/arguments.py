@@ -7,15 +7,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from solver.bitboard import (
-    ALLOWED,
-    ALLOWED_NARROW,
-    MAX_THREADS,
-    TABLE_LOG2_MAX,
-    TABLE_LOG2_MIN,
-    Board,
-    check_narrow,
-)
+from solver.bitboard import ALLOWED, MAX_THREADS, TABLE_LOG2_MAX, TABLE_LOG2_MIN, Board
 from solver.errors import ArgumentError, BoardSizeError
 
 from ..limits import MAX_SAMPLE, MAX_SERVE_WORKERS, MAX_TIME_BUDGET
@@ -104,24 +96,13 @@ def table_log2(text: str) -> int:
 
 
 def board_size(text: str) -> Board:
-    """A board size, WxH, past 64 bits too (solve, and the commands that play without a book)."""
+    """A board size, WxH, past 64 bits too."""
     try:
         return Board.parse(text)
     except BoardSizeError:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a board c4book plays: {ALLOWED}"
         ) from None
-
-
-def narrow_board_size(text: str) -> Board:
-    """A board size, WxH, whose keys take one word: the books'."""
-    board = board_size(text)
-    if board.is_wide:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a board c4book plays with books yet "
-            f"(solve, query, move, review and play do, without a book): {ALLOWED_NARROW}"
-        )
-    return board
 
 
 def port(text: str) -> int:
@@ -157,12 +138,11 @@ def build_part(text: str):
 # -- options that several commands share ----------------------------------------------
 
 
-def add_board(parser: argparse.ArgumentParser, what: str, wide: bool = False) -> None:
-    """--board, ``what`` saying which board it defaults to; past 64 bits only if ``wide``
-    (a command that plays without a book: books keep one-word keys)."""
+def add_board(parser: argparse.ArgumentParser, what: str) -> None:
+    """--board, ``what`` saying which board it defaults to."""
     parser.add_argument(
         "--board",
-        type=board_size if wide else narrow_board_size,
+        type=board_size,
         default=None,
         metavar="WxH",
         help=f"board size, e.g. 6x5 ({what})",
@@ -198,9 +178,7 @@ def add_book_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-book", action="store_true", help="use no book: search everything")
     add_board(
         parser,
-        "the book's by default; with no --db, a board no book found has is searched without a "
-        "book, as is one past 64 bits such as 8x8",
-        wide=True,
+        "the book's by default; with no --db, a board no book found has is searched without a book",
     )
 
 
@@ -213,13 +191,8 @@ def found(db: str | None) -> str:
 
 def book_to_read(args: argparse.Namespace) -> str | None:
     """The book to read (``add_book_options``): none with --no-book, nor when --board asks
-    for another board than the book found by default (the shipped book is 7x6), such as a
-    board past 64 bits; a ``BoardSizeError`` for such a board and a --db."""
+    for another board than the book found by default (the shipped book is 7x6)."""
     if args.no_book:
-        return None
-    if args.board is not None and args.board.is_wide:
-        if args.db is not None:
-            check_narrow(args.board, "a book")
         return None
     db = found(args.db)
     if args.db is None and args.board is not None:

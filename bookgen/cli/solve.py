@@ -30,7 +30,7 @@ def add(commands) -> argparse.ArgumentParser:
         action="store_true",
         help="print the score of each move, column by column ('x' for a full column)",
     )
-    add_board(parser, "default: 7x6; up to 128 bits, e.g. 8x8 or 9x9", wide=True)
+    add_board(parser, "default: 7x6; up to 128 bits, e.g. 8x8 or 9x9")
     parser.add_argument(
         "--table-log2",
         type=table_log2,

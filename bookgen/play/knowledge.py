@@ -36,9 +36,14 @@ def book_bound(book, position: Position) -> ParentBound | None:
     It is the exact score when the position follows one of a parent's best moves
     (``solver.parent_bounds``, as the builder bounds its frontier).
     """
-    # Parents past the book's last ply are not in it: no lookup (``NoBook``: never, so a
-    # board past 64 bits, whose keys parents_of cannot take, never gets there).
-    if book is None or position.ply == 0 or position.ply - 1 > book.info.max_ply:
+    # Parents past the book's last ply are not in it: no lookup.  Past 64 bits, none either:
+    # parents_of and the bounds take keys of one word.
+    if (
+        book is None
+        or position.board.is_wide
+        or position.ply == 0
+        or position.ply - 1 > book.info.max_ply
+    ):
         return None
     from solver.parent_bounds import Parents, parents_of
 
@@ -64,7 +69,8 @@ def book_leaves(book, position: Position) -> tuple[np.ndarray, np.ndarray]:
     built from another root, or one still being built).
     """
     found: dict[int, int] = {}
-    if book is not None and position.ply < book.info.max_ply:
+    # (Past 64 bits none: the search's known leaves are keys of one word.)
+    if book is not None and not position.board.is_wide and position.ply < book.info.max_ply:
         for col in position.legal_moves():
             child = position.play(col)
             entry = None if child.is_game_over else book.get(child)

@@ -21,6 +21,9 @@ from ..packed import (
     DEAD_BITS,
     DEAD_SHIFT,
     FIBONACCI,
+    MOVE_DECIDED,
+    MOVE_FULL,
+    MOVE_READ,
     UnreachableKeyError,
     _prefix_rows,
     move_strings,
@@ -84,6 +87,20 @@ def child_key(board, current, mask, col):
 @njit(cache=True)
 def is_full_column(board, mask, col):
     return ((_column(board, mask, col) >> (board.h - ONE)) & ONE) != ZERO
+
+
+@njit(cache=True, inline="always")
+def move_rule(board, current, mask, ply, col):
+    """``solver.packed.move_rule`` over pairs: ``(kind, score, child)``, the child a pair
+    (``NONE`` but for ``MOVE_READ``)."""
+    if is_full_column(board, mask, col):
+        return MOVE_FULL, np.int64(0), NONE
+    child, won = child_key(board, current, mask, col)
+    if won:
+        return MOVE_DECIDED, np.int64((board.cells + 1 - ply) // 2), NONE  # Board.win_score
+    if ply + 1 == board.cells:
+        return MOVE_DECIDED, np.int64(0), NONE
+    return MOVE_READ, np.int64(0), canonical(board, child)
 
 
 @njit(cache=True)

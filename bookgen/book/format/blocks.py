@@ -26,17 +26,7 @@ bytes at all (a block of one position has no gaps).
             ...     rest  best-move frame: a uint8 a position (uint16 little-endian on width 9;
                           version 2: a position whose best moves its stones do not say)
 
-    index:  0       4     magic b"C4BX"
-            4       1     version (2; 1: nothing left out)
-            5       1     best-move bytes a position: 0 (none kept), 1, or 2 (width 9)
-            6       2     chunk size: bytes a stored chunk of the ply's blocks (0: not cut)
-            8       4     block size N: positions a block, the last block fewer
-            12      4     positions n of the ply; blocks B = ceil(n / N)
-            16      4     bytes of the ply's keys dictionary (0: none)
-            20      4     CRC-32 of the dictionary
-            24      8 B   each block's first key (uint64 little-endian)
-            24+8B   4 B   where each block ends in the ply's blocks laid end to end (uint32)
-            24+12B  4     CRC-32 of everything before
+    index:  ``block_index``: each block's first key and where it ends
 
 Every integer is little-endian.  One CRC-32 a block (not one a frame): any
 damage to a block is caught before a frame is decompressed, in under a
@@ -45,14 +35,17 @@ read from the wrong place fails too.  A damaged block, index or dictionary
 raises ``CorruptBookError`` naming the ply (and the block): never a wrong
 answer.  docs/book-format.md has a worked example; docs/benchmarks.md the
 measurements behind these choices.
+
+Past 64 bits (``Board.is_wide``, keys as ``(n, 2)`` rows: ``wide_keys``) a
+block's CRC starts from (low word, high word, count), and its gaps are the
+same LEB128, up to 19 bytes where the high word changes.  Such plies are in codec version 1, every
+score and best move kept: ``implied`` reads keys of one word (``codec_version``).
 """
 
 from __future__ import annotations
 
 import itertools
-import struct
 import zlib
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -62,15 +55,20 @@ import zstandard
 
 from solver.bitboard import STANDARD, Board
 
-from .errors import CorruptBookError, damaged_ply
+from .block_index import (
+    CRC,
+    LEAVES_OUT,
+    VERSION,
+    VERSIONS,
+    BlockIndex,
+    entry_seed,
+)
+from .errors import damaged_ply
 from .implied import fill_in, implied, leave_out
-from .leb128 import PAD, leb128, read_gaps
+from .leb128 import PAD, leb128, leb128_wide, read_gaps, read_wide_gaps
 from .segment import Segment, empty_segment
+from .wide_keys import gaps, increasing, key_ints, running_sum
 
-MAGIC = b"C4BX"
-VERSION = 2  # what the positions' stones say left out (``implied``)
-VERSIONS = (1, 2)  # what a reader reads
-LEAVES_OUT = 2  # the first version that leaves out what the stones say
 # Positions a block (docs/benchmarks.md, "What the stones say"): the smallest whose book
 # is about 0.78 B/pos (0.79 at ply 12; 1024: 0.85); 4096 saves 0.04 more for 1.7x the
 # first touch.
@@ -78,37 +76,11 @@ BLOCK_SIZE = 2048
 LEVEL = 19  # zstd: slow to write, and no slower to read than a fast level
 ZERO_GAP = bytes(1)  # a gap of 0 in LEB128
 GAPS_AT_ONCE = 64  # blocks whose gaps a bulk read decodes at once: three times as fast as a ply
-HEADER = struct.Struct("<4sBBHIIII")  # the index's, up to its arrays
-ENTRY = struct.Struct("<QI")  # a block's index entry, as its CRC starts from it
-CRC = struct.Struct("<I")
 # The keys dictionary: about 1/32 of the ply's LEB128 gap bytes, a power of two within
 # these bounds (measured best at plies 7-12), and kept only where it saves more than its size.
 DICTIONARY_MIN, DICTIONARY_MAX, DICTIONARY_SHARE = 1 << 10, 1 << 16, 32
 TRAINING_BYTES = 100  # samples to train on: about 100 times the dictionary (zstd's advice)
 MAGICLESS = zstandard.FORMAT_ZSTD1_MAGICLESS  # saves 4 bytes a frame: the index says what is where
-
-
-class BlockIndex(NamedTuple):
-    """A ply's index: where each block is and what it starts with."""
-
-    positions: int
-    block_size: int
-    best_bytes: int  # 0: the ply keeps no best moves
-    first_keys: np.ndarray  # uint64, one a block, strictly increasing
-    ends: np.ndarray  # uint32: block i is bytes ends[i - 1] (0 for the first) to ends[i]
-    dictionary_size: int
-    dictionary_crc: int
-    chunk_size: int = 0  # how the blocks are stored, cut in chunks (``format.sealed``); 0: not
-    version: int = VERSION  # 1: every score and best move kept; 2: what the stones say left out
-
-    def count_of(self, block_no: int) -> int:
-        """Positions in block ``block_no``."""
-        return min(self.block_size, self.positions - block_no * self.block_size)
-
-    def span(self, block_no: int) -> tuple[int, int]:
-        """``(offset, length)`` of block ``block_no`` in the ply's blocks laid end to end."""
-        start = int(self.ends[block_no - 1]) if block_no else 0
-        return start, int(self.ends[block_no]) - start
 
 
 @dataclass(frozen=True)
@@ -129,6 +101,7 @@ class Decoder(NamedTuple):
     best_type: np.dtype | None
     board: Board
     leaves_out: bool  # version 2 on: what the stones say is worked out again (``implied``)
+    wide: bool = False  # keys past 64 bits: ``(n, 2)`` rows
 
 
 # -- encoding -------------------------------------------------------------------------
@@ -201,12 +174,18 @@ def encode_ply(
     range, or (version 2) an entry that its position's stones contradict."""
     keys = np.ascontiguousarray(segment.keys, dtype=np.uint64)
     scores = np.ascontiguousarray(segment.scores, dtype=np.int8)
-    count = len(keys)
+    count, wide = len(keys), board.is_wide
     if version not in VERSIONS:
         raise ValueError(f"ply {ply}: no block codec version {version}")
+    if wide and version >= LEAVES_OUT:
+        raise ValueError(
+            f"ply {ply}: codec version {version} takes keys of one word, not {board}'s"
+        )
+    if keys.ndim != (2 if wide else 1) or (wide and keys.shape[1] != 2):
+        raise ValueError(f"ply {ply}: keys of shape {keys.shape} are not keys of {board}")
     if block_size < 1 or count >= 1 << 32 or len(scores) != count:
         raise ValueError(f"ply {ply}: {count} keys, {len(scores)} scores in blocks of {block_size}")
-    if count and not (keys[1:] > keys[:-1]).all():
+    if count and not (increasing(keys) if wide else (keys[1:] > keys[:-1]).all()):
         raise ValueError(f"ply {ply}: keys must be strictly increasing")
     if count and int(np.abs(scores.astype(np.int16)).max()) > board.max_score:
         raise ValueError(f"ply {ply}: a score is outside -{board.max_score}..{board.max_score}")
@@ -219,7 +198,7 @@ def encode_ply(
         best = best.astype(best_type)
     starts = range(0, count, block_size)
     # Each block's gaps: the ply's, but for the gap into each block's first key.
-    digits, ends = leb128(np.diff(keys))
+    digits, ends = leb128_wide(gaps(keys)[1:]) if wide else leb128(np.diff(keys))
     bounds = np.concatenate(([0], ends)).tolist()
     key_streams = [
         digits[bounds[s] : bounds[min(s + block_size, count) - 1]].tobytes() for s in starts
@@ -237,15 +216,18 @@ def encode_ply(
         else [b""] * len(score_frames)
     )
     blocks = []
-    for start, k, s, b in zip(starts, key_frames, score_frames, best_frames, strict=True):
+    first_keys = keys[::block_size].copy()
+    for first, start, k, s, b in zip(
+        key_ints(first_keys), starts, key_frames, score_frames, best_frames, strict=True
+    ):
         body = _varint(len(k)) + _varint(len(s)) + k + s + b
-        seed = zlib.crc32(ENTRY.pack(int(keys[start]), min(block_size, count - start)))
+        seed = entry_seed(first, min(block_size, count - start), wide)
         blocks.append(CRC.pack(zlib.crc32(body, seed)) + body)
     index = BlockIndex(
         positions=count,
         block_size=block_size,
         best_bytes=0 if best is None else best_type.itemsize,
-        first_keys=keys[::block_size].copy(),
+        first_keys=first_keys,
         ends=np.cumsum([len(b) for b in blocks], dtype=np.uint64).astype(np.uint32),
         dictionary_size=len(dictionary),
         dictionary_crc=zlib.crc32(dictionary),
@@ -265,56 +247,7 @@ def _streams(kept: np.ndarray, known: np.ndarray | None, size: int, count: int) 
     return [kept[start:end].tobytes() for start, end in itertools.pairwise(cuts)]
 
 
-def encode_index(index: BlockIndex) -> bytes:
-    """The bytes of ``index``, with their CRC-32 at the end."""
-    head = HEADER.pack(
-        MAGIC,
-        index.version,
-        index.best_bytes,
-        index.chunk_size,
-        index.block_size,
-        index.positions,
-        index.dictionary_size,
-        index.dictionary_crc,
-    )
-    data = (
-        head
-        + np.ascontiguousarray(index.first_keys, dtype="<u8").tobytes()
-        + np.ascontiguousarray(index.ends, dtype="<u4").tobytes()
-    )
-    return data + CRC.pack(zlib.crc32(data))
-
-
 # -- decoding -------------------------------------------------------------------------
-
-
-def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIndex:
-    """The index in ``data``; ``CorruptBookError`` naming ``ply`` (and ``db``) if damaged."""
-
-    def damaged(why: str) -> CorruptBookError:
-        return damaged_ply(ply, f"its block index {why}", db)
-
-    if data is None or len(data) < HEADER.size + CRC.size:
-        raise damaged("is truncated")
-    view = memoryview(data)
-    if CRC.unpack_from(view, len(view) - CRC.size)[0] != zlib.crc32(view[: -CRC.size]):
-        raise damaged("fails its checksum")
-    magic, version, best_bytes, chunk, block_size, positions, size, crc = HEADER.unpack_from(view)
-    if magic != MAGIC or version not in VERSIONS or best_bytes not in (0, 1, 2) or block_size < 1:
-        raise damaged("has an unknown header")
-    blocks = -(-positions // block_size)
-    if len(view) != HEADER.size + 12 * blocks + CRC.size:
-        raise damaged(f"has {len(view)} bytes, not those of {blocks} blocks")
-    first_keys = np.frombuffer(data, dtype="<u8", count=blocks, offset=HEADER.size)
-    ends = np.frombuffer(data, dtype="<u4", count=blocks, offset=HEADER.size + 8 * blocks)
-    # Checked though the CRC held: what a writer's mistake would make, a reader refuses.
-    if blocks and not (
-        (first_keys[1:] > first_keys[:-1]).all() and (ends[1:] > ends[:-1]).all() and ends[0] > 0
-    ):
-        raise damaged("holds keys or ends out of order")
-    return BlockIndex(
-        positions, block_size, best_bytes, first_keys, ends, size, crc, chunk, version
-    )
 
 
 def ply_decoder(
@@ -325,13 +258,16 @@ def ply_decoder(
         raise damaged_ply(ply, "its keys dictionary fails its checksum", db)
     if index.best_bytes not in (0, np.dtype(board.column_set_type).itemsize):
         raise damaged_ply(ply, f"its blocks keep {index.best_bytes}-byte best moves", db)
+    if index.wide != board.is_wide:
+        words = "two words" if index.wide else "one word"
+        raise damaged_ply(ply, f"its index holds keys of {words}, not those of {board}", db)
     keys = zstandard.ZstdDecompressor(
         dict_data=zstandard.ZstdCompressionDict(dictionary) if dictionary else None,
         format=MAGICLESS,
     )
     best_type = np.dtype(board.column_set_type).newbyteorder("<") if index.best_bytes else None
     plain = zstandard.ZstdDecompressor(format=MAGICLESS)
-    return Decoder(keys, plain, best_type, board, index.version >= LEAVES_OUT)
+    return Decoder(keys, plain, best_type, board, index.version >= LEAVES_OUT, index.wide)
 
 
 def _read_varint(view: memoryview, at: int) -> tuple[int, int]:
@@ -358,10 +294,13 @@ def decode_block(
     keeps none), not to be written to.  ``CorruptBookError`` naming the ply and the block if
     it is damaged."""
     gaps, scores, best = _checked_frames(blob, first_key, count, decoder, ply, block_no, db)
-    keys = np.empty(count, dtype=np.uint64)
-    keys[0] = first_key
-    read_gaps(gaps + PAD, keys[1:])  # (its count checked: it cannot raise)
-    np.add.accumulate(keys, out=keys)  # (half of cumsum's time on a block)
+    if decoder.wide:
+        keys = _wide_keys(gaps, first_key, count, ply, block_no, db)
+    else:
+        keys = np.empty(count, dtype=np.uint64)
+        keys[0] = first_key
+        read_gaps(gaps + PAD, keys[1:])  # (its count checked: it cannot raise)
+        np.add.accumulate(keys, out=keys)  # (half of cumsum's time on a block)
     kept_scores = np.frombuffer(scores, np.int8)
     kept_best = None if decoder.best_type is None else np.frombuffer(best, decoder.best_type)
     if not decoder.leaves_out:
@@ -371,6 +310,19 @@ def decode_block(
         return Segment(keys, *_read_only(fill_in(said, kept_scores, kept_best)))
     except ValueError as error:  # past the CRC: a writer's mistake
         raise damaged_ply(ply, f"its block {block_no} does not decode ({error})", db) from None
+
+
+def _wide_keys(
+    gaps: bytes, first_key: int, count: int, ply: int, block_no: int, db: str | None
+) -> np.ndarray:
+    """A block's keys past 64 bits, as ``(count, 2)`` rows: its first key, then its gaps."""
+    steps = np.empty((count, 2), dtype=np.uint64)
+    steps[0] = first_key & (1 << 64) - 1, first_key >> 64
+    try:
+        steps[1:] = read_wide_gaps(gaps + PAD, count - 1)
+    except ValueError as error:  # past the CRC: a writer's mistake
+        raise damaged_ply(ply, f"its block {block_no} does not decode ({error})", db) from None
+    return running_sum(steps)
 
 
 def decode_blocks(
@@ -390,7 +342,19 @@ def decode_blocks(
         for n, (blob, first, count) in enumerate(zip(blobs, first_keys, counts, strict=True))
     ]
     if not frames:
-        return empty_segment(decoder.best_type)
+        return empty_segment(decoder.best_type, decoder.wide)
+    if decoder.wide:  # (version 1 alone: nothing to work out again)
+        keys = [
+            _wide_keys(g, first, count, ply, first_block + n, db)
+            for n, ((g, _, _), first, count) in enumerate(
+                zip(frames, first_keys, counts, strict=True)
+            )
+        ]
+        best = None
+        if decoder.best_type is not None:
+            best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
+        scores = np.frombuffer(b"".join(s for _, s, _ in frames), np.int8)
+        return Segment(np.concatenate(keys), scores, best)
     total = sum(counts)
     starts = np.cumsum([0, *counts[:-1]], dtype=np.int64)
     steps = np.empty(total, dtype=np.uint64)
@@ -453,7 +417,7 @@ def _checked_frames(
     ``count`` positions; ``CorruptBookError`` naming the ply and the block if damaged."""
     view = memoryview(blob)
     if len(view) < CRC.size or CRC.unpack_from(view)[0] != zlib.crc32(
-        view[CRC.size :], zlib.crc32(ENTRY.pack(first_key, count))
+        view[CRC.size :], entry_seed(first_key, count, decoder.wide)
     ):
         raise damaged_ply(ply, f"its block {block_no} fails its checksum", db)
     try:
@@ -490,12 +454,6 @@ def _block_frames(view: memoryview, count: int, decoder: Decoder) -> tuple[bytes
     return gaps, scores, best
 
 
-def find_block(first_keys: Sequence[int] | np.ndarray, key: int) -> int:
-    """The block that holds ``key`` if any does: the last whose first key is at most ``key``,
-    -1 if none is (a key below the ply's first).  ``first_keys`` is fastest as a list."""
-    return bisect_right(first_keys, key) - 1
-
-
 def decode_ply(
     encoded: EncodedPly, ply: int, board: Board = STANDARD, db: str | None = None
 ) -> Segment:
@@ -503,4 +461,4 @@ def decode_ply(
     index = encoded.index
     decoder = ply_decoder(encoded.dictionary, index, ply, board, db)
     counts = [index.count_of(no) for no in range(len(encoded.blocks))]
-    return decode_blocks(encoded.blocks, index.first_keys.tolist(), counts, decoder, ply, 0, db)
+    return decode_blocks(encoded.blocks, key_ints(index.first_keys), counts, decoder, ply, 0, db)

@@ -62,10 +62,12 @@ def row_checksums(
 ) -> np.ndarray:
     """The checksum of each row, as SQL stores it (a signed 64-bit integer): ``keys`` as
     SQL holds them, ``ply`` one for all or one a row, ``best`` the best-move bits,
-    ``move_scores`` as ``move_score_words`` gives them, ``nodes`` 0 where not kept."""
+    ``move_scores`` as ``move_score_words`` gives them, ``nodes`` 0 where not kept.  Keys
+    past 64 bits, ``(n, 2)`` rows, pass as two fields: the high word, then the low."""
     count = len(keys)
     hashes = np.full(count, _SEED, np.uint64)
-    for field in (nodes, *move_scores[::-1], best, wdl, scores, ply, keys):
+    key_words = (keys[:, 1], keys[:, 0]) if np.ndim(keys) == 2 else (keys,)
+    for field in (nodes, *move_scores[::-1], best, wdl, scores, ply, *key_words):
         hashes ^= np.broadcast_to(_words(field), (count,))
         _mix(hashes)
     return hashes.view(np.int64)

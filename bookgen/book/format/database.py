@@ -46,8 +46,9 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 
 def key_offset(board: Board) -> int:
     """What a key loses on its way into SQL, whose integers are signed 64-bit: nothing for
-    keys of up to 63 bits, else 2**63, which keeps their order (8x7's keys reach 2**64)."""
-    return 1 << 63 if board.key_bits > 63 else 0
+    keys of up to 63 bits, else 2**63, which keeps their order (8x7's keys reach 2**64).
+    Keys past 64 bits are blobs (``wide_keys``): nothing."""
+    return 1 << 63 if board.key_bits == 64 else 0
 
 
 def is_url(db: str) -> bool:

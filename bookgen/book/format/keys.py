@@ -63,6 +63,8 @@ class Walker:
         }
         self._columns = tuple(zip(bottoms, cells, reversed(bottoms), reversed(cells), strict=True))
         self._one_way = {char: step[:2] for char, step in self._step.items()}
+        if board.is_wide:  # the walks of Python integers alone: no numpy word holds a key
+            return
         # boards_of_many's: a character code -> that column's bottom cell and cells (0, 0: none).
         self._bottoms = np.zeros(128, dtype=np.uint64)
         self._cells = np.zeros(128, dtype=np.uint64)

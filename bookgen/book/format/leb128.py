@@ -80,3 +80,87 @@ def long_gaps(stream: np.ndarray, first: np.ndarray, last: np.ndarray) -> np.nda
         raise ValueError("its keys frame holds a gap longer than 64 bits")
     digits = (stream & 0x7F).astype(np.uint64) << (np.uint64(7) * place.astype(np.uint64))
     return np.bitwise_or.reduceat(digits, first)
+
+
+# -- past 64 bits -------------------------------------------------------------------
+# A book of a board past 64 bits (``wide_keys``) has gaps of two words: where the high
+# word changes, a gap passes 64 bits.  The coding is the same LEB128, of up to 19 bytes;
+# a gap below 2**64 is the same bytes as on one word.
+
+WIDE_BYTES = 19  # LEB128 bytes of the largest gap of two words (128 bits, 7 a byte)
+
+
+def _shifted_right(rows: np.ndarray, shift: int) -> np.ndarray:
+    """The low word of each ``(low, high)`` row shifted right by ``shift`` (0-127) bits."""
+    low, high = rows[:, 0], rows[:, 1]
+    if shift >= 64:
+        return high >> np.uint64(shift - 64)
+    if shift == 0:
+        return low.copy()
+    return (low >> np.uint64(shift)) | (high << np.uint64(64 - shift))
+
+
+def leb128_wide(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``leb128`` of ``(n, 2)`` rows ``(low, high)``: ``(bytes, ends)``."""
+    count = len(rows)
+    bits = np.where(
+        rows[:, 1] > 0,
+        64 + _bit_length(rows[:, 1]),
+        _bit_length(rows[:, 0]),
+    )
+    lengths = np.maximum(1, (bits + 6) // 7)
+    ends = np.cumsum(lengths)
+    out = np.empty(int(ends[-1]) if count else 0, dtype=np.uint8)
+    starts = ends - lengths
+    for k in range(int(lengths.max()) if count else 0):
+        has = lengths > k
+        digit = _shifted_right(rows[has], 7 * k) & np.uint64(0x7F)
+        more = (lengths[has] > k + 1).astype(np.uint64) << np.uint64(7)
+        out[starts[has] + k] = (digit | more).astype(np.uint8)
+    return out, ends
+
+
+def _bit_length(words: np.ndarray) -> np.ndarray:
+    """Each word's bit length (0 for 0)."""
+    out = np.zeros(len(words), dtype=np.int64)
+    for shift in (32, 16, 8, 4, 2, 1):
+        high = (words >> np.uint64(shift)) != 0
+        out += np.where(high, shift, 0)
+        words = np.where(high, words >> np.uint64(shift), words)
+    return out + (words != 0)
+
+
+def read_wide_gaps(data: bytes, count: int) -> np.ndarray:
+    """The ``count`` LEB128 values in ``data`` (which ends in ``PAD``) as ``(count, 2)`` rows;
+    ``ValueError`` if it holds another number of them, or one past 128 bits.  Gaps below
+    2**56, most of them, are read as on one word (``read_gaps``)."""
+    stream = np.frombuffer(data, dtype=np.uint8, count=len(data) - len(PAD))
+    (last,) = (stream < 0x80).nonzero()
+    if len(last) != count or (count and last[-1] != len(stream) - 1):
+        raise ValueError(f"its keys frame holds {len(last)} gaps, not {count}")
+    rows = np.zeros((count, 2), dtype=np.uint64)
+    if not count:
+        return rows
+    first = np.empty(count, dtype=np.int64)
+    first[0] = 0
+    np.add(last[:-1], 1, out=first[1:])
+    if int((last - first).max()) <= 7:
+        low = np.empty(count, dtype=np.uint64)
+        read_gaps(data, low)
+        rows[:, 0] = low
+        return rows
+    place = np.arange(len(stream)) - np.repeat(first, last - first + 1)
+    if int(place.max()) >= WIDE_BYTES:
+        raise ValueError("its keys frame holds a gap longer than 128 bits")
+    digits = (stream & 0x7F).astype(np.uint64)
+    at = (7 * place).astype(np.uint64)
+    low_part = np.where(at < 64, digits << np.minimum(at, np.uint64(63)), np.uint64(0))
+    # A digit from bit 57 up reaches the high word: its bits past 63, moved down.
+    high_part = np.where(
+        at >= 64,
+        digits << (np.maximum(at, np.uint64(64)) - np.uint64(64)),
+        np.where(at > 57, digits >> (np.uint64(64) - np.clip(at, 58, 63)), np.uint64(0)),
+    )
+    rows[:, 0] = np.bitwise_or.reduceat(low_part, first)
+    rows[:, 1] = np.bitwise_or.reduceat(high_part, first)
+    return rows

@@ -25,6 +25,7 @@ from .names import COLUMNS
 from .scores import BEST_BITS, BEST_TEXT
 from .segment import Segment
 from .sql import driver_connection
+from .wide_keys import KEY_BYTES, blob_list, empty_rows, rows_of_blobs
 
 READ_CHUNK = 20_000  # rows fetched at a time: each chunk's objects go before the next
 
@@ -38,7 +39,8 @@ class Rows:
 
     ``move_scores`` is ``(n, width)`` packed bytes (``schema.pack_scores``), or
     ``None`` on the frontier, where only the position itself was searched;
-    ``nodes`` is ``None`` for derived entries (stored as 0).
+    ``nodes`` is ``None`` for derived entries (stored as 0).  Keys past 64 bits are
+    ``(n, 2)`` rows (``wide_keys``), bound as 16-byte blobs.
     """
 
     ply: int
@@ -112,7 +114,7 @@ class Rows:
         """The values bound per row, row after row: key, score, win/draw/loss,
         best columns as text, nodes if any, and the row's checksum."""
         columns = [
-            self.keys.tolist(),
+            blob_list(self.keys) if self.keys.ndim == 2 else self.keys.tolist(),
             self.scores.tolist(),
             np.sign(self.scores).tolist(),
             _BEST_TEXT[self.best].tolist(),
@@ -162,12 +164,13 @@ class Rows:
 
 
 def read_rows(
-    conn, where: str, db: str, width: int, offset: int = 0, kind=np.uint8
+    conn, where: str, db: str, width: int, offset: int = 0, kind=np.uint8, wide: bool = False
 ) -> tuple[np.ndarray, Segment]:
-    """``(plies, entries)`` of the rows ``where`` selects (SQL of integer literals only), in
+    """``(plies, entries)`` of the rows ``where`` selects (SQL of literals only), in
     key order, each row checked against its checksum first; ``offset`` is what keys lose
-    on their way into SQL (``store.key_offset``).  Fetched in chunks on the driver's own
-    cursor: no result row objects, never one list of every row."""
+    on their way into SQL (``store.key_offset``); ``wide``: keys are 16-byte blobs, read
+    as ``(n, 2)`` rows.  Fetched in chunks on the driver's own cursor: no result row
+    objects, never one list of every row."""
     columns: tuple[list[np.ndarray], ...] = ([], [], [], [])
     plies, keys, scores, best = columns
     cursor = driver_connection(conn).cursor()
@@ -179,7 +182,7 @@ def read_rows(
                 # peak of reading a ply (32 bytes a row, then 56 while they are joined).
                 for into, column, kept in zip(
                     (plies, keys, scores, best),
-                    _checked(chunk, width, db),
+                    _checked(chunk, width, db, wide),
                     (*_KEPT, kind),
                     strict=True,
                 ):
@@ -194,7 +197,9 @@ def read_rows(
     if not keys:
         empty = np.empty(0, np.int64)
         return empty.astype(_KEPT[0]), Segment(
-            empty.view(np.uint64), empty.astype(np.int8), empty.astype(kind)
+            empty_rows() if wide else empty.view(np.uint64),
+            empty.astype(np.int8),
+            empty.astype(kind),
         )
     stored = np.concatenate(keys).view(np.uint64)
     if offset:
@@ -202,12 +207,12 @@ def read_rows(
     return np.concatenate(plies), Segment(stored, np.concatenate(scores), np.concatenate(best))
 
 
-def _checked(chunk: list[tuple], width: int, db: str) -> tuple[np.ndarray, ...]:
+def _checked(chunk: list[tuple], width: int, db: str, wide: bool) -> tuple[np.ndarray, ...]:
     """``(plies, keys as SQL stores them, scores, best-move bits)`` of fetched rows, every
     field checked: of its type, best moves as written, the checksum right."""
     bad = np.zeros(len(chunk), bool)
     columns = list(zip(*chunk, strict=True))
-    plies, keys, scores, best, expected = _fields(columns, width, bad)
+    plies, keys, scores, best, expected = _fields(columns, width, bad, wide)
     bad |= expected != _integers(columns[7], bad)
     if bad.any():
         at = int(np.flatnonzero(bad)[0])
@@ -215,12 +220,16 @@ def _checked(chunk: list[tuple], width: int, db: str) -> tuple[np.ndarray, ...]:
     return plies, keys, scores, best
 
 
-def _fields(columns: list[tuple], width: int, bad: np.ndarray) -> tuple[np.ndarray, ...]:
+def _fields(
+    columns: list[tuple], width: int, bad: np.ndarray, wide: bool = False
+) -> tuple[np.ndarray, ...]:
     """``(plies, keys, scores, best-move bits, checksums)`` of rows, given as their columns
     in the order of ``COLUMNS`` (a stored checksum, if there, is left out); a field of the
-    wrong type or best moves not as written mark their row in ``bad``."""
+    wrong type or best moves not as written mark their row in ``bad``.  ``wide``: keys are
+    16-byte blobs, given back as ``(n, 2)`` rows."""
     key, ply, score, wdl, texts, packed, node = columns[:7]
-    keys, plies, scores, wdls, nodes = (_integers(c, bad) for c in (key, ply, score, wdl, node))
+    plies, scores, wdls, nodes = (_integers(c, bad) for c in (ply, score, wdl, node))
+    keys = _blob_keys(key, bad) if wide else _integers(key, bad)
     best = np.fromiter(map(BEST_BITS.get, texts, repeat(-1)), np.int64, len(texts))
     bad |= best < 0
     checksums = row_checksums(
@@ -269,6 +278,16 @@ def _integers(column: tuple | list, bad: np.ndarray) -> np.ndarray:
             if type(value) is not int:
                 bad[at], column[at] = True, 0
     return np.fromiter(column, np.int64, len(column))
+
+
+def _blob_keys(column: tuple, bad: np.ndarray) -> np.ndarray:
+    """A column of 16-byte keys as ``(n, 2)`` rows; a value of another type or size (a
+    damaged record) marks its row."""
+    values = [bytes(v) if type(v) is memoryview else v for v in column]  # (psycopg2's bytea)
+    for at, value in enumerate(values):
+        if type(value) is not bytes or len(value) != KEY_BYTES:
+            bad[at], values[at] = True, bytes(KEY_BYTES)
+    return rows_of_blobs(values)
 
 
 def _move_score_words(column: tuple, width: int, bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,13 @@ is a name/value table: board size, schema version, root, plies, totals.
 Segments carry a CRC-32, rows and the meta checksums of their own
 (``checksum``).  ``docs/book-format.md`` describes it all.
 
+On a board past 64 bits (``Board.is_wide``) the key is 16 bytes big-endian, a
+BLOB (bytea): SQL's integers are signed 64-bit, and bytes compare bytewise,
+as the numbers do.  Such a book's tables are ``WIDE_METADATA``: the same, but
+``positions`` keyed by that blob, a ``WITHOUT ROWID`` table on SQLite (the key
+is the table's own order, as the rowid is on one word).  ``tables_of`` and
+``positions_of`` pick a board's.
+
 Schema versions: 1 stored each row's move string; 2 dropped it; 3 packs
 plies into segments; 4 checks rows and meta; 5 seals plies in blocks.
 ``c4book upgrade`` brings a version-1 to -4 book to 5.
@@ -21,10 +28,19 @@ plies into segments; 4 checks rows and meta; 5 seals plies in blocks.
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Integer, LargeBinary, SmallInteger, String
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Integer,
+    LargeBinary,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from solver.bitboard import MAX_WIDTH
+from solver.bitboard import MAX_WIDTH, Board
 
 from .names import (
     CHUNK_BITS,
@@ -34,6 +50,7 @@ from .names import (
     SEALED_TABLE,
     SEGMENTS_TABLE,
 )
+from .wide_keys import KEY_BYTES
 
 # On SQLite the key must be declared exactly INTEGER to become the rowid
 # itself, rather than a second index beside it.
@@ -78,7 +95,7 @@ class SegmentRow(Base):
 
 
 class SealedRow(Base):
-    """A sealed ply: its block index and keys dictionary (``blocks.encode_index``); its
+    """A sealed ply: its block index and keys dictionary (``block_index.encode_index``); its
     blocks, laid end to end, are cut into ``ChunkRow``s of the index's chunk size."""
 
     __tablename__ = SEALED_TABLE
@@ -113,3 +130,37 @@ class Meta(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(4096))
+
+
+def _wide_tables() -> MetaData:
+    """A book's tables past 64 bits: ``Base``'s, with ``positions`` keyed by a 16-byte blob."""
+    metadata = MetaData()
+    narrow = Base.metadata.tables[POSITIONS_TABLE]
+    Table(
+        POSITIONS_TABLE,
+        metadata,
+        Column("key", LargeBinary(KEY_BYTES), primary_key=True, autoincrement=False),
+        *(
+            Column(c.name, c.type, nullable=c.nullable, default=c.default)
+            for c in narrow.columns
+            if c.name != "key"
+        ),
+        sqlite_with_rowid=False,
+    )
+    for table in Base.metadata.sorted_tables:
+        if table.name != POSITIONS_TABLE:
+            table.to_metadata(metadata)
+    return metadata
+
+
+WIDE_METADATA = _wide_tables()
+
+
+def tables_of(board: Board) -> MetaData:
+    """The tables of a book of ``board``."""
+    return WIDE_METADATA if board.is_wide else Base.metadata
+
+
+def positions_of(board: Board) -> Table:
+    """The ``positions`` table of a book of ``board``."""
+    return tables_of(board).tables[POSITIONS_TABLE]

@@ -15,21 +15,15 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import NamedTuple
 
-from solver.bitboard import Board
+from solver.bitboard import STANDARD, Board
 
-from .blocks import (
-    VERSION,
-    BlockIndex,
-    Decoder,
-    decode_block,
-    decode_blocks,
-    decode_index,
-    ply_decoder,
-)
+from .block_index import BlockIndex, codec_version, decode_index
+from .blocks import Decoder, decode_block, decode_blocks, ply_decoder
 from .errors import CorruptBookError, damaged_ply
 from .names import CHUNK_BITS, CHUNKS_TABLE, SEALED_TABLE, chunk_id
 from .segment import Segment, check_stones
 from .sql import fetch
+from .wide_keys import key_ints
 
 
 class SealedPly(NamedTuple):
@@ -72,7 +66,7 @@ def sealed_plies(conn, board: Board, db: str, ply: int | None = None) -> dict[in
         if at in found:
             raise damaged_ply(at, "it has two indexes", db)
         decoder = ply_decoder(dictionary, decoded, at, board, db)
-        found[at] = SealedPly(at, decoded, decoder, decoded.first_keys.tolist())
+        found[at] = SealedPly(at, decoded, decoder, key_ints(decoded.first_keys))
     return found
 
 
@@ -181,13 +175,14 @@ def sealed_sizes(conn, board: Board, db: str) -> dict[int, tuple[int, int]]:
 
 
 def codec_versions(conn) -> dict[int, int]:
-    """Per sealed ply, the version of the codec its blocks are in (``blocks.VERSIONS``): what
+    """Per sealed ply, the version of the codec its blocks are in (``block_index.VERSIONS``): what
     ``c4book upgrade`` seals again in this one.  Read unchecked: the reader checks."""
     rows = fetch(conn, f'SELECT ply, "index" FROM {SEALED_TABLE}')
     return {ply: index[4] for ply, index in rows if isinstance(index, bytes) and len(index) > 4}
 
 
-def in_old_codec(conn) -> set[int]:
-    """The sealed plies whose blocks are in an older codec than this one's (``VERSION``): a
-    version-5 book's."""
-    return {ply for ply, version in codec_versions(conn).items() if version != VERSION}
+def in_old_codec(conn, board: Board = STANDARD) -> set[int]:
+    """The sealed plies whose blocks are in an older codec than the one a ply of ``board``
+    is sealed in (``block_index.codec_version``): a version-5 book's."""
+    current = codec_version(board)
+    return {ply for ply, version in codec_versions(conn).items() if version != current}

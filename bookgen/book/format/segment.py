@@ -20,6 +20,9 @@ when the segment keeps them; two bytes, little-endian, on a board of width 9.
     12      4     CRC-32 of the payload below, before compression
     16      ...   zstd frame of the payload: key planes, scores, best-move bits
 
+Past 64 bits (``Board.is_wide``) keys are ``(n, 2)`` rows (``wide_keys``) and
+gaps 16-byte integers: up to 16 planes, the same header.
+
 A blob that fails any check raises ``CorruptBookError`` naming its ply:
 a damaged book never answers.  So does a segment whose row (its ply, its
 count: outside the blob's checksum) does not describe it (``check_row``).
@@ -40,6 +43,8 @@ from .errors import CorruptBookError, damaged_ply
 from .keys import walker
 from .names import SEGMENTS_TABLE
 from .sql import fetch
+from .wide_keys import KEY_BYTES, empty_rows, gaps, increasing, ints_of, order, running_sum
+from .wide_keys import stones_of as wide_stones_of
 
 MAGIC = b"C4SG"
 VERSION = 1
@@ -52,7 +57,7 @@ LEVEL = 19  # zstd: slow to pack (a ply of 5.8M positions in a few seconds), fas
 class Segment(NamedTuple):
     """Sorted canonical keys with their scores, and best-move bits or ``None``."""
 
-    keys: np.ndarray  # uint64, strictly increasing
+    keys: np.ndarray  # uint64, strictly increasing; past 64 bits ``(n, 2)`` rows (``wide_keys``)
     scores: np.ndarray  # int8
     best: np.ndarray | None  # uint8 (uint16 on width 9), bit c set when column c + 1 is best
 
@@ -60,13 +65,19 @@ class Segment(NamedTuple):
 def pack(segment: Segment) -> bytes:
     """The blob of ``segment``."""
     keys = np.ascontiguousarray(segment.keys, dtype=np.uint64)
-    count = len(keys)
-    if count and not (keys[1:] > keys[:-1]).all():
+    count, two_words = len(keys), keys.ndim == 2
+    if count and not (increasing(keys) if two_words else (keys[1:] > keys[:-1]).all()):
         raise ValueError("a segment's keys must be strictly increasing")
-    gaps = np.empty_like(keys)
-    gaps[:1] = keys[:1]
-    np.subtract(keys[1:], keys[:-1], out=gaps[1:])
-    planes = (int(gaps.max()).bit_length() + 7) // 8 if count else 0
+    if two_words:  # 16-byte gaps, little-endian: the low word's bytes, then the high word's
+        steps = gaps(keys)
+        high = int(steps[:, 1].max()) if count else 0
+        low = int(steps[:, 0].max()) if count else 0
+        planes = 8 + (high.bit_length() + 7) // 8 if high else (low.bit_length() + 7) // 8
+    else:
+        steps = np.empty_like(keys)
+        steps[:1] = keys[:1]
+        np.subtract(keys[1:], keys[:-1], out=steps[1:])
+        planes = (int(steps.max()).bit_length() + 7) // 8 if count else 0
     best, flags = segment.best, 0
     best_type: np.dtype = np.dtype(np.uint8)
     if best is not None:
@@ -79,9 +90,9 @@ def pack(segment: Segment) -> bytes:
     key_bytes = planes * count
     payload = np.empty(key_bytes + count * (1 + (best_type.itemsize if flags else 0)), np.uint8)
     payload[:key_bytes].reshape(planes, count)[...] = (
-        gaps.view(np.uint8).reshape(count, 8).T[:planes]
+        steps.view(np.uint8).reshape(count, KEY_BYTES if two_words else 8).T[:planes]
     )
-    del gaps
+    del steps
     payload[key_bytes : key_bytes + count] = np.ascontiguousarray(
         segment.scores, dtype=np.int8
     ).view(np.uint8)
@@ -101,7 +112,8 @@ def unpack(blob: bytes | None, ply: int, board: Board = STANDARD, db: str | None
     if blob is None or len(blob) < HEADER.size:
         raise damaged("its segment is truncated")
     magic, version, flags, planes, _, count, crc = HEADER.unpack_from(blob)
-    if magic != MAGIC or version != VERSION or planes > 8:
+    key_bytes = KEY_BYTES if board.is_wide else 8
+    if magic != MAGIC or version != VERSION or planes > key_bytes:
         raise damaged("its segment has an unknown header")
     best_bytes = (2 if flags & WIDE_BEST else 1) if flags & HAS_BEST else 0
     width = planes + 1 + best_bytes
@@ -116,11 +128,14 @@ def unpack(blob: bytes | None, ply: int, board: Board = STANDARD, db: str | None
     data = np.frombuffer(payload, dtype=np.uint8)
     # Each plane written into its byte of the gaps, then summed in place: one array
     # made, a third of the time of a transposed copy and a sum into another.
-    gaps = np.zeros((count, 8), dtype=np.uint8)
+    planed = np.zeros((count, key_bytes), dtype=np.uint8)
     for plane, values in enumerate(data[: planes * count].reshape(planes, count)):
-        gaps[:, plane] = values
-    keys = gaps.view(np.uint64).ravel()
-    np.cumsum(keys, out=keys)
+        planed[:, plane] = values
+    if board.is_wide:
+        keys = running_sum(planed.view(np.uint64).reshape(count, 2))
+    else:
+        keys = planed.view(np.uint64).ravel()
+        np.cumsum(keys, out=keys)
     # Copies, so that the key planes are freed once the keys are summed.
     scores = data[planes * count : (planes + 1) * count].view(np.int8).copy()
     most = board.max_score  # no position scores more than a win with the first stone
@@ -152,16 +167,20 @@ def check_stones(keys: np.ndarray, ply: int, board: Board, db: str | None, holde
     """The first or the last of one ply's sorted ``keys`` must be a position of ``ply``
     stones: a row whose ply was damaged moves all of them (one wrong key at one end:
     ``verify`` names it); else ``CorruptBookError`` naming its ``holder``."""
-    _, masks = walker(board).boards_of_keys(keys[[0, -1]])
-    stones = [int(mask).bit_count() for mask in masks.tolist()]
+    if board.is_wide:
+        stones = [wide_stones_of(key, board) for key in ints_of(keys[[0, -1]])]
+    else:
+        _, masks = walker(board).boards_of_keys(keys[[0, -1]])
+        stones = [int(mask).bit_count() for mask in masks.tolist()]
     if ply not in stones:
         raise damaged_ply(ply, f"its {holder} holds positions of {stones[0]} stones", db)
 
 
-def empty_segment(best_type: np.dtype | None) -> Segment:
-    """A ply of no positions, with best moves of ``best_type`` (``None``: none kept)."""
+def empty_segment(best_type: np.dtype | None, wide: bool = False) -> Segment:
+    """A ply of no positions, with best moves of ``best_type`` (``None``: none kept), of keys
+    past 64 bits if ``wide``."""
     best = None if best_type is None else np.empty(0, best_type)
-    return Segment(np.empty(0, np.uint64), np.empty(0, np.int8), best)
+    return Segment(empty_rows() if wide else np.empty(0, np.uint64), np.empty(0, np.int8), best)
 
 
 def merge(parts: list[Segment], ply: int, db: str | None = None) -> Segment:
@@ -170,13 +189,14 @@ def merge(parts: list[Segment], ply: int, db: str | None = None) -> Segment:
     if len(parts) == 1:
         return parts[0]
     keys = np.concatenate([p.keys for p in parts])
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
+    wide = keys.ndim == 2
+    sort = order(keys) if wide else np.argsort(keys, kind="stable")
+    keys = keys[sort]
+    if len(keys) > 1 and not (increasing(keys) if wide else (keys[1:] > keys[:-1]).all()):
         raise damaged_ply(ply, "two of its parts (segments or rows) hold the same key", db)
-    scores = np.concatenate([p.scores for p in parts])[order]
+    scores = np.concatenate([p.scores for p in parts])[sort]
     best = (
-        np.concatenate([p.best for p in parts])[order]
+        np.concatenate([p.best for p in parts])[sort]
         if all(p.best is not None for p in parts)
         else None
     )

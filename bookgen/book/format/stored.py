@@ -21,11 +21,13 @@ from solver.bitboard import Board
 from .checksum import check_meta
 from .database import key_offset
 from .rows import read_rows
-from .schema import Entry, Meta, SealedRow, SegmentRow
+from .schema import Meta, SealedRow, SegmentRow, positions_of
 from .sealed import in_old_codec, read_sealed, sealed_and_more, sealed_plies, sealed_sizes
 from .segment import Segment, merge, segments_of
+from .wide_keys import blob_literal, empty_rows, rows_of, searchsorted, union
 
-KEY_LIMIT = (1 << 64) - 1  # above every key of every board
+KEY_LIMIT = (1 << 64) - 1  # above every key of one word
+WIDE_KEY_LIMIT = (1 << 128) - 1  # above every key of two words
 
 
 class StoredBook:
@@ -34,6 +36,7 @@ class StoredBook:
     def __init__(self, engine: Engine, db: str, board: Board):
         self.engine, self.db, self.board = engine, db, board
         self._offset = key_offset(board)
+        self._positions = positions_of(board)  # (keyed by a blob past 64 bits)
         self._segments: dict[int, Segment | None] = {}  # merged segments by ply, as read
 
     # -- metadata ----------------------------------------------------------
@@ -52,7 +55,13 @@ class StoredBook:
         """``rows.read_rows`` on this book: ``(plies, entries)``, every row checked."""
         with self.engine.connect() as conn:
             return read_rows(
-                conn, where, self.db, self.board.width, self._offset, self.board.column_set_type
+                conn,
+                where,
+                self.db,
+                self.board.width,
+                self._offset,
+                self.board.column_set_type,
+                self.board.is_wide,
             )
 
     def segment_at(self, ply: int) -> Segment | None:
@@ -68,12 +77,14 @@ class StoredBook:
             self._segments[ply] = merge(parts, ply, self.db) if parts else None
         return self._segments[ply]
 
-    def keys_at(self, ply: int, low: int = 0, high: int = KEY_LIMIT) -> np.ndarray:
-        """Sorted keys stored at ``ply`` within ``[low, high)``: packed, and rows by a
-        range scan of the key.  Every row in the range is checked, whatever its ply:
-        a row whose ply was damaged is found here too."""
+    def keys_at(self, ply: int, low: int = 0, high: int | None = None) -> np.ndarray:
+        """Sorted keys stored at ``ply`` within ``[low, high)`` (``None``: above every key):
+        packed, and rows by a range scan of the key.  Every row in the range is checked,
+        whatever its ply: a row whose ply was damaged is found here too."""
+        if self.board.is_wide:
+            return self._wide_keys_at(ply, low, WIDE_KEY_LIMIT if high is None else high)
         offset = self._offset
-        high = min(int(high), KEY_LIMIT)
+        high = KEY_LIMIT if high is None else min(int(high), KEY_LIMIT)
         if low >= high:
             return np.empty(0, dtype=np.uint64)
         plies, found = self._read_rows(
@@ -89,6 +100,24 @@ class StoredBook:
             )
         ]
         return np.union1d(packed, rows) if len(rows) else packed
+
+    def _wide_keys_at(self, ply: int, low: int, high: int) -> np.ndarray:
+        """``keys_at`` past 64 bits: ``(n, 2)`` rows, rows of SQL read by a range of blobs."""
+        high = min(int(high), WIDE_KEY_LIMIT)
+        if low >= high:
+            return empty_rows()
+        dialect = self.engine.dialect.name
+        plies, found = self._read_rows(
+            f"WHERE key >= {blob_literal(int(low), dialect)} "
+            f"AND key < {blob_literal(high, dialect)}"
+        )
+        rows = found.keys[plies == ply]
+        segment = self.segment_at(ply)
+        if segment is None:
+            return rows
+        start, end = searchsorted(segment.keys, rows_of([int(low), high])).tolist()
+        packed = segment.keys[start:end]
+        return union(packed, rows) if len(rows) else packed
 
     def _row_entries(self, ply: int) -> Segment:
         """The rows of ``ply``, checked, with their best-move bits."""
@@ -142,14 +171,20 @@ class StoredBook:
         """Rows not yet packed, by ply."""
         with self.engine.connect() as conn:
             return dict(
-                sorted(conn.execute(select(Entry.ply, func.count()).group_by(Entry.ply)).all())
+                sorted(
+                    conn.execute(
+                        select(self._positions.c.ply, func.count()).group_by(self._positions.c.ply)
+                    ).all()
+                )
             )
 
     def is_sealed(self, ply: int) -> bool:
         """Complete, and all of it in blocks: no segments and no rows."""
         with self.engine.connect() as conn:
             rows = conn.execute(
-                select(func.count()).select_from(Entry).where(Entry.ply == ply)
+                select(func.count())
+                .select_from(self._positions)
+                .where(self._positions.c.ply == ply)
             ).scalar_one()
             segments = conn.execute(
                 select(func.count()).select_from(SegmentRow).where(SegmentRow.ply == ply)
@@ -162,4 +197,4 @@ class StoredBook:
     def in_old_codec(self) -> set[int]:
         """The sealed plies whose blocks are in an older codec than this one's (``sealed``)."""
         with self.engine.connect() as conn:
-            return in_old_codec(conn)
+            return in_old_codec(conn, self.board)

@@ -29,6 +29,7 @@ from ..format.names import CHUNKS_TABLE
 from ..format.sealed import SealedPly, decode, decode_all
 from ..format.segment import Segment, empty_segment
 from ..format.sql import fetch
+from ..format.wide_keys import KeyList
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -42,7 +43,7 @@ _CHUNKS = f"SELECT data FROM {CHUNKS_TABLE} WHERE id >= :first AND id <= :last O
 class Block(NamedTuple):
     """One decoded block: memoryviews (an item read from one is a Python int at once)."""
 
-    keys: memoryview
+    keys: memoryview | KeyList  # (keys past 64 bits: ``wide_keys``)
     scores: memoryview
     best: memoryview | None
     start: int  # the place of its first position in its ply
@@ -140,7 +141,7 @@ class LazyPly:
                 chunks = self._source.chunks(first, last)
                 got = decode(self.sealed, number, chunks, self.db)
                 block = Block(
-                    memoryview(got.keys),  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+                    KeyList(got.keys) if got.keys.ndim == 2 else memoryview(got.keys),  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
                     memoryview(got.scores),  # type: ignore[arg-type]
                     None if got.best is None else memoryview(got.best),  # type: ignore[arg-type]
                     number * self._size,
@@ -191,7 +192,7 @@ class LazyPly:
         if whole is None:
             end = min(end, len(self))
             if start >= end:
-                return empty_segment(self.sealed.decoder.best_type)
+                return empty_segment(self.sealed.decoder.best_type, self.board.is_wide)
             size = self._size
             parts = [self.block(n).arrays for n in range(start // size, (end - 1) // size + 1)]
             whole = Segment(

@@ -27,6 +27,7 @@ from ..format.rows import read_rows
 from ..format.scores import entry_code
 from ..format.sealed import read_sealed, sealed_and_more, sealed_plies
 from ..format.segment import Segment, merge, segments_of
+from ..format.wide_keys import KeyList
 from .family import Family
 from .lazy import BlockCache, BlockSource, LazyPly
 
@@ -45,7 +46,9 @@ class _Ply:
     per-call cost), over the numpy arrays that serve many at once."""
 
     def __init__(self, segment: Segment):
-        self.keys = memoryview(segment.keys)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+        self.keys: memoryview | KeyList = (
+            KeyList(segment.keys) if segment.keys.ndim == 2 else memoryview(segment.keys)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
+        )
         self.scores = memoryview(segment.scores)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
         self.best = None if segment.best is None else memoryview(segment.best)  # type: ignore[arg-type]  # numpy: a Buffer from 3.12 on
         self.moves: bytes | None = None  # 7 packed move scores a position, once derived whole
@@ -113,8 +116,9 @@ class Plies:
         eager = {ply: _Ply(s) for ply, s in segments.items()}
         self._plies: dict[int, _Ply | _Sealed] = {**(sealed or {}), **eager}
         self._source = source
-        # The plies read whole, for compiled searches; a sealed ply is searched in Python.
-        self.keys = {ply: p.view.keys for ply, p in eager.items()}
+        # The plies read whole, for compiled searches; a sealed ply is searched in Python,
+        # as is every ply past 64 bits (the compiled lookups take keys of one word).
+        self.keys = {} if board.is_wide else {ply: p.view.keys for ply, p in eager.items()}
         self.row_counts = row_counts
         self.parents = frozenset(
             p for p in complete if p + 1 in complete and p in self._plies and p + 1 in self._plies
@@ -125,7 +129,7 @@ class Plies:
         self.families = {
             ply: (eager[ply].view.keys, eager[ply].view.scores, below.keys, below.scores)
             for ply in self.parents
-            if ply in eager and ply + 1 in eager
+            if ply in eager and ply + 1 in eager and not board.is_wide
             for below in (eager[ply + 1].view,)
         }
         for ply in self.parents:  # made now: a first lookup never waits for one
@@ -157,7 +161,9 @@ class Plies:
             ply: _Sealed(one, source, cache, lock, board, db)  # type: ignore[arg-type]
             for ply, one in opened.items()
         }
-        row_plies, rows = read_rows(conn, "", db, board.width, offset, board.column_set_type)
+        row_plies, rows = read_rows(
+            conn, "", db, board.width, offset, board.column_set_type, board.is_wide
+        )
         row_counts = {}
         if len(row_plies):
             assert rows.best is not None  # read_rows gives every row's best moves
@@ -336,7 +342,10 @@ class Plies:
                 np.frombuffer(at_ply.best_derived, kind)[start:end],
                 np.frombuffer(at_ply.moves, np.uint8).reshape(-1, width)[start:end],
             )
-        moves, best = self._derive_many(ply, keys, scores)
+        if self.board.is_wide:  # no compiled rule past 64 bits yet: each read in Python
+            moves, best = self._read_families(ply, np.arange(start, start + len(keys)))
+        else:
+            moves, best = self._derive_many(ply, keys, scores)
         return keys, scores, best, moves
 
     def derived_whole(self, ply: int) -> bool:

@@ -46,6 +46,7 @@ from ..format.location import find_book
 from ..format.names import SCHEMA_VERSION, SEARCH_SECONDS
 from ..format.scores import FULL_COLUMN, FULL_COLUMN_SCORE, SCORE_OFFSET
 from ..format.sql import open_readonly
+from ..format.wide_keys import stones_of
 from . import scan
 from .entry import (
     SCORE_OBJECTS,
@@ -308,7 +309,11 @@ class Book:
                 f"got {moves_list!r}: for one position, use get"
             )
         moves_list = list(moves_list)
-        if len(moves_list) < _LARGE or set(map(type, moves_list)) != {str}:
+        if (
+            len(moves_list) < _LARGE
+            or set(map(type, moves_list)) != {str}
+            or self.board.is_wide  # (numpy's walk takes keys of one word)
+        ):
             return [self.get(m) for m in moves_list]
         texts = cast("list[str]", moves_list)  # (every one a str: checked just above)
         plies = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
@@ -383,9 +388,13 @@ class Book:
         in the canonical orientation (bit c: column c + 1), sorted by key."""
         found: tuple[list[int], list[int], list[int]] = ([], [], [])
         keys = sorted(set(map(int, keys)))
-        _, masks = self._walk.boards_of_keys(np.array(keys, dtype=np.uint64))
-        for key, mask in zip(keys, masks.tolist(), strict=True):
-            code = self._plies.find(key, mask.bit_count())
+        if self.board.is_wide:
+            plies = [stones_of(key, self.board) for key in keys]
+        else:
+            _, masks = self._walk.boards_of_keys(np.array(keys, dtype=np.uint64))
+            plies = [mask.bit_count() for mask in masks.tolist()]
+        for key, ply in zip(keys, plies, strict=True):
+            code = self._plies.find(key, ply)
             if code is None:
                 continue
             if isinstance(code, tuple):

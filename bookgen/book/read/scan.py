@@ -95,9 +95,12 @@ def _ply_range(text: str) -> range:
 
 def slices(book: Book, plies: Iterable[int], size: int = SLICE) -> Iterator[Slice]:
     """The book's positions at ``plies`` (checked, ``plies_of``), a slice at a time."""
-    from solver.packed import move_digits_of_keys
-
     board, root = book.board, book.info.root
+    if board.is_wide:
+        from solver.wide.packed import move_digits_of_keys
+    else:
+        from solver.packed import move_digits_of_keys
+
     for ply in plies:
         for keys, scores, best, move_scores in _stored(book, ply, size):
             digits, _ = move_digits_of_keys(keys, root, board)
@@ -115,9 +118,12 @@ def _stored(book: Book, ply: int, size: int):
 
 def _looked_up(book: Book, keys: np.ndarray):
     """A slice's arrays from ``Book.get`` of each key's move string (the slow path)."""
-    from solver.packed import moves_of_keys
-
     board = book.board
+    if board.is_wide:
+        from solver.wide.packed import moves_of_keys
+    else:
+        from solver.packed import moves_of_keys
+
     looked = [book.get(moves) for moves in moves_of_keys(keys, book.info.root, board)]
     found = [e for e in looked if e is not None]
     if len(found) < len(looked):

@@ -43,7 +43,12 @@ class RowInserter:
         # A server's writes are waited out behind the build's loop (``writer``), SQLite's
         # are the driver's own CPU; psycopg 3 writes rows by COPY, others by INSERT.
         self.writes_behind = engine.dialect.name != "sqlite"
-        self.copies = engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
+        # (COPY's binary rows write a key of one word: a blob key goes by INSERT.)
+        self.copies = (
+            engine.dialect.name == "postgresql"
+            and engine.dialect.driver == "psycopg"
+            and not board.is_wide
+        )
 
     def sql(self, text: str) -> str:
         """``text`` with ``?`` placeholders, in this driver's parameter style (where ``%``

@@ -31,6 +31,7 @@ from ..format.errors import IncompatibleBookError, board_of_meta
 from ..format.location import book_location
 from ..format.names import SEARCH_SECONDS
 from ..format.rows import Rows
+from ..format.wide_keys import contains, key_ints
 from .lock import BuildLock
 from .sqlite_file import remove_book_files
 from .store import BookStore
@@ -200,8 +201,13 @@ def _copy(
             check()
             part_of = slice(start, start + SLICE)
             some = keys[part_of]
-            there = target.keys_at(ply, int(some[0]), int(some[-1]) + 1)
-            new = ~np.isin(some, there, assume_unique=True)
+            first, last = key_ints(some[[0, -1]])
+            there = target.keys_at(ply, first, last + 1)
+            new = (
+                ~contains(there, some)  # keys past 64 bits: rows
+                if some.ndim == 2
+                else ~np.isin(some, there, assume_unique=True)
+            )
             rows = Rows(ply, some[new], scores[part_of][new], best[part_of][new])
             target.insert_new(rows, search_seconds=each * len(rows))
             plies[ply] += len(rows)

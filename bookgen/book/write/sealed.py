@@ -12,7 +12,8 @@ from sqlalchemy import delete, insert
 
 from solver.bitboard import Board
 
-from ..format.blocks import VERSION, encode_index, encode_ply
+from ..format.block_index import codec_version, encode_index
+from ..format.blocks import encode_ply
 from ..format.names import chunk_id
 from ..format.schema import ChunkRow, SealedRow
 from ..format.segment import Segment
@@ -31,9 +32,13 @@ def chunk_size(conn) -> int:
     return int(conn.exec_driver_sql("PRAGMA page_size").scalar_one()) - PAGE_OVERHEAD
 
 
-def write_sealed(conn, ply: int, segment: Segment, board: Board, version: int = VERSION) -> None:
+def write_sealed(
+    conn, ply: int, segment: Segment, board: Board, version: int | None = None
+) -> None:
     """Make ``segment`` (the whole ply, sorted) ``ply``'s blocks, on ``conn``, in its
-    transaction; any blocks the ply had go.  ``version``: the codec's (``format.blocks``)."""
+    transaction; any blocks the ply had go.  ``version``: the codec's (``format.blocks``;
+    ``None``: the board's, ``codec_version``)."""
+    version = codec_version(board) if version is None else version
     encoded = encode_ply(segment, ply, board, version=version)
     delete_sealed(conn, ply)
     size = chunk_size(conn)

@@ -26,7 +26,7 @@ from ..format.errors import BookError, CorruptBookError, IncompatibleBookError, 
 from ..format.location import book_location, check_lasting
 from ..format.names import FORMAT, SCHEMA_VERSION
 from ..format.rows import Rows
-from ..format.schema import Base, Entry, SegmentRow
+from ..format.schema import SegmentRow, positions_of, tables_of
 from ..format.segment import Segment, pack
 from ..format.stored import StoredBook
 from .inserts import RowInserter
@@ -93,7 +93,7 @@ class BookStore(StoredBook):
         """The tables and the meta, in one transaction: all of the book, or nothing."""
         try:
             with self.engine.begin() as conn:
-                Base.metadata.create_all(conn)
+                tables_of(self.board).create_all(conn)
                 write_meta(
                     conn,
                     self.db,
@@ -123,9 +123,12 @@ class BookStore(StoredBook):
 
     # -- entries -----------------------------------------------------------
     def entries_above(self, ply: int) -> Parents | None:
-        """The entries at ``ply - 1``, if the book holds any: they bound ``ply``'s scores."""
+        """The entries at ``ply - 1``, if the book holds any: they bound ``ply``'s scores.
+        ``None`` past 64 bits, where the bounds' kernels take keys of one word."""
         from solver.parent_bounds import Parents  # numba: only for a build
 
+        if self.board.is_wide:
+            return None
         keys, scores, best = self.entries_at(ply - 1)
         if not len(keys):
             return None
@@ -143,13 +146,15 @@ class BookStore(StoredBook):
         above = self.segment_at(ply - 1) if ply - 1 in plies else None
         above = None if above is None or above.best is None else above._replace(best=None)
 
+        positions = positions_of(self.board)
+
         def write():
             with self.engine.begin() as conn, self._sealing(ply):
-                conn.execute(delete(Entry).where(Entry.ply == ply))
+                conn.execute(delete(positions).where(positions.c.ply == ply))
                 conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply))
                 write_sealed(conn, ply, entries, self.board)
                 if above is not None:
-                    conn.execute(delete(Entry).where(Entry.ply == ply - 1))
+                    conn.execute(delete(positions).where(positions.c.ply == ply - 1))
                     conn.execute(delete(SegmentRow).where(SegmentRow.ply == ply - 1))
                     write_sealed(conn, ply - 1, above, self.board)
                 write_meta(conn, self.db, {"complete_plies": json.dumps(plies)})
@@ -192,11 +197,12 @@ class BookStore(StoredBook):
         if not len(rows.keys):
             return 0
         keys, blob = rows.keys, pack(rows)
+        positions = positions_of(self.board)
 
         def write():
             with self.engine.begin() as conn:
                 conn.execute(insert(SegmentRow).values(ply=ply, count=len(keys), data=blob))
-                conn.execute(delete(Entry).where(Entry.ply == ply))
+                conn.execute(delete(positions).where(positions.c.ply == ply))
 
         self._rows.retry_locked(write)
         self.wrote = True

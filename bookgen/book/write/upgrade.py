@@ -125,7 +125,7 @@ def _unsealed(engine, meta: dict[str, str]) -> bool:
         if not conn.dialect.has_table(conn, SealedRow.__tablename__):
             return True
         sealed = set(conn.execute(select(SealedRow.ply)).scalars())
-        if in_old_codec(conn):
+        if in_old_codec(conn, board_of_meta(meta, "")):
             return True
     return bool(set(json.loads(meta.get("complete_plies", "[]"))) - sealed)
 

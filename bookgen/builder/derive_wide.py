@@ -1,0 +1,63 @@
+"""``derive``'s kernel past 64 bits: one ply of negamax over keys of two words.
+
+The same rule as one word (``solver.wide.packed.move_rule``, the twin of
+``solver.packed.move_rule``) over ``(n, 2)`` rows of keys (``solver.wide``):
+each child is found by a binary search of the children's rows.  Loaded only
+by a build or a ``verify`` of a board past 64 bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.packed import MOVE_FULL, MOVE_READ
+from solver.wide._words import less
+from solver.wide.packed import decode, move_rule
+
+from ..book.format.scores import FULL_COLUMN, SCORE_OFFSET
+
+
+@njit(cache=True)
+def _find(keys, key):
+    """The row of ``key`` in the sorted rows ``keys``, or -1."""
+    low, high = 0, len(keys)
+    while low < high:
+        mid = (low + high) >> 1
+        if less((keys[mid, 0], keys[mid, 1]), key):
+            low = mid + 1
+        else:
+            high = mid
+    if low < len(keys) and keys[low, 0] == key[0] and keys[low, 1] == key[1]:
+        return low
+    return -1
+
+
+@njit(cache=True)
+def derive_wide(board, parents, child_keys, child_scores, scores, best, move_scores, missing):
+    """``derive._derive`` over pairs: ``parents``, ``child_keys`` and ``missing`` are rows."""
+    for i in range(len(parents)):
+        current, mask, ply = decode(board, (parents[i, 0], parents[i, 1]))
+        top = -board.cells - 1
+        missing[i, 0] = 0
+        missing[i, 1] = 0
+        for col in range(board.width):
+            kind, value, child = move_rule(board, current, mask, ply, col)
+            if kind == MOVE_FULL:
+                move_scores[i, col] = FULL_COLUMN
+                continue
+            if kind == MOVE_READ:
+                at = _find(child_keys, child)
+                if at < 0:
+                    missing[i, 0] = child[0]  # keys are never 0 below the empty board's children
+                    missing[i, 1] = child[1]
+                else:
+                    value = -np.int64(child_scores[at])
+            move_scores[i, col] = value + SCORE_OFFSET
+            top = max(top, value)
+        scores[i] = top
+        bits = 0
+        for col in range(board.width):
+            if move_scores[i, col] != FULL_COLUMN and move_scores[i, col] == top + SCORE_OFFSET:
+                bits |= 1 << col
+        best[i] = bits
