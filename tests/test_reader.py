@@ -678,3 +678,32 @@ def test_a_damaged_block_of_a_book_past_64_bits_is_never_answered_from(
         for asked in (child, parent):  # a parent's move scores read the ply below
             with pytest.raises(CorruptBookError, match=damaged):
                 book.get(asked)
+
+
+def test_a_book_past_64_bits_sealed_in_codec_version_1_reads_as_in_version_2(
+    wide_book, wide_book_path, tmp_path
+):
+    # Books past 64 bits were sealed in version 1 before what the stones say went two words.
+    from bookgen.book.format.sealed import codec_versions
+    from bookgen.book.write.sealed import write_sealed
+    from bookgen.book.write.store import BookStore
+
+    db = str(tmp_path / "version1.db")
+    shutil.copy(wide_book_path, db)
+    board = wide_book.board
+    store = BookStore(
+        db, WIDE_ROOT, Position.from_moves(WIDE_ROOT, board).canonical_key, board=board
+    )
+    try:
+        plies = store.complete_plies()
+        with store.engine.begin() as conn:
+            assert set(codec_versions(conn).values()) == {2}
+            for ply in plies:
+                write_sealed(conn, ply, store.entries_at(ply), board, version=1)
+        with store.engine.begin() as conn:
+            assert set(codec_versions(conn).values()) == {1}
+    finally:
+        store.close()
+    assert os.path.getsize(db) >= os.path.getsize(wide_book_path)
+    with Book.open(db) as old:
+        assert list(old.entries()) == list(wide_book.entries())

@@ -28,7 +28,9 @@ import numpy as np
 
 from solver.bitboard import Board
 
+from . import wide_cells as wb
 from .keys import walker
+from .wide_keys import key_ints
 
 
 class Implied(NamedTuple):
@@ -64,6 +66,8 @@ def _joined(arrays: tuple) -> np.ndarray | None:
 
 
 def _implied(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
+    if keys.ndim == 2:
+        return _implied_wide(keys, ply, board, best)
     u, count = np.uint64, len(keys)
     current, mask = walker(board).boards_of_keys(keys)
     if count and not (np.bitwise_count(mask) == ply).all():
@@ -87,6 +91,46 @@ def _implied(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
     cells = np.where(win_now, wins, np.where(lose_now, playable, safe))
     cells[~best_known] = 0
     return Implied(win_now | lose_now, scores, best_known, _columns(cells, board))
+
+
+def _implied_wide(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
+    """``_implied`` (its twin) of ``(n, 2)`` keys, past 64 bits: the same steps over pairs
+    of words (``wide_cells``)."""
+    count = len(keys)
+    current, mask = wb.boards_of_keys(board, wb.of_rows(keys))
+    if count and not (wb.popcount(mask) == ply).all():
+        raise ValueError(f"a key is not a position of {ply} stones")
+    playable = wb.and_(wb.add(mask, wb.constant(board.bottom)), wb.constant(board.all_cells))
+    # Both players' winning cells in one pass, as ``_implied``'s.
+    other = (current[0] ^ mask[0], current[1] ^ mask[1])
+    stacked = (np.stack((current[0], other[0])), np.stack((current[1], other[1])))
+    both = wb.winning_cells(board, stacked, mask)  # (mask broadcast)
+    wins = wb.and_((both[0][0], both[1][0]), playable)
+    threats = (both[0][1], both[1][1])
+    forced = wb.and_(playable, threats)
+    has_forced = wb.nonzero(forced)
+    chosen = (
+        np.where(has_forced, forced[0], playable[0]),
+        np.where(has_forced, forced[1], playable[1]),
+    )
+    safe = wb.andnot(chosen, wb.shr(threats, 1))
+    double = wb.several(forced)  # two threats at once: nothing is safe
+    safe[0][double], safe[1][double] = 0, 0
+    win_now = wb.nonzero(wins)
+    lose_now = ~win_now & ~wb.nonzero(safe)
+    scores = np.zeros(count, np.int8)
+    scores[win_now] = board.win_score(ply)
+    scores[lose_now] = board.loss_score(ply)
+    if not best:
+        return Implied(win_now | lose_now, scores, None, None)
+    only = ~win_now & ~lose_now & ~wb.several(safe)
+    best_known = win_now | lose_now | only
+    cells = tuple(
+        np.where(win_now, w, np.where(lose_now, p, s))
+        for w, p, s in zip(wins, playable, safe, strict=True)
+    )
+    cells[0][~best_known], cells[1][~best_known] = 0, 0
+    return Implied(win_now | lose_now, scores, best_known, wb.columns(board, cells))
 
 
 def _columns(cells: np.ndarray, board: Board) -> np.ndarray:
@@ -140,7 +184,7 @@ def leave_out(
             held += f" and best moves {int(best[at])}"
             says += ", best moves " + (str(int(said_best[at])) if best_known[at] else "unknown")
         raise ValueError(
-            f"ply {ply}: position {int(keys[at]):#x} holds {held}, but its stones say {says}"
+            f"ply {ply}: position {key_ints(keys[at : at + 1])[0]:#x} holds {held}, but its stones say {says}"
         )
     kept_best = None if best is None else best[~best_known]
     return said, scores[~said.score_known], kept_best
