@@ -466,6 +466,24 @@ def write_wide_book(path: str, plies: dict) -> None:
         store.close()
 
 
+def reseal_wide(path: str, version: int) -> None:
+    """Every ply of the 8x8 book at ``path`` sealed again in codec ``version``: version 1 is
+    how a build sealed plies past 64 bits before 2026-11-29."""
+    from bookgen.book.write.sealed import write_sealed
+    from bookgen.book.write.store import BookStore
+    from solver.bitboard import Board
+
+    board = Board(8, 8)
+    root_key = Position.from_moves(WIDE_ROOT, board).canonical_key
+    store = BookStore(path, WIDE_ROOT, root_key, board=board)
+    try:
+        with store.engine.begin() as conn:
+            for ply in store.complete_plies():
+                write_sealed(conn, ply, store.entries_at(ply), board, version=version)
+    finally:
+        store.close()
+
+
 @pytest.fixture(scope="session")
 def wide_book_path(wide_plies, tmp_path_factory) -> str:
     """The 8x8 book of ``wide_plies`` (``write_wide_book``), for the session: copy it to change it."""

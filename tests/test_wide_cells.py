@@ -25,7 +25,7 @@ def pair_of(values: list[int]) -> wc.Pair:
 
 
 def ints(pair: wc.Pair) -> list[int]:
-    return ints_of(np.stack(pair, axis=1))
+    return ints_of(pair.T)
 
 
 def test_operations_are_those_of_128_bit_integers():
@@ -36,7 +36,7 @@ def test_operations_are_those_of_128_bit_integers():
     x, y = pair_of(a), pair_of(b)
     assert ints(wc.add(x, y)) == [(p + q) & TOP for p, q in zip(a, b, strict=True)]
     assert ints(wc.sub(x, y)) == [(p - q) & TOP for p, q in zip(a, b, strict=True)]
-    assert ints(wc.andnot(x, y)) == [p & ~q for p, q in zip(a, b, strict=True)]
+    assert ints(x & ~y) == [p & ~q for p, q in zip(a, b, strict=True)]  # (numpy alone)
     for s in (0, 1, 3, 9, 63, 64, 65, 100, 127):
         assert ints(wc.shl(x, s)) == [(p << s) & TOP for p in a], s
         assert ints(wc.shr(x, s)) == [p >> s for p in a], s

@@ -45,15 +45,19 @@ class Implied(NamedTuple):
 # Keys worked on at once: a whole ply's temporaries (tens of numpy arrays of its size)
 # would cost more in page faults and memory traffic than the work itself.
 AT_ONCE = 1 << 14
+# Past 64 bits, fewer: twice the words, and numpy's pair temporaries spill the cache sooner
+# (docs/benchmarks.md, "What the stones say past 64 bits").
+WIDE_AT_ONCE = 1 << 12
 
 
 def implied(keys: np.ndarray, ply: int, board: Board, best: bool = True) -> Implied:
     """What the stones of each of ``keys`` (positions of ``ply`` on ``board``) say: of their
     best moves too if ``best`` (a ply that keeps none is spared that part of the work)."""
-    if len(keys) <= AT_ONCE:
+    at_once = AT_ONCE if keys.ndim == 1 else WIDE_AT_ONCE
+    if len(keys) <= at_once:
         return _implied(keys, ply, board, best)
     parts = [
-        _implied(keys[at : at + AT_ONCE], ply, board, best) for at in range(0, len(keys), AT_ONCE)
+        _implied(keys[at : at + at_once], ply, board, best) for at in range(0, len(keys), at_once)
     ]
     known, scores, best_known, best_moves = zip(*parts, strict=True)
     return Implied(
@@ -100,22 +104,13 @@ def _implied_wide(keys: np.ndarray, ply: int, board: Board, best: bool) -> Impli
     current, mask = wb.boards_of_keys(board, wb.of_rows(keys))
     if count and not (wb.popcount(mask) == ply).all():
         raise ValueError(f"a key is not a position of {ply} stones")
-    playable = wb.and_(wb.add(mask, wb.constant(board.bottom)), wb.constant(board.all_cells))
-    # Both players' winning cells in one pass, as ``_implied``'s.
-    other = (current[0] ^ mask[0], current[1] ^ mask[1])
-    stacked = (np.stack((current[0], other[0])), np.stack((current[1], other[1])))
-    both = wb.winning_cells(board, stacked, mask)  # (mask broadcast)
-    wins = wb.and_((both[0][0], both[1][0]), playable)
-    threats = (both[0][1], both[1][1])
-    forced = wb.and_(playable, threats)
-    has_forced = wb.nonzero(forced)
-    chosen = (
-        np.where(has_forced, forced[0], playable[0]),
-        np.where(has_forced, forced[1], playable[1]),
-    )
-    safe = wb.andnot(chosen, wb.shr(threats, 1))
-    double = wb.several(forced)  # two threats at once: nothing is safe
-    safe[0][double], safe[1][double] = 0, 0
+    playable = wb.add(mask, wb.constant(board.bottom)) & wb.constant(board.all_cells)
+    # Each player's in its own pass: stacked as ``_implied``'s, they take twice as long.
+    wins = wb.winning_cells(board, current, mask) & playable
+    threats = wb.winning_cells(board, current ^ mask, mask)
+    forced = playable & threats
+    safe = np.where(wb.nonzero(forced), forced, playable) & ~wb.shr(threats, 1)
+    safe[:, wb.several(forced)] = 0  # two threats at once: nothing is safe
     win_now = wb.nonzero(wins)
     lose_now = ~win_now & ~wb.nonzero(safe)
     scores = np.zeros(count, np.int8)
@@ -125,11 +120,8 @@ def _implied_wide(keys: np.ndarray, ply: int, board: Board, best: bool) -> Impli
         return Implied(win_now | lose_now, scores, None, None)
     only = ~win_now & ~lose_now & ~wb.several(safe)
     best_known = win_now | lose_now | only
-    cells = tuple(
-        np.where(win_now, w, np.where(lose_now, p, s))
-        for w, p, s in zip(wins, playable, safe, strict=True)
-    )
-    cells[0][~best_known], cells[1][~best_known] = 0, 0
+    cells = np.where(win_now, wins, np.where(lose_now, playable, safe))
+    cells[:, ~best_known] = 0
     return Implied(win_now | lose_now, scores, best_known, wb.columns(board, cells))
 
 
