@@ -104,12 +104,28 @@ class Parents(NamedTuple):
     def bounds(self, keys: np.ndarray) -> Bounds:
         """What these entries prove about each of ``keys`` (any order, any orientation;
         ``(n, 2)`` rows past 64 bits)."""
+        if self.board.is_wide:
+            return self._wide_bounds(keys)
         low = np.empty(len(keys), dtype=np.int8)
         exact = np.empty(len(keys), dtype=np.bool_)
-        kernel = _parent_bounds
-        if self.board.is_wide:  # (a batch's one test: the one-word kernel is as it was)
-            from .wide.parent_bounds import parent_bounds as kernel
-        kernel(
+        _parent_bounds(
+            self.board,
+            np.ascontiguousarray(keys, dtype=np.uint64),
+            self.keys,
+            self.scores,
+            self.best,
+            low,
+            exact,
+        )
+        return Bounds(low, exact)
+
+    def _wide_bounds(self, keys: np.ndarray) -> Bounds:
+        """``bounds`` of ``(n, 2)`` rows, past 64 bits: the two-word twin's."""
+        from .wide.parent_bounds import parent_bounds
+
+        low = np.full(len(keys), NO_BOUND, dtype=np.int8)
+        exact = np.zeros(len(keys), dtype=np.bool_)
+        parent_bounds(
             self.board,
             np.ascontiguousarray(keys, dtype=np.uint64),
             self.keys,

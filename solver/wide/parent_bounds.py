@@ -13,7 +13,6 @@ import numpy as np
 from numba import njit
 
 from ..bitboard import Board
-from ..parent_bounds import NO_BOUND
 from ._words import NONE, ONE, ZERO, add, and_, is_zero, shl, words, xor
 from .packed import _column, canonical, decode
 from .pairs import find, ints_of, pairs_of
@@ -51,10 +50,9 @@ def _parents_of(board, key, out):
 @njit(cache=True)
 def parent_bounds(board, keys, parent_keys, parent_scores, parent_best, low, exact):
     """Twin of ``solver.parent_bounds._parent_bounds``: ``keys`` and ``parent_keys`` are
-    ``(n, 2)`` rows, the parents' sorted."""
+    ``(n, 2)`` rows, the parents' sorted; ``low`` and ``exact`` come filled with
+    ``NO_BOUND`` and False (``Parents.bounds``: that module imports this one, not back)."""
     for i in range(len(keys)):
-        low[i] = NO_BOUND
-        exact[i] = False
         for col in range(board.width):
             parent, move = _parent(board, (keys[i, 0], keys[i, 1]), col)
             if move < 0:
