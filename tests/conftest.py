@@ -462,6 +462,7 @@ def write_wide_book(path: str, plies: dict) -> None:
         store.pack_rows(WIDE_PLY)
         for ply in sorted(plies, reverse=True):
             store.seal(ply, store.entries_at(ply) if ply == WIDE_PLY else plies[ply])
+        store.set_meta(ply=str(WIDE_PLY))  # the ply built to, as the driver records it
     finally:
         store.close()
 

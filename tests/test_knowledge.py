@@ -38,27 +38,14 @@ def test_book_bound_just_past_the_book_is_a_true_lower_bound_and_exact_after_a_b
     assert exact >= 3  # often the bound is the score itself
 
 
-def test_book_bound_past_64_bits_from_an_8x8_book(wide_book_path, tmp_path):
-    import shutil
-
+def test_book_bound_past_64_bits_from_an_8x8_book(wide_book_path):
     from conftest import WIDE_PLY, WIDE_ROOT
 
-    from bookgen.book.write.store import BookStore
-
     board = Board(8, 8)
-    db = str(tmp_path / "wide.db")
-    shutil.copy(wide_book_path, db)
-    store = BookStore(
-        db, WIDE_ROOT, Position.from_moves(WIDE_ROOT, board).canonical_key, board=board
-    )
-    try:
-        store.set_meta(ply=str(WIDE_PLY))  # as a build to that ply records it
-    finally:
-        store.close()
     solver = Solver(table_log2=20, board=board)
     rng = random.Random(5)
     exact = tried = 0
-    with Book.open(db) as book:
+    with Book.open(wide_book_path) as book:
         assert book.info.max_ply == WIDE_PLY
         for _ in range(40):  # one stone past the book, from its root (or a game ended)
             position = Position.from_moves(WIDE_ROOT, board)
