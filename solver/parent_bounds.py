@@ -83,7 +83,12 @@ def _parent_bounds(board, keys, parent_keys, parent_scores, parent_best, low, ex
 
 
 def parents_of(key: int, board: Board = STANDARD) -> np.ndarray:
-    """The sorted canonical keys of the positions one move before ``key``."""
+    """The sorted canonical keys of the positions one move before ``key``: ``(n, 2)`` rows
+    past 64 bits (``wide.parent_bounds``)."""
+    if board.is_wide:
+        from .wide.parent_bounds import parents_of as wide_parents_of
+
+        return wide_parents_of(key, board)
     out = np.empty(board.width, dtype=np.uint64)
     return np.unique(out[: _parents_of(board, np.uint64(key), out)])
 
@@ -91,16 +96,36 @@ def parents_of(key: int, board: Board = STANDARD) -> np.ndarray:
 class Parents(NamedTuple):
     """Exact entries one ply above some keys: sorted canonical keys, scores, best-move bits."""
 
-    keys: np.ndarray  # uint64
+    keys: np.ndarray  # uint64; past 64 bits ``(n, 2)`` rows (``solver.wide.pairs``)
     scores: np.ndarray  # int8
     best: np.ndarray  # uint8 (uint16 on width 9), bit c set when column c + 1 is best
     board: Board = STANDARD
 
     def bounds(self, keys: np.ndarray) -> Bounds:
-        """What these entries prove about each of ``keys`` (any order, any orientation)."""
+        """What these entries prove about each of ``keys`` (any order, any orientation;
+        ``(n, 2)`` rows past 64 bits)."""
+        if self.board.is_wide:
+            return self._wide_bounds(keys)
         low = np.empty(len(keys), dtype=np.int8)
         exact = np.empty(len(keys), dtype=np.bool_)
         _parent_bounds(
+            self.board,
+            np.ascontiguousarray(keys, dtype=np.uint64),
+            self.keys,
+            self.scores,
+            self.best,
+            low,
+            exact,
+        )
+        return Bounds(low, exact)
+
+    def _wide_bounds(self, keys: np.ndarray) -> Bounds:
+        """``bounds`` of ``(n, 2)`` rows, past 64 bits: the two-word twin's."""
+        from .wide.parent_bounds import parent_bounds
+
+        low = np.full(len(keys), NO_BOUND, dtype=np.int8)
+        exact = np.zeros(len(keys), dtype=np.bool_)
+        parent_bounds(
             self.board,
             np.ascontiguousarray(keys, dtype=np.uint64),
             self.keys,

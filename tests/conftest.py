@@ -462,6 +462,25 @@ def write_wide_book(path: str, plies: dict) -> None:
         store.pack_rows(WIDE_PLY)
         for ply in sorted(plies, reverse=True):
             store.seal(ply, store.entries_at(ply) if ply == WIDE_PLY else plies[ply])
+        store.set_meta(ply=str(WIDE_PLY))  # the ply built to, as the driver records it
+    finally:
+        store.close()
+
+
+def reseal_wide(path: str, version: int) -> None:
+    """Every ply of the 8x8 book at ``path`` sealed again in codec ``version``: version 1 is
+    how a build sealed plies past 64 bits before 2026-11-29."""
+    from bookgen.book.write.sealed import write_sealed
+    from bookgen.book.write.store import BookStore
+    from solver.bitboard import Board
+
+    board = Board(8, 8)
+    root_key = Position.from_moves(WIDE_ROOT, board).canonical_key
+    store = BookStore(path, WIDE_ROOT, root_key, board=board)
+    try:
+        with store.engine.begin() as conn:
+            for ply in store.complete_plies():
+                write_sealed(conn, ply, store.entries_at(ply), board, version=version)
     finally:
         store.close()
 

@@ -520,13 +520,43 @@ def test_keys_past_64_bits_round_trip(board, best):
     assert find_block(key_ints(read.first_keys), keys[250]) == 2
 
 
-def test_a_real_ply_past_64_bits_round_trips(wide_plies):
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_real_ply_past_64_bits_round_trips(wide_plies, version):
     for ply, segment in wide_plies.items():
-        encoded = encode_ply(segment, ply, PAST_64, block_size=16)
+        encoded = encode_ply(segment, ply, PAST_64, block_size=16, version=version)
+        assert encoded.index.version == version
         back = decode_ply(encoded, ply, PAST_64)
         assert np.array_equal(back.keys, segment.keys) and np.array_equal(
             back.scores, segment.scores
         )
+        assert (back.best is None) == (segment.best is None)
+        assert back.best is None or np.array_equal(back.best, segment.best)
+        decoder = ply_decoder(encoded.dictionary, encoded.index, ply, PAST_64)
+        last = len(encoded.blocks) - 1
+        first = key_ints(encoded.index.first_keys)[last]
+        block = decode_block(
+            encoded.blocks[last], first, encoded.index.count_of(last), decoder, ply, last
+        )
+        assert np.array_equal(block.keys, segment.keys[16 * last :])
+        assert np.array_equal(block.scores, segment.scores[16 * last :])
+
+
+def test_version_2_past_64_bits_keeps_fewer_bytes(wide_plies):
+    sizes = {
+        version: sum(
+            len(b"".join(encode_ply(segment, ply, PAST_64, version=version).blocks))
+            for ply, segment in wide_plies.items()
+        )
+        for version in (1, 2)
+    }
+    assert sizes[2] < sizes[1]
+    # A block whose entries its stones contradict is refused (``implied.leave_out``).
+    ply = max(wide_plies)
+    segment = wide_plies[ply]
+    wrong = segment.scores.copy()
+    wrong[:] = 0
+    with pytest.raises(ValueError, match=f"ply {ply}: position 0x"):
+        encode_ply(Segment(segment.keys, wrong, segment.best), ply, PAST_64, version=2)
 
 
 def test_every_flipped_bit_of_a_block_past_64_bits_is_refused():
@@ -557,8 +587,8 @@ def test_a_flipped_bit_of_an_index_past_64_bits_is_refused():
 
 def test_keys_and_boards_of_another_width_are_refused():
     segment = two_word_segment(100, seed=7)
-    with pytest.raises(ValueError, match="version 2 takes keys of one word"):
-        blocks.encode_ply(segment, 11, PAST_64)  # what the stones say: one word only, so far
+    with pytest.raises(ValueError, match="not a position of 11 stones"):
+        blocks.encode_ply(segment, 11, PAST_64)  # version 2: random keys are no positions
     with pytest.raises(ValueError, match=r"shape \(100, 2\) are not keys of 7x6"):
         encode_ply(segment, 11)
     with pytest.raises(ValueError, match="not keys of 8x8"):
@@ -569,7 +599,7 @@ def test_keys_and_boards_of_another_width_are_refused():
     narrow = encode_ply(random_segment(10, seed=1), 11)
     with pytest.raises(CorruptBookError, match="holds keys of one word, not those of 8x8"):
         ply_decoder(narrow.dictionary, narrow.index, 11, PAST_64)
-    assert block_index.codec_version(PAST_64) == 1
+    assert block_index.codec_version(PAST_64) == VERSION
     assert block_index.codec_version(STANDARD) == VERSION
 
 

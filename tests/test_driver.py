@@ -12,6 +12,7 @@ from conftest import (
     entries,
     free_pages,
     open_store,
+    sealed_bytes,
     segment_rows,
 )
 
@@ -417,3 +418,50 @@ def test_a_book_past_64_bits_builds_and_verifies(tmp_path, ray_session, wide_pli
             assert [book.get(m).score for m in moves] == segment.scores.tolist()
     rerun = build(db, WIDE_PLY, WIDE_ROOT, workers=1, table_log2=20, progress=False)
     assert rerun.already_stored == len(wide_plies[WIDE_PLY].keys) and rerun.searched == 0
+
+
+def wide_build(path, ply: int = WIDE_PLY, **options):
+    """``build`` of the 8x8 book of ``WIDE_ROOT`` at ``path``, one worker."""
+    return build(
+        str(path), ply, WIDE_ROOT, board="8x8", workers=1, table_log2=20, progress=False, **options
+    )
+
+
+@pytest.fixture(scope="module")
+def wide_whole(tmp_path_factory, ray_session) -> str:
+    """The 8x8 book of ``WIDE_ROOT`` to ``WIDE_PLY`` in one build, for the module."""
+    path = str(tmp_path_factory.mktemp("wide") / "whole.db")
+    wide_build(path)
+    return path
+
+
+def test_a_book_past_64_bits_grown_a_ply_is_bounded_by_the_ply_above(
+    tmp_path, wide_whole, wide_plies
+):
+    grown = tmp_path / "grown.db"
+    wide_build(grown, WIDE_PLY - 1)
+    summary = wide_build(grown)
+    # Every ply-53 position has a parent at ply 52, whose best moves the book keeps.
+    frontier = len(wide_plies[WIDE_PLY].keys)
+    assert summary.searched == summary.bounded == frontier
+    assert 0 < summary.exact < frontier
+    assert sealed(str(grown)) == sealed(wide_whole)
+    assert sealed_bytes(str(grown)) == sealed_bytes(wide_whole)  # the same book
+
+
+def test_a_book_past_64_bits_built_in_parts_and_merged_is_the_whole_build(
+    tmp_path, wide_whole, wide_plies
+):
+    from bookgen.book.write.merge import merge
+
+    parts = [str(tmp_path / f"part{n}.db") for n in (1, 2, 3)]
+    searched = [wide_build(path, part=f"{n}/3").searched for n, path in enumerate(parts, 1)]
+    frontier = len(wide_plies[WIDE_PLY].keys)
+    assert sum(searched) == frontier and max(searched) - min(searched) <= 1
+    target = str(tmp_path / "merged.db")
+    copied = merge(target, parts)
+    assert [c.plies for c in copied] == [{WIDE_PLY: n} for n in searched]
+    merge(target, parts[1:2])  # again: nothing changes
+    sealing = wide_build(target)
+    assert sealing.searched == 0 and sealing.already_stored == frontier
+    assert sealed_bytes(target) == sealed_bytes(wide_whole)

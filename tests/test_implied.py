@@ -12,6 +12,7 @@ import pytest
 
 from bookgen.book.format.implied import _columns, _gather, fill_in, implied, leave_out
 from bookgen.book.format.keys import walker
+from bookgen.book.format.wide_keys import ints_of, rows_of
 from solver import Solver
 from solver.bitboard import STANDARD, Board
 from solver.position import Position, random_position
@@ -126,3 +127,66 @@ def test_columns_of_cells_and_winning_cells(board):
         cells = board.winning_cells(current[n : n + 1], mask[n : n + 1])
         playable = (mask[n] + np.uint64(board.bottom)) & np.uint64(board.all_cells)
         assert int(_columns(cells & playable, board)[0]) == sum(1 << (c - 1) for c in wins)
+
+
+# -- keys past 64 bits ----------------------------------------------------------------
+
+
+def rules(position: Position) -> tuple[int | None, int | None]:
+    """``(score, best moves)`` that the rules alone give ``position`` (None: unsaid), move by
+    move with ``Position`` (columns from 1): a win at once; else the moves after which the opponent cannot
+    win at once: none (a loss, every move alike) or one (the best)."""
+    board, ply, moves = position.board, position.ply, position.legal_moves()
+    wins = [c for c in moves if position.is_winning_move(c)]
+    if wins:
+        return board.win_score(ply), sum(1 << (c - 1) for c in wins)
+    safe = [
+        c
+        for c in moves
+        if not any(position.play(c).is_winning_move(d) for d in position.play(c).legal_moves())
+    ]
+    if not safe:
+        return board.loss_score(ply), sum(1 << (c - 1) for c in moves)
+    return None, (1 << (safe[0] - 1)) if len(safe) == 1 else None
+
+
+@pytest.mark.parametrize("board", [Board(8, 8), Board(9, 7), Board(5, 12), Board(4, 31)], ids=str)
+def test_past_64_bits_what_the_stones_say_is_what_the_rules_say(board):
+    kinds = set()
+    for ply in range(12, 30, 3):
+        positions = positions_at(board, ply, 150, seed=ply)
+        keys = rows_of([p.key for p in positions])
+        said = implied(keys, ply, board)
+        assert said.best is not None and said.best.dtype == np.dtype(board.column_set_type)
+        for n, position in enumerate(positions):
+            score, best = rules(position)
+            assert bool(said.score_known[n]) == (score is not None), position.moves
+            assert int(said.scores[n]) == (score or 0), position.moves
+            assert bool(said.best_known[n]) == (best is not None), position.moves
+            assert int(said.best[n]) == (best or 0), position.moves
+            kinds.add("win" if score and score > 0 else "loss" if score else "best" if best else "")
+    assert kinds == {"win", "loss", "best", ""}
+    with pytest.raises(ValueError, match="not a position of 13 stones"):
+        implied(keys, 13, board)
+
+
+def test_past_64_bits_leave_out_and_fill_in_a_solved_8x8_book(wide_plies):
+    board = Board(8, 8)
+    left_out = 0
+    for ply, segment in wide_plies.items():
+        _, kept_scores, kept_best = leave_out(
+            segment.keys, segment.scores, segment.best, ply, board
+        )
+        left_out += len(segment.scores) - len(kept_scores)
+        scores, best = fill_in(implied(segment.keys, ply, board), kept_scores, kept_best)
+        assert np.array_equal(scores, segment.scores)
+        assert (best is None) == (segment.best is None)
+        assert best is None or np.array_equal(best, segment.best)
+    assert left_out > 0
+    last = wide_plies[max(wide_plies)]
+    at = int(np.argmax(implied(last.keys, max(wide_plies), board).score_known))
+    wrong = last.scores.copy()
+    wrong[at] = 0
+    key = ints_of(last.keys[at : at + 1])[0]
+    with pytest.raises(ValueError, match=f"position {key:#x} holds score 0"):
+        leave_out(last.keys, wrong, last.best, max(wide_plies), board)

@@ -7,7 +7,7 @@ import pytest
 
 from bookgen import Book
 from bookgen.play.knowledge import Floors, book_bound, book_leaves
-from solver import Position, Solver
+from solver import Board, Position, Solver
 from solver.position import random_position
 
 SHIPPED = Path(__file__).resolve().parent.parent / "book.db"
@@ -36,6 +36,38 @@ def test_book_bound_just_past_the_book_is_a_true_lower_bound_and_exact_after_a_b
         assert book_bound(book, Position.from_moves("4" * 6 + "3" * 6 + "5" * 6)) is None
         assert book_bound(book, Position()) is None
     assert exact >= 3  # often the bound is the score itself
+
+
+def test_book_bound_past_64_bits_from_an_8x8_book(wide_book_path):
+    from conftest import WIDE_PLY, WIDE_ROOT
+
+    board = Board(8, 8)
+    solver = Solver(table_log2=20, board=board)
+    rng = random.Random(5)
+    exact = tried = 0
+    with Book.open(wide_book_path) as book:
+        assert book.info.max_ply == WIDE_PLY
+        for _ in range(40):  # one stone past the book, from its root (or a game ended)
+            position = Position.from_moves(WIDE_ROOT, board)
+            while position.ply <= WIDE_PLY and not position.is_game_over:
+                position = position.play(rng.choice(position.legal_moves()))
+            if position.is_game_over:
+                continue
+            tried += 1
+            bound = book_bound(book, position)
+            assert bound is not None, position.moves  # every parent is in the book
+            score = solver.solve(position)
+            assert score >= bound.low, position.moves
+            if bound.exact:
+                assert score == bound.low, position.moves
+                exact += 1
+        position = Position.from_moves(WIDE_ROOT, board)
+        while position.ply <= WIDE_PLY:  # along the book's best line: exact
+            position = position.play(int(book.get(position).best_moves[0]))
+        parent = book.get(position.moves[:-1])
+        assert book_bound(book, position) == (-parent.score, True)
+        assert book_bound(book, Position.from_moves("1188", board)) is None  # none in the book
+    assert tried >= 10 and exact >= 1
 
 
 def test_book_bound_without_a_book():

@@ -6,6 +6,7 @@ A merge names a damaged part before it copies anything, counts the keys the book
 already apart from those it copied, and a signal stops it with a whole book and no
 write-ahead log beside it (issue 48)."""
 
+import itertools
 import os
 import re
 import shutil
@@ -14,15 +15,19 @@ import sqlite3
 import subprocess
 from contextlib import closing
 
+import numpy as np
 import pytest
 from conftest import (
     PLY10,
     SMALL_PLY,
     SMALL_ROOT,
+    WIDE_PLY,
+    WIDE_ROOT,
     c4book_command,
     entries,
     run_sql,
     running,
+    sealed_bytes,
     stored_plies,
 )
 
@@ -33,7 +38,7 @@ from bookgen.book.format.scores import BEST_TEXT
 from bookgen.book.write.merge import merge
 from bookgen.book.write.store import BookStore
 from bookgen.builder.driver import build
-from solver import Position
+from solver import Board, Position
 
 EMPTY_KEY = Position.from_moves("").canonical_key
 BATCH = 50_000  # rows a transaction, as a build writes its batches
@@ -264,3 +269,42 @@ def test_a_password_in_a_part_s_url_is_never_shown(tmp_path):
         merge(str(tmp_path / "target.db"), [url])
     assert "hunter2" not in str(info.value) and "c4:***@127.0.0.1" in str(info.value)
     assert not (tmp_path / "target.db").exists()
+
+
+# -- parts past 64 bits (issue 52): an 8x8 frontier's rows of 16-byte keys ------------------
+
+
+def test_parts_past_64_bits_merge_into_the_whole_ply(wide_plies, wide_book_path, tmp_path):
+    board = Board(8, 8)
+    root_key = Position.from_moves(WIDE_ROOT, board).canonical_key
+    frontier = wide_plies[WIDE_PLY]
+    cuts = [0, 100, 101, len(frontier.keys)]  # a part of one position too
+    parts = []
+    for n, (start, stop) in enumerate(itertools.pairwise(cuts)):
+        store = BookStore(str(tmp_path / f"part{n}.db"), WIDE_ROOT, root_key, board=board)
+        try:
+            some = slice(start, stop)
+            store.insert_new(
+                Rows(WIDE_PLY, frontier.keys[some], frontier.scores[some], frontier.best[some])
+            )
+            if n == 2:
+                store.pack_rows(WIDE_PLY)  # a part packed into a segment is read alike
+        finally:
+            store.close()
+        parts.append(str(tmp_path / f"part{n}.db"))
+    target = str(tmp_path / "merged.db")
+    copied = merge(target, parts)
+    assert [c.plies for c in copied] == [{WIDE_PLY: b - a} for a, b in itertools.pairwise(cuts)]
+    again = merge(target, parts[1:])  # again: nothing changes
+    assert [c.plies for c in again] == [{WIDE_PLY: 0}, {WIDE_PLY: 0}]
+    store = BookStore(target, WIDE_ROOT, root_key, board=board)
+    try:
+        merged = store.entries_at(WIDE_PLY)
+        assert np.array_equal(merged.keys, frontier.keys)
+        assert np.array_equal(merged.scores, frontier.scores)
+        assert np.array_equal(merged.best, frontier.best)
+        store.pack_rows(WIDE_PLY)  # sealed as the build seals its frontier
+        store.seal(WIDE_PLY, store.entries_at(WIDE_PLY))
+    finally:
+        store.close()
+    assert sealed_bytes(target)[WIDE_PLY] == sealed_bytes(wide_book_path)[WIDE_PLY]

@@ -593,6 +593,32 @@ def test_past_64_bits_perfect_play_without_a_budget_is_exact_and_levels_replay()
     assert games[0] == games[1] and Position.from_moves(games[0], board).is_game_over
 
 
+def test_past_64_bits_just_past_a_book_the_parents_bound_the_search(wide_book_path):
+    # One stone past the 8x8 book along its best line: the parent's entry gives the exact
+    # score (``knowledge.book_bound``), and the anytime search keeps to it.
+    from conftest import WIDE_PLY, WIDE_ROOT
+
+    from bookgen.play.knowledge import book_bound
+    from solver import Board
+
+    board = Board(8, 8)
+    exact = Solver(board=board, table_log2=20)
+    player = Player(book=wide_book_path, time_budget=0.5, table_log2=20)
+    assert player.board == board
+    with Book.open(wide_book_path) as book:
+        position = Position.from_moves(WIDE_ROOT, board)
+        while position.ply <= WIDE_PLY:
+            position = position.play(int(book.get(position).best_moves[0]))
+        bound = book_bound(book, position)
+    score = exact.solve(position)
+    assert bound == (score, True)
+    decision = player.choose(position)
+    assert decision.source != "book" and position.can_play(decision.column)
+    assert exact.is_best_move(position, decision.column, score), position.moves
+    if decision.proven:
+        assert decision.score == score
+
+
 # -- one player shared by threads ------------------------------------------------------
 
 

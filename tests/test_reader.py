@@ -25,6 +25,7 @@ from conftest import (
     WIDE_ROOT,
     book_keys,
     damage_middle_page,
+    reseal_wide,
     run_sql,
 )
 
@@ -678,3 +679,22 @@ def test_a_damaged_block_of_a_book_past_64_bits_is_never_answered_from(
         for asked in (child, parent):  # a parent's move scores read the ply below
             with pytest.raises(CorruptBookError, match=damaged):
                 book.get(asked)
+
+
+def test_a_book_past_64_bits_sealed_in_codec_version_1_reads_as_in_version_2(
+    wide_book, wide_book_path, tmp_path
+):
+    from bookgen.book.format.database import make_engine
+    from bookgen.book.format.sealed import codec_versions
+
+    db = str(tmp_path / "version1.db")
+    shutil.copy(wide_book_path, db)
+    reseal_wide(db, 1)
+    engine = make_engine(db)
+    try:
+        with engine.connect() as conn:
+            assert set(codec_versions(conn).values()) == {1}
+    finally:
+        engine.dispose()
+    with Book.open(db) as old:
+        assert list(old.entries()) == list(wide_book.entries())

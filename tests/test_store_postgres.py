@@ -12,6 +12,7 @@ import contextlib
 import io
 import os
 import pwd
+import random
 import re
 import secrets
 import shutil
@@ -30,6 +31,7 @@ from conftest import (
     entries,
     small_build_args,
     wait_until,
+    write_wide_book,
 )
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DatabaseError
@@ -39,6 +41,7 @@ from bookgen.book.format.database import existing_meta
 from bookgen.book.format.errors import BookConnectionError, BookNotFoundError
 from bookgen.book.format.names import COLUMNS
 from bookgen.book.format.rows import Rows
+from bookgen.book.format.wide_keys import blob_list, rows_of, union
 from bookgen.book.write.lock import BuildLock, BuildLockedError, read_lock
 from bookgen.book.write.merge import merge
 from bookgen.book.write.store import BookStore
@@ -360,6 +363,82 @@ def test_copy_writes_what_insert_writes_and_keeps_stored_keys(postgres_url, tmp_
         for store in stores:
             store.close()
     assert raw_positions(stores[0].db) == raw_positions(f"sqlite:///{stores[1].db}")
+
+
+def wide_rows(board: Board, ply: int, count: int, seed: int, *, derived: bool = False) -> Rows:
+    """``random_rows`` past 64 bits: ``(n, 2)`` rows of random keys over all the key bits."""
+    draw = random.Random(seed)
+    keys = rows_of(sorted({draw.getrandbits(board.key_bits) for _ in range(count)}))
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(-20, 21, len(keys)).astype(np.int8)
+    best = rng.integers(0, 1 << board.width, len(keys)).astype(np.uint8)
+    if derived:
+        moves = rng.integers(0, 128, (len(keys), board.width)).astype(np.uint8)
+        return Rows(ply, keys, scores, best, move_scores=moves)
+    return Rows(ply, keys, scores, best, nodes=rng.integers(0, 1 << 40, len(keys)))
+
+
+def test_copy_writes_keys_past_64_bits_as_insert_does_in_key_order(postgres_url, tmp_path):
+    """16-byte bytea keys by COPY, stored keys through the staging table, derived rows
+    replacing some: as SQLite's INSERT stores them, and ranges of keys read in order."""
+    board = Board(8, 8)
+    first = wide_rows(board, 9, 3000, seed=1)
+    again = wide_rows(board, 9, 1000, seed=2)
+    overlap = Rows(
+        9,
+        np.concatenate([first.keys[::3], again.keys]),
+        np.concatenate([first.scores[::3] + 1, again.scores]),
+        np.concatenate([first.best[::3], again.best]),
+        nodes=np.concatenate([first.nodes[::3], again.nodes]),
+    )
+    derived = wide_rows(board, 9, 500, seed=3, derived=True)
+    derived = derived.with_keys(np.concatenate([derived.keys[:250], first.keys[1:500:2]]))
+    root = Position.from_moves("", board).canonical_key
+    stores = [
+        BookStore(db, "", root, board=board)
+        for db in (new_database(postgres_url), str(tmp_path / "same.db"))
+    ]
+    try:
+        for store in stores:
+            assert store.insert_new(first, search_seconds=1.5) == len(first)
+            assert store.insert_new(overlap) == len(overlap)
+            assert store.upsert(derived) == len(derived)
+        on_postgres, on_sqlite = stores
+        assert on_postgres.copies and not on_sqlite.copies
+        kept, same = on_postgres.entries_at(9), on_sqlite.entries_at(9)
+        assert all(map(np.array_equal, kept, same))
+        every = union(union(first.keys, overlap.keys), derived.keys)
+        assert np.array_equal(kept.keys, every) and len(every) > 4000
+        assert (every[:, 1] > 0).any() and (every[:, 1] == 0).any()  # both sides of 2**64
+    finally:
+        for store in stores:
+            store.close()
+    stored = raw_positions(stores[0].db)
+    assert stored == raw_positions(f"sqlite:///{stores[1].db}")
+    assert all(isinstance(row[0], bytes) and len(row[0]) == 16 for row in stored)
+    # A range of keys, bounded by 16-byte values, comes back in key order.
+    low, high = blob_list(every[[len(every) // 4, len(every) // 2]])
+    engine = create_engine(stores[0].db)
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(
+                text("SELECT key FROM positions WHERE key >= :low AND key < :high ORDER BY key"),
+                {"low": low, "high": high},
+            ).scalars()
+            assert [bytes(k) for k in found] == blob_list(every[len(every) // 4 : len(every) // 2])
+    finally:
+        engine.dispose()
+
+
+def test_a_book_past_64_bits_in_postgres_is_the_sqlite_book(
+    postgres_url, wide_plies, wide_book_path
+):
+    url = new_database(postgres_url)
+    write_wide_book(url, wide_plies)  # rows by COPY, packed, sealed
+    assert stored_tables(url) == stored_tables(f"sqlite:///{wide_book_path}")
+    with Book.open(url) as on_postgres, Book.open(wide_book_path) as on_sqlite:
+        assert str(on_postgres.board) == "8x8"
+        assert list(on_postgres.entries()) == list(on_sqlite.entries())
 
 
 def test_the_writer_drains_every_batch_and_raises_a_failed_write(postgres_url):

@@ -30,6 +30,7 @@ from conftest import (
     entries,
     free_pages,
     open_store,
+    reseal_wide,
     run_sql,
     running,
     sealed_bytes,
@@ -597,3 +598,22 @@ def packing(path: str, command: str) -> bool:
     except sqlite3.Error:
         return False
     return found is not None and f'"{command}"' in found[0]
+
+
+def test_a_book_past_64_bits_in_codec_version_1_is_sealed_again_in_version_2(
+    wide_book_path, tmp_path
+):
+    db = str(tmp_path / "wide.db")
+    Path(db).write_bytes(Path(wide_book_path).read_bytes())
+    reseal_wide(db, 1)
+    assert set(codecs(db).values()) == {1}
+    with Book.open(wide_book_path) as book:
+        before = list(book.entries())
+    with Book.open(db) as book:  # read as it is: the schema is current
+        assert list(book.entries()) == before
+    assert upgrade(db) == SCHEMA_VERSION  # its plies sealed again
+    assert set(codecs(db).values()) == {VERSION}
+    assert sealed_bytes(db) == sealed_bytes(wide_book_path)  # as a build seals them
+    with Book.open(db) as book:
+        assert list(book.entries()) == before
+    assert upgrade(db) is None

@@ -12,25 +12,10 @@ import numpy as np
 from numba import njit
 
 from solver.packed import MOVE_FULL, MOVE_READ
-from solver.wide._words import less
 from solver.wide.packed import decode, move_rule
+from solver.wide.pairs import find
 
 from ..book.format.scores import FULL_COLUMN, SCORE_OFFSET
-
-
-@njit(cache=True)
-def _find(keys, key):
-    """The row of ``key`` in the sorted rows ``keys``, or -1."""
-    low, high = 0, len(keys)
-    while low < high:
-        mid = (low + high) >> 1
-        if less((keys[mid, 0], keys[mid, 1]), key):
-            low = mid + 1
-        else:
-            high = mid
-    if low < len(keys) and keys[low, 0] == key[0] and keys[low, 1] == key[1]:
-        return low
-    return -1
 
 
 @njit(cache=True)
@@ -47,7 +32,7 @@ def derive_wide(board, parents, child_keys, child_scores, scores, best, move_sco
                 move_scores[i, col] = FULL_COLUMN
                 continue
             if kind == MOVE_READ:
-                at = _find(child_keys, child)
+                at = find(child_keys, child)
                 if at < 0:
                     missing[i, 0] = child[0]  # keys are never 0 below the empty board's children
                     missing[i, 1] = child[1]

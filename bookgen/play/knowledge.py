@@ -36,15 +36,11 @@ def book_bound(book, position: Position) -> ParentBound | None:
     It is the exact score when the position follows one of a parent's best moves
     (``solver.parent_bounds``, as the builder bounds its frontier).
     """
-    # Parents past the book's last ply are not in it: no lookup.  Past 64 bits, none either:
-    # parents_of and the bounds take keys of one word.
-    if (
-        book is None
-        or position.board.is_wide
-        or position.ply == 0
-        or position.ply - 1 > book.info.max_ply
-    ):
+    # Parents past the book's last ply are not in it: no lookup.
+    if book is None or position.ply == 0 or position.ply - 1 > book.info.max_ply:
         return None
+    if position.board.is_wide:
+        return _wide_book_bound(book, position)
     from solver.parent_bounds import Parents, parents_of
 
     board = position.board
@@ -58,6 +54,24 @@ def book_bound(book, position: Position) -> ParentBound | None:
         board,
     )
     low, exact = parents.bounds(np.array([position.key], dtype=np.uint64)).known(0)
+    return None if low is None else ParentBound(low, exact)
+
+
+def _wide_book_bound(book, position: Position) -> ParentBound | None:
+    """``book_bound`` past 64 bits: the parents' keys are ``(n, 2)`` rows
+    (``solver.wide.parent_bounds``, through ``Parents``)."""
+    from solver.parent_bounds import Parents, parents_of
+
+    from ..book.format.wide_keys import ints_of, rows_of
+
+    board = position.board
+    keys, scores, best = book.entries_of_keys(ints_of(parents_of(position.key, board)))
+    if not keys:
+        return None
+    parents = Parents(
+        rows_of(keys), np.array(scores, np.int8), np.array(best, board.column_set_type), board
+    )
+    low, exact = parents.bounds(rows_of([position.key])).known(0)
     return None if low is None else ParentBound(low, exact)
 
 

@@ -98,6 +98,21 @@ def unique_sorted(pairs):
 
 
 @njit(cache=True)
+def find(pairs, key):
+    """The row of ``key`` (a pair) in the sorted rows ``pairs``, or -1."""
+    low, high = 0, len(pairs)
+    while low < high:
+        mid = (low + high) >> 1
+        if less((pairs[mid, 0], pairs[mid, 1]), key):
+            low = mid + 1
+        else:
+            high = mid
+    if low < len(pairs) and pairs[low, 0] == key[0] and pairs[low, 1] == key[1]:
+        return low
+    return -1
+
+
+@njit(cache=True)
 def searchsorted(haystack, needles):
     """``np.searchsorted(haystack, needles)`` (side ``"left"``) for ``(n, 2)`` arrays."""
     out = np.empty(len(needles), dtype=np.int64)

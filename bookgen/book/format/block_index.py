@@ -19,10 +19,9 @@ themselves are ``blocks``'.  A block's CRC starts from its index entry
             24+(K+4)B 4   CRC-32 of everything before
 
 Every integer is little-endian.  Past 64 bits (``Board.is_wide``: keys as
-``(n, 2)`` rows, ``wide_keys``) plies are in codec version 1, every score and
-best move kept: what the stones say (``implied``) reads keys of one word
-(``codec_version``).  A damaged index raises ``CorruptBookError`` naming
-its ply: never a wrong answer.
+``(n, 2)`` rows, ``wide_keys``) plies are sealed in version 2 as well (what the
+stones say works over two words: ``implied``); version 1 reads too.  A damaged
+index raises ``CorruptBookError`` naming its ply: never a wrong answer.
 """
 
 from __future__ import annotations
@@ -80,9 +79,10 @@ class BlockIndex(NamedTuple):
 
 
 def codec_version(board: Board) -> int:
-    """The codec version a ply of ``board`` is sealed in: ``VERSION``; 1 past 64 bits, where
-    what the stones say is not worked out yet (``implied`` reads keys of one word)."""
-    return 1 if board.is_wide else VERSION
+    """The codec version a ply of ``board`` is sealed in: ``VERSION``, past 64 bits too
+    (``implied`` works over two words)."""
+    del board  # (every board alike since 2026-11-29: one place to say otherwise)
+    return VERSION
 
 
 def entry_seed(first_key: int, count: int, wide: bool) -> int:
@@ -128,7 +128,6 @@ def decode_index(data: bytes | None, ply: int, db: str | None = None) -> BlockIn
     if (
         magic not in (MAGIC, WIDE_MAGIC)
         or version not in VERSIONS
-        or (wide and version >= LEAVES_OUT)
         or best_bytes not in (0, 1, 2)
         or block_size < 1
     ):

@@ -38,8 +38,8 @@ measurements behind these choices.
 
 Past 64 bits (``Board.is_wide``, keys as ``(n, 2)`` rows: ``wide_keys``) a
 block's CRC starts from (low word, high word, count), and its gaps are the
-same LEB128, up to 19 bytes where the high word changes.  Such plies are in codec version 1, every
-score and best move kept: ``implied`` reads keys of one word (``codec_version``).
+same LEB128, up to 19 bytes where the high word changes.  They are sealed in version 2 too
+(``implied`` works over two words); version 1 plies past 64 bits read as ever.
 """
 
 from __future__ import annotations
@@ -177,10 +177,6 @@ def encode_ply(
     count, wide = len(keys), board.is_wide
     if version not in VERSIONS:
         raise ValueError(f"ply {ply}: no block codec version {version}")
-    if wide and version >= LEAVES_OUT:
-        raise ValueError(
-            f"ply {ply}: codec version {version} takes keys of one word, not {board}'s"
-        )
     if keys.ndim != (2 if wide else 1) or (wide and keys.shape[1] != 2):
         raise ValueError(f"ply {ply}: keys of shape {keys.shape} are not keys of {board}")
     if block_size < 1 or count >= 1 << 32 or len(scores) != count:
@@ -343,20 +339,45 @@ def decode_blocks(
     ]
     if not frames:
         return empty_segment(decoder.best_type, decoder.wide)
-    if decoder.wide:  # (version 1 alone: nothing to work out again)
-        keys = [
+    starts = np.cumsum([0, *counts[:-1]], dtype=np.int64)
+    best = None
+    if decoder.best_type is not None:
+        best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
+    scores = np.frombuffer(b"".join(s for _, s, _ in frames), np.int8)
+    if decoder.wide:
+        wide = [
             _wide_keys(g, first, count, ply, first_block + n, db)
             for n, ((g, _, _), first, count) in enumerate(
                 zip(frames, first_keys, counts, strict=True)
             )
         ]
-        best = None
-        if decoder.best_type is not None:
-            best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
-        scores = np.frombuffer(b"".join(s for _, s, _ in frames), np.int8)
-        return Segment(np.concatenate(keys), scores, best)
+        keys = np.concatenate(wide)
+    else:
+        keys = _narrow_keys(frames, first_keys, counts, starts)
+    if not decoder.leaves_out:
+        return Segment(keys, scores, best)
+    said = implied(keys, ply, decoder.board, best is not None)
+    # Each block must keep what its own positions need, not only all of them together.
+    need_scores = np.add.reduceat(~said.score_known, starts).tolist()
+    need_best = [0] * len(frames)
+    if best is not None and said.best_known is not None:
+        need_best = (np.add.reduceat(~said.best_known, starts) * best.itemsize).tolist()
+    for n, (_, kept_scores, kept_best) in enumerate(frames):
+        kept, needed = (len(kept_scores), len(kept_best)), (need_scores[n], need_best[n])
+        if kept != needed:
+            why = f"it keeps {kept} bytes of scores and best moves for {needed}"
+            raise damaged_ply(ply, f"its block {first_block + n} does not decode ({why})", db)
+    return Segment(keys, *_read_only(fill_in(said, scores, best)))
+
+
+def _narrow_keys(
+    frames: list[tuple[bytes, bytes, bytes]],
+    first_keys: Sequence[int],
+    counts: Sequence[int],
+    starts: np.ndarray,
+) -> np.ndarray:
+    """The one-word keys of blocks joined: every block's gaps read, then one running sum."""
     total = sum(counts)
-    starts = np.cumsum([0, *counts[:-1]], dtype=np.int64)
     steps = np.empty(total, dtype=np.uint64)
     at = 0
     for start in range(0, len(frames), GAPS_AT_ONCE):  # a few blocks at a time: in cache
@@ -372,25 +393,7 @@ def decode_blocks(
     within = np.add.reduceat(steps, starts)  # each block's gaps (its start's step is 0)
     steps[starts[0]] = firsts[0]
     steps[starts[1:]] = firsts[1:] - firsts[:-1] - within[:-1]
-    np.cumsum(steps, out=steps)
-    best = None
-    if decoder.best_type is not None:
-        best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
-    scores = np.frombuffer(b"".join(s for _, s, _ in frames), np.int8)
-    if not decoder.leaves_out:
-        return Segment(steps, scores, best)
-    said = implied(steps, ply, decoder.board, best is not None)
-    # Each block must keep what its own positions need, not only all of them together.
-    need_scores = np.add.reduceat(~said.score_known, starts).tolist()
-    need_best = [0] * len(frames)
-    if best is not None and said.best_known is not None:
-        need_best = (np.add.reduceat(~said.best_known, starts) * best.itemsize).tolist()
-    for n, (_, kept_scores, kept_best) in enumerate(frames):
-        kept, needed = (len(kept_scores), len(kept_best)), (need_scores[n], need_best[n])
-        if kept != needed:
-            why = f"it keeps {kept} bytes of scores and best moves for {needed}"
-            raise damaged_ply(ply, f"its block {first_block + n} does not decode ({why})", db)
-    return Segment(steps, *_read_only(fill_in(said, scores, best)))
+    return np.cumsum(steps, out=steps)
 
 
 def _read_only(arrays: tuple[np.ndarray, np.ndarray | None]) -> tuple:

@@ -28,7 +28,9 @@ import numpy as np
 
 from solver.bitboard import Board
 
+from . import wide_cells as wb
 from .keys import walker
+from .wide_keys import key_ints
 
 
 class Implied(NamedTuple):
@@ -43,15 +45,19 @@ class Implied(NamedTuple):
 # Keys worked on at once: a whole ply's temporaries (tens of numpy arrays of its size)
 # would cost more in page faults and memory traffic than the work itself.
 AT_ONCE = 1 << 14
+# Past 64 bits, fewer: twice the words, and numpy's pair temporaries spill the cache sooner
+# (docs/benchmarks.md, "What the stones say past 64 bits").
+WIDE_AT_ONCE = 1 << 12
 
 
 def implied(keys: np.ndarray, ply: int, board: Board, best: bool = True) -> Implied:
     """What the stones of each of ``keys`` (positions of ``ply`` on ``board``) say: of their
     best moves too if ``best`` (a ply that keeps none is spared that part of the work)."""
-    if len(keys) <= AT_ONCE:
+    at_once = AT_ONCE if keys.ndim == 1 else WIDE_AT_ONCE
+    if len(keys) <= at_once:
         return _implied(keys, ply, board, best)
     parts = [
-        _implied(keys[at : at + AT_ONCE], ply, board, best) for at in range(0, len(keys), AT_ONCE)
+        _implied(keys[at : at + at_once], ply, board, best) for at in range(0, len(keys), at_once)
     ]
     known, scores, best_known, best_moves = zip(*parts, strict=True)
     return Implied(
@@ -64,6 +70,8 @@ def _joined(arrays: tuple) -> np.ndarray | None:
 
 
 def _implied(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
+    if keys.ndim == 2:
+        return _implied_wide(keys, ply, board, best)
     u, count = np.uint64, len(keys)
     current, mask = walker(board).boards_of_keys(keys)
     if count and not (np.bitwise_count(mask) == ply).all():
@@ -87,6 +95,34 @@ def _implied(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
     cells = np.where(win_now, wins, np.where(lose_now, playable, safe))
     cells[~best_known] = 0
     return Implied(win_now | lose_now, scores, best_known, _columns(cells, board))
+
+
+def _implied_wide(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
+    """``_implied`` (its twin) of ``(n, 2)`` keys, past 64 bits: the same steps over pairs
+    of words (``wide_cells``)."""
+    count = len(keys)
+    current, mask = wb.boards_of_keys(board, wb.of_rows(keys))
+    if count and not (wb.popcount(mask) == ply).all():
+        raise ValueError(f"a key is not a position of {ply} stones")
+    playable = wb.add(mask, wb.constant(board.bottom)) & wb.constant(board.all_cells)
+    # Each player's in its own pass: stacked as ``_implied``'s, they take twice as long.
+    wins = wb.winning_cells(board, current, mask) & playable
+    threats = wb.winning_cells(board, current ^ mask, mask)
+    forced = playable & threats
+    safe = np.where(wb.nonzero(forced), forced, playable) & ~wb.shr(threats, 1)
+    safe[:, wb.several(forced)] = 0  # two threats at once: nothing is safe
+    win_now = wb.nonzero(wins)
+    lose_now = ~win_now & ~wb.nonzero(safe)
+    scores = np.zeros(count, np.int8)
+    scores[win_now] = board.win_score(ply)
+    scores[lose_now] = board.loss_score(ply)
+    if not best:
+        return Implied(win_now | lose_now, scores, None, None)
+    only = ~win_now & ~lose_now & ~wb.several(safe)
+    best_known = win_now | lose_now | only
+    cells = np.where(win_now, wins, np.where(lose_now, playable, safe))
+    cells[:, ~best_known] = 0
+    return Implied(win_now | lose_now, scores, best_known, wb.columns(board, cells))
 
 
 def _columns(cells: np.ndarray, board: Board) -> np.ndarray:
@@ -140,7 +176,7 @@ def leave_out(
             held += f" and best moves {int(best[at])}"
             says += ", best moves " + (str(int(said_best[at])) if best_known[at] else "unknown")
         raise ValueError(
-            f"ply {ply}: position {int(keys[at]):#x} holds {held}, but its stones say {says}"
+            f"ply {ply}: position {key_ints(keys[at : at + 1])[0]:#x} holds {held}, but its stones say {says}"
         )
     kept_best = None if best is None else best[~best_known]
     return said, scores[~said.score_known], kept_best

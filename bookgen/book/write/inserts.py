@@ -41,14 +41,10 @@ class RowInserter:
         self.engine, self.db = engine, db
         self._offset = key_offset(board)
         # A server's writes are waited out behind the build's loop (``writer``), SQLite's
-        # are the driver's own CPU; psycopg 3 writes rows by COPY, others by INSERT.
+        # are the driver's own CPU; psycopg 3 writes rows by COPY (keys past 64 bits too:
+        # 16-byte bytea fields), others by INSERT.
         self.writes_behind = engine.dialect.name != "sqlite"
-        # (COPY's binary rows write a key of one word: a blob key goes by INSERT.)
-        self.copies = (
-            engine.dialect.name == "postgresql"
-            and engine.dialect.driver == "psycopg"
-            and not board.is_wide
-        )
+        self.copies = engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
 
     def sql(self, text: str) -> str:
         """``text`` with ``?`` placeholders, in this driver's parameter style (where ``%``

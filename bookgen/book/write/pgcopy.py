@@ -10,6 +10,10 @@ stored (the copy then fails whole) copies into a temporary table instead
 SELECT ... ON CONFLICT (key)`` moves the rows.  So the writes stay
 idempotent, keyed by the canonical key, and the common case, where no key is
 stored yet, skips ``ON CONFLICT``'s cost (about 2 us a row of the server's).
+
+A key past 64 bits is a ``bytea`` of 16 bytes (``wide_keys``): in the stream a
+field of 16 bytes, the key's big-endian bytes as SQL holds them, laid by numpy
+as the one-word key's 8 are.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import numpy as np
 from ..format.names import COLUMNS
 from ..format.rows import Rows
 from ..format.scores import BEST_TEXT
+from ..format.wide_keys import KEY_BYTES, blobs_of
 
 STAGING = "c4book_staging"
 _SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # the format's header: no flags, no extension
@@ -66,10 +71,12 @@ def records(rows: Rows) -> bytes:
     """The stream's records of ``rows``, one a row, between its header and its trailer."""
     count = len(rows)
     width = rows.width
+    wide = rows.keys.ndim == 2  # keys past 64 bits: 16-byte bytea
+    key_size = KEY_BYTES if wide else 8
     fields = [
         ("n", ">i2"),
         ("key_len", ">i4"),
-        ("key", ">i8"),
+        ("key", "u1", (KEY_BYTES,)) if wide else ("key", ">i8"),
         ("ply_len", ">i4"),
         ("ply", ">i2"),
         ("score_len", ">i4"),
@@ -87,10 +94,13 @@ def records(rows: Rows) -> bytes:
     ]
     record = np.zeros(count, np.dtype(fields))
     record["n"] = len(COLUMNS)
-    for name, size in (("key", 8), ("ply", 2), ("score", 2), ("wdl", 2), ("nodes", 8)):
+    for name, size in (("key", key_size), ("ply", 2), ("score", 2), ("wdl", 2), ("nodes", 8)):
         record[f"{name}_len"] = size
     record["sum_len"] = 8
-    record["key"] = rows.keys.view(np.int64) if rows.keys.dtype == np.uint64 else rows.keys
+    if wide:
+        record["key"] = blobs_of(rows.keys).view(np.uint8).reshape(count, KEY_BYTES)
+    else:
+        record["key"] = rows.keys.view(np.int64) if rows.keys.dtype == np.uint64 else rows.keys
     record["ply"] = rows.ply
     record["score"] = rows.scores
     record["wdl"] = np.sign(rows.scores)

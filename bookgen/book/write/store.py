@@ -123,12 +123,10 @@ class BookStore(StoredBook):
 
     # -- entries -----------------------------------------------------------
     def entries_above(self, ply: int) -> Parents | None:
-        """The entries at ``ply - 1``, if the book holds any: they bound ``ply``'s scores.
-        ``None`` past 64 bits, where the bounds' kernels take keys of one word."""
+        """The entries at ``ply - 1``, if the book holds any: they bound ``ply``'s scores
+        (past 64 bits too: ``solver.wide.parent_bounds``)."""
         from solver.parent_bounds import Parents  # numba: only for a build
 
-        if self.board.is_wide:
-            return None
         keys, scores, best = self.entries_at(ply - 1)
         if not len(keys):
             return None
