@@ -326,13 +326,14 @@ def raw_positions(db: str) -> list[tuple]:
         engine.dispose()
 
 
-@pytest.mark.parametrize("board", [STANDARD, Board.parse("8x7")], ids=str)
-def test_copy_writes_what_insert_writes_and_keeps_stored_keys(postgres_url, tmp_path, board):
+@contextlib.contextmanager
+def written_both_ways(postgres_url, tmp_path, board: Board, make):
     """Frontier rows, then rows of which some keys are stored (the copy fails whole, and
     the staging table's ON CONFLICT keeps the first values), then derived rows replacing
-    some: PostgreSQL's COPY stores every column as SQLite's INSERT does."""
-    first = random_rows(board, 9, 3000, seed=1)
-    again = random_rows(board, 9, 1000, seed=2)
+    some, written by PostgreSQL's COPY and by SQLite's INSERT (rows from ``make``): the two
+    stores, open, and the rows written."""
+    first = make(board, 9, 3000, seed=1)
+    again = make(board, 9, 1000, seed=2)
     overlap = Rows(
         9,
         np.concatenate([first.keys[::3], again.keys]),
@@ -340,7 +341,7 @@ def test_copy_writes_what_insert_writes_and_keeps_stored_keys(postgres_url, tmp_
         np.concatenate([first.best[::3], again.best]),
         nodes=np.concatenate([first.nodes[::3], again.nodes]),
     )
-    derived = random_rows(board, 9, 500, seed=3, derived=True)
+    derived = make(board, 9, 500, seed=3, derived=True)
     derived = derived.with_keys(np.concatenate([derived.keys[:250], first.keys[1:500:2]]))
     root = Position.from_moves("", board).canonical_key
     stores = [
@@ -352,17 +353,24 @@ def test_copy_writes_what_insert_writes_and_keeps_stored_keys(postgres_url, tmp_
             assert store.insert_new(first, search_seconds=1.5) == len(first)
             assert store.insert_new(overlap) == len(overlap)
             assert store.upsert(derived) == len(derived)
-        on_postgres, on_sqlite = stores
-        assert on_postgres.copies and not on_sqlite.copies
+        assert stores[0].copies and not stores[1].copies
+        yield stores, first, overlap, derived
+    finally:
+        for store in stores:
+            store.close()
+
+
+@pytest.mark.parametrize("board", [STANDARD, Board.parse("8x7")], ids=str)
+def test_copy_writes_what_insert_writes_and_keeps_stored_keys(postgres_url, tmp_path, board):
+    """PostgreSQL's COPY stores every column as SQLite's INSERT does."""
+    with written_both_ways(postgres_url, tmp_path, board, random_rows) as written:
+        (on_postgres, on_sqlite), first, overlap, derived = written
         kept, same = on_postgres.entries_at(9), on_sqlite.entries_at(9)
         assert all(map(np.array_equal, kept, same))
         assert len(kept.keys) == len(np.union1d(overlap.keys, np.union1d(first.keys, derived.keys)))
         assert (kept.keys >= np.uint64(1 << 63)).any() == (board.key_bits > 63)
         assert on_postgres.meta()["search_core_seconds"] == "1.5"
-    finally:
-        for store in stores:
-            store.close()
-    assert raw_positions(stores[0].db) == raw_positions(f"sqlite:///{stores[1].db}")
+    assert raw_positions(on_postgres.db) == raw_positions(f"sqlite:///{on_sqlite.db}")
 
 
 def wide_rows(board: Board, ply: int, count: int, seed: int, *, derived: bool = False) -> Rows:
@@ -379,46 +387,20 @@ def wide_rows(board: Board, ply: int, count: int, seed: int, *, derived: bool = 
 
 
 def test_copy_writes_keys_past_64_bits_as_insert_does_in_key_order(postgres_url, tmp_path):
-    """16-byte bytea keys by COPY, stored keys through the staging table, derived rows
-    replacing some: as SQLite's INSERT stores them, and ranges of keys read in order."""
-    board = Board(8, 8)
-    first = wide_rows(board, 9, 3000, seed=1)
-    again = wide_rows(board, 9, 1000, seed=2)
-    overlap = Rows(
-        9,
-        np.concatenate([first.keys[::3], again.keys]),
-        np.concatenate([first.scores[::3] + 1, again.scores]),
-        np.concatenate([first.best[::3], again.best]),
-        nodes=np.concatenate([first.nodes[::3], again.nodes]),
-    )
-    derived = wide_rows(board, 9, 500, seed=3, derived=True)
-    derived = derived.with_keys(np.concatenate([derived.keys[:250], first.keys[1:500:2]]))
-    root = Position.from_moves("", board).canonical_key
-    stores = [
-        BookStore(db, "", root, board=board)
-        for db in (new_database(postgres_url), str(tmp_path / "same.db"))
-    ]
-    try:
-        for store in stores:
-            assert store.insert_new(first, search_seconds=1.5) == len(first)
-            assert store.insert_new(overlap) == len(overlap)
-            assert store.upsert(derived) == len(derived)
-        on_postgres, on_sqlite = stores
-        assert on_postgres.copies and not on_sqlite.copies
+    """16-byte bytea keys by COPY as by SQLite's INSERT, and ranges of keys read in order."""
+    with written_both_ways(postgres_url, tmp_path, Board(8, 8), wide_rows) as written:
+        (on_postgres, on_sqlite), first, overlap, derived = written
         kept, same = on_postgres.entries_at(9), on_sqlite.entries_at(9)
         assert all(map(np.array_equal, kept, same))
         every = union(union(first.keys, overlap.keys), derived.keys)
         assert np.array_equal(kept.keys, every) and len(every) > 4000
         assert (every[:, 1] > 0).any() and (every[:, 1] == 0).any()  # both sides of 2**64
-    finally:
-        for store in stores:
-            store.close()
-    stored = raw_positions(stores[0].db)
-    assert stored == raw_positions(f"sqlite:///{stores[1].db}")
+    stored = raw_positions(on_postgres.db)
+    assert stored == raw_positions(f"sqlite:///{on_sqlite.db}")
     assert all(isinstance(row[0], bytes) and len(row[0]) == 16 for row in stored)
     # A range of keys, bounded by 16-byte values, comes back in key order.
     low, high = blob_list(every[[len(every) // 4, len(every) // 2]])
-    engine = create_engine(stores[0].db)
+    engine = create_engine(on_postgres.db)
     try:
         with engine.connect() as conn:
             found = conn.execute(
