@@ -104,28 +104,16 @@ class Parents(NamedTuple):
     def bounds(self, keys: np.ndarray) -> Bounds:
         """What these entries prove about each of ``keys`` (any order, any orientation;
         ``(n, 2)`` rows past 64 bits)."""
-        if self.board.is_wide:
-            return self._wide_bounds(keys)
-        low = np.empty(len(keys), dtype=np.int8)
-        exact = np.empty(len(keys), dtype=np.bool_)
-        _parent_bounds(
-            self.board,
-            np.ascontiguousarray(keys, dtype=np.uint64),
-            self.keys,
-            self.scores,
-            self.best,
-            low,
-            exact,
-        )
-        return Bounds(low, exact)
+        if self.board.is_wide:  # the two-word twin, which leaves unproven keys as it found them
+            from .wide.parent_bounds import parent_bounds as kernel
 
-    def _wide_bounds(self, keys: np.ndarray) -> Bounds:
-        """``bounds`` of ``(n, 2)`` rows, past 64 bits: the two-word twin's."""
-        from .wide.parent_bounds import parent_bounds
-
-        low = np.full(len(keys), NO_BOUND, dtype=np.int8)
-        exact = np.zeros(len(keys), dtype=np.bool_)
-        parent_bounds(
+            low = np.full(len(keys), NO_BOUND, dtype=np.int8)
+            exact = np.zeros(len(keys), dtype=np.bool_)
+        else:
+            kernel = _parent_bounds
+            low = np.empty(len(keys), dtype=np.int8)
+            exact = np.empty(len(keys), dtype=np.bool_)
+        kernel(
             self.board,
             np.ascontiguousarray(keys, dtype=np.uint64),
             self.keys,
