@@ -27,7 +27,7 @@ import pytest
 from conftest import PLY10, c4book_command, running
 
 from bookgen import Book
-from bookgen.export import ExportError, OutputError, export
+from bookgen.export import OutputError, export
 from solver import Position
 
 pa = pytest.importorskip("pyarrow")
@@ -460,9 +460,31 @@ def test_help():
     assert "--db" in result.stdout and "c4book[data]" in result.stdout
 
 
-def test_a_book_past_64_bits_is_refused_in_one_line(wide_book_path, tmp_path):
-    # Its cells and mirror images are read from one-word keys: not yet (issue 52).
-    out = tmp_path / "wide.csv"
-    with pytest.raises(ExportError, match="8x8 board, past 64 bits: export takes books of up"):
-        export(str(out), db=wide_book_path)
-    assert not out.exists()
+def test_a_book_past_64_bits_in_every_format(wide_book_path, tmp_path):
+    # 8x8 keys take two words: Parquet stores them as 16 bytes big-endian, CSV in decimal.
+    with Book.open(wide_book_path) as book:
+        stored = list(book.entries())
+        done = export(str(tmp_path / "wide.parquet"), db=book, mirrors=True)
+        export(str(tmp_path / "wide.csv"), db=book, mirrors=True)
+        uci = export(str(tmp_path / "wide.data"), db=book)
+        table = pq.read_table(tmp_path / "wide.parquet")
+        assert str(table.schema.field("key").type) == "fixed_size_binary[16]"
+        rows = table.to_pylist()
+        with open(tmp_path / "wide.csv", newline="") as handle:
+            texts = list(csv.DictReader(handle))
+        positions = [Position.from_moves(e.moves, book.board) for e in stored]
+        symmetric = sum(p.mirror_key == p.key for p in positions)
+        assert done.rows == len(rows) == len(texts) == 2 * len(stored) - symmetric
+        assert len(stored) > 100 and symmetric < len(stored)
+        for row, text in zip(rows, texts, strict=True):
+            assert int.from_bytes(row["key"], "big") == int(text["key"])
+            assert_row_is_the_books(text, book)
+            assert len(row["cells"]) == 64 and row["cells"] == text["cells"]
+        quiet = [
+            not any(p.is_winning_move(c) or p.is_opponent_winning_move(c) for c in p.legal_moves())
+            for p in positions
+        ]
+        lines = (tmp_path / "wide.data").read_text().splitlines()
+        assert uci.rows == len(lines) == sum(quiet) and 0 < sum(quiet) < len(quiet)
+        cells = [cells_of(p).replace(".", "b") for p, q in zip(positions, quiet, strict=True) if q]
+        assert [line.rsplit(",", 1)[0].replace(",", "") for line in lines] == cells

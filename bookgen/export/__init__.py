@@ -104,11 +104,6 @@ def export(
     writer = _writer(chosen_format)
     book = db if isinstance(db, Book) else Book.open(db)
     try:
-        if book.board.is_wide:  # its cells and mirror images are read from one-word keys
-            raise ExportError(
-                f"{book.db!r} is a book of the {book.board} board, past 64 bits: "
-                "export takes books of up to 64 bits for now (issue 52)"
-            )
         chosen = plies_of(book, plies)
         meta = table.metadata(book.db, book.board, book.info.root, mirrors)
         with output.opened() as sink:

@@ -14,6 +14,7 @@ import numpy as np
 from solver.bitboard import Board
 
 from ..book.format.scores import FULL_COLUMN, SCORE_OFFSET
+from ..book.format.wide_keys import key_ints
 from ..book.read.scan import Slice, cells
 from . import table
 
@@ -53,7 +54,7 @@ class Writer:
             [b"%d" % part.ply] * part.size,
             _texts(table.moves_text(part)),
             _texts(cells(part, board)),
-            list(map(b"%d".__mod__, part.keys.tolist())),
+            list(map(b"%d".__mod__, key_ints(part.keys))),  # past 64 bits too
             _SCORE[part.scores.astype(np.int64) + 128].tolist(),
             _OUTCOME[table.outcome_index(part)].tolist(),
             self._best[part.best].tolist(),

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 
 from solver.bitboard import Board
 
+from ..book.format.wide_keys import KEY_BYTES, blobs_of
 from ..book.read.scan import Slice, cells
 from . import table
 
@@ -27,7 +28,7 @@ def schema(board: Board, meta: dict[str, str]) -> pa.Schema:
         pa.uint8(),
         pa.string(),
         pa.string(),
-        pa.uint64(),
+        pa.binary(KEY_BYTES) if board.is_wide else pa.uint64(),  # past 64 bits: big-endian
         pa.int8(),
         pa.string(),
         pa.string(),
@@ -52,6 +53,17 @@ def _strings(matrix: np.ndarray) -> pa.Array:
     )
 
 
+def _keys(keys: np.ndarray) -> pa.Array:
+    """The key column: uint64, or past 64 bits each key's 16 bytes, big-endian (as SQL
+    stores it: the bytes order as the numbers do)."""
+    if keys.ndim == 1:
+        return pa.array(keys)
+    data = np.ascontiguousarray(blobs_of(keys)).tobytes()
+    return pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(KEY_BYTES), len(keys), [None, pa.py_buffer(data)]
+    )
+
+
 class Writer:
     """Slices as Parquet into the open file ``sink`` (a row group each)."""
 
@@ -69,7 +81,7 @@ class Writer:
             pa.array(np.full(part.size, part.ply, np.uint8)),
             _strings(table.moves_text(part)),
             _strings(cells(part, board)),
-            pa.array(part.keys),
+            _keys(part.keys),
             pa.array(part.scores),
             self._outcomes.take(pa.array(table.outcome_index(part))),
             self._best.take(pa.array(part.best)),

@@ -16,6 +16,7 @@ import numpy as np
 
 from solver.bitboard import Board
 
+from ..book.format import wide_cells
 from ..book.format.keys import walker
 from ..book.read.scan import Slice, cells
 from . import table
@@ -26,6 +27,8 @@ _OUTCOME = np.array([b"," + word.encode() for word in table.OUTCOMES], dtype=obj
 def quiet(part: Slice, board: Board) -> np.ndarray:
     """Where neither player could win with the next move: no playable cell completes a
     four for the player to move, nor for the other were it their move."""
+    if board.is_wide:
+        return ~_threats_wide(part, board)
     current, mask = walker(board).boards_of_keys(part.keys)
     other = current ^ mask
     threat = np.zeros(part.size, bool)
@@ -35,6 +38,15 @@ def quiet(part: Slice, board: Board) -> np.ndarray:
             (board.fours(current | stone) != 0) | (board.fours(other | stone) != 0)
         )
     return ~threat
+
+
+def _threats_wide(part: Slice, board: Board) -> np.ndarray:
+    """Past 64 bits: where a playable cell completes a four for either player."""
+    current, mask = wide_cells.boards_of_keys(board, wide_cells.of_rows(part.keys))
+    playable = wide_cells.add(mask, wide_cells.constant(board.bottom))
+    wins = wide_cells.winning_cells(board, current, mask)
+    wins |= wide_cells.winning_cells(board, current ^ mask, mask)
+    return wide_cells.nonzero(wins & playable)
 
 
 class Writer:

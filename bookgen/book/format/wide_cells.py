@@ -138,3 +138,14 @@ def columns(board: Board, cells: Pair) -> np.ndarray:
         word, bit = (tops[0], at) if at < 64 else (tops[1], at - 64)
         out |= ((word >> _U(bit)) & _U(1)).astype(out.dtype) << col
     return out
+
+
+def mirror(board: Board, bits: Pair) -> Pair:
+    """The same cells with columns reversed (column 1 <-> width), of boards or keys: twin of
+    the one-word ``Board.mirror_bits`` (in numba, ``solver.wide._bits.mirror``).  A column
+    is at most 32 bits, so each is one word, taken out and put in its mirror's place."""
+    column = constant((1 << board.h1) - 1)
+    out = np.zeros_like(bits)
+    for col in range(board.width):
+        out |= shl(shr(bits, col * board.h1) & column, (board.width - 1 - col) * board.h1)
+    return out

@@ -22,6 +22,7 @@ import numpy as np
 from solver.bitboard import Board
 from solver.errors import C4Error
 
+from ..format import wide_cells
 from ..format.errors import CorruptBookError
 from ..format.keys import walker
 from ..format.scores import FULL_COLUMN, SCORE_OFFSET
@@ -145,8 +146,12 @@ def _looked_up(book: Book, keys: np.ndarray):
 def mirrored(part: Slice, board: Board) -> Slice:
     """The mirror images of ``part``'s positions that differ from their own: what the book
     leaves out.  Each move string is its pair's, mirrored."""
-    keys = board.mirror_bits(part.keys)
-    other = keys != part.keys
+    if board.is_wide:  # (n, 2) rows of two words
+        keys = wide_cells.mirror(board, wide_cells.of_rows(part.keys)).T
+        other = (keys != part.keys).any(axis=1)
+    else:
+        keys = board.mirror_bits(part.keys)
+        other = keys != part.keys
     digits = part.digits[other]
     return Slice(
         part.ply,
@@ -174,15 +179,26 @@ def _reversed_bits(board: Board) -> np.ndarray:
 def cells(part: Slice, board: Board, blank: bytes = b".") -> np.ndarray:
     """``(n, cells)`` ASCII: each position's cells column by column from the bottom
     (a1..a6, b1..b6, ... on 7x6), ``x`` for the first player, ``o`` the second, ``blank``."""
-    current, mask = walker(board).boards_of_keys(part.keys)
+    current, mask = boards_of(part, board)
     first = current if part.ply % 2 == 0 else current ^ mask
-    # The bits of the board's cells, in that order, picked from each key's 64 bits.
+    # The bits of the board's cells, in that order, picked from each key's 64 bits (or 128:
+    # a wide board's (n, 2) rows, low word first, are its bits in order as bytes too).
     at = np.array(
         [col * board.h1 + row for col in range(board.width) for row in range(board.height)]
     )
-    stones = np.unpackbits(mask.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, at]
-    firsts = np.unpackbits(first.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, at]
-    return np.frombuffer(blank + b"ox", np.uint8)[stones + firsts]
+    size = 16 if board.is_wide else 8
+    stones = np.unpackbits(mask.view(np.uint8).reshape(-1, size), axis=1, bitorder="little")
+    firsts = np.unpackbits(first.view(np.uint8).reshape(-1, size), axis=1, bitorder="little")
+    return np.frombuffer(blank + b"ox", np.uint8)[stones[:, at] + firsts[:, at]]
+
+
+def boards_of(part: Slice, board: Board) -> tuple[np.ndarray, np.ndarray]:
+    """``(current, mask)`` of each position of ``part``: uint64 arrays, or ``(n, 2)`` rows
+    on a board past 64 bits."""
+    if not board.is_wide:
+        return walker(board).boards_of_keys(part.keys)
+    current, mask = wide_cells.boards_of_keys(board, wide_cells.of_rows(part.keys))
+    return np.ascontiguousarray(current.T), np.ascontiguousarray(mask.T)
 
 
 def entries(book: Book, ply: int | Iterable[int] | None = None) -> Iterator[BookEntry]:
