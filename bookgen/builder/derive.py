@@ -23,6 +23,7 @@ from solver.bitboard import STANDARD, Board
 from solver.packed import MOVE_FULL, MOVE_READ, decode, move_rule
 
 from ..book.format.scores import FULL_COLUMN, SCORE_OFFSET
+from ._negamax import best_bits
 from .listing import key_ints
 
 _HERE = Path(__file__).resolve().parent
@@ -70,11 +71,7 @@ def _derive(board, parents, child_keys, child_scores, scores, best, move_scores,
             move_scores[i, col] = value + SCORE_OFFSET
             top = max(top, value)
         scores[i] = top
-        bits = 0
-        for col in range(board.width):
-            if move_scores[i, col] != FULL_COLUMN and move_scores[i, col] == top + SCORE_OFFSET:
-                bits |= 1 << col
-        best[i] = bits
+        best[i] = best_bits(move_scores[i], top)
 
 
 def derive(

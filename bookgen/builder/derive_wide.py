@@ -16,6 +16,7 @@ from solver.wide.packed import decode, move_rule
 from solver.wide.pairs import find
 
 from ..book.format.scores import FULL_COLUMN, SCORE_OFFSET
+from ._negamax import best_bits
 
 
 @njit(cache=True)
@@ -41,8 +42,4 @@ def derive_wide(board, parents, child_keys, child_scores, scores, best, move_sco
             move_scores[i, col] = value + SCORE_OFFSET
             top = max(top, value)
         scores[i] = top
-        bits = 0
-        for col in range(board.width):
-            if move_scores[i, col] != FULL_COLUMN and move_scores[i, col] == top + SCORE_OFFSET:
-                bits |= 1 << col
-        best[i] = bits
+        best[i] = best_bits(move_scores[i], top)
