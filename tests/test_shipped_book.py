@@ -78,6 +78,19 @@ def test_every_entry_reads_back_as_schema_4_stored_it(stored):
     assert digest.hexdigest() == SCHEMA_4_ENTRIES
 
 
+# The SHA-256 of the keys and scores of plies 0-12 (each ply's keys, then its scores, in
+# key order), as the ply-12 book held them: a book grown deeper changes none of them.
+PLY_12_SCORES = "8b73beac6ec935eec60f7e6496949f3ad67bea9e7dd6349b15bcc00b7de7d9bf"
+
+
+def test_plies_0_to_12_keep_the_scores_of_the_ply_12_book(stored):
+    digest = hashlib.sha256()
+    for ply in range(13):
+        digest.update(stored[ply].keys.astype("<u8").tobytes())
+        digest.update(stored[ply].scores.astype("i1").tobytes())
+    assert digest.hexdigest() == PLY_12_SCORES
+
+
 def test_every_complete_ply_is_sealed_and_only_the_deepest_keeps_best_moves(book, stored):
     store = open_store(str(SHIPPED))
     try:
