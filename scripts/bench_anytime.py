@@ -75,8 +75,11 @@ def run_budget(
         player = (
             Player(book, node_budget=int(budget)) if nodes else Player(book, time_budget=budget)
         )
-        player.choose("44444433123")  # load the kernels before anything is timed
-        player.choose("4444443312")
+        # Load the kernels before anything is timed: a position of each ply (another
+        # seed's), so that the first searched past the book's last ply is not the one that
+        # loads numba, whatever the book's depth.
+        for ply in PLIES:
+            player.choose(random_positions(ply, 1, seed=-ply)[0])
         for moves in all_moves:
             decision = player.choose(moves)
             move_scores = scores[moves]

@@ -55,10 +55,13 @@ def main(argv: list[str] | None = None) -> int:
 
     books = {"this": Book.open(args.db), "baseline": Book.open(args.baseline_db)}
     players = {name: Player(book) for name, book in books.items()}
-    for player in players.values():  # load the kernels before anything is timed
-        player.choose("4444443312")
-        player.choose("44444433123")
+    # Load the kernels before anything is timed: a position of each ply asked (another
+    # seed's), so that the first searched past a book's last ply is not the one that loads
+    # numba, whatever the book's depth.
+    for player in players.values():
         player.choose("4453")  # a parent ply: its kernel too
+        for ply in args.plies:
+            player.choose(random_positions(ply, 1, -ply)[0])
     last = books["this"].info.max_ply
     print(
         f"this: {args.db} (complete to ply {last}); baseline: {args.baseline_db} "

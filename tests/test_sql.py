@@ -30,11 +30,12 @@ def test_both_kinds_of_connection_read_the_same_rows():
     try:
         with engine.connect() as conn:
             assert fetch(conn, query, {"low": 11}) == fetch(raw, query, {"low": 11})
+            assert fetch(conn, query, {"low": 13}) == fetch(raw, query, {"low": 13})
             assert table_names(conn) == table_names(raw) == TABLES
             assert dialect(conn) == dialect(raw) == "sqlite"
             assert driver_connection(raw) is raw
-        rows = fetch(raw, query, {"low": 11})
-        assert [(ply, n) for ply, n, _ in rows] == [(11, 2_148_087), (12, 5_832_236)]
+        rows = fetch(raw, query, {"low": 13})
+        assert [(ply, n) for ply, n, _ in rows] == [(13, 14_105_207), (14, 35_045_629)]
         assert all(type(index) is bytes for _, _, index in rows)
     finally:
         raw.close()
