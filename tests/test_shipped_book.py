@@ -23,6 +23,7 @@ from bookgen.builder.listing import expand
 from solver import Position, Solver
 from solver.bitboard import STANDARD
 from solver.packed import canonical_keys, moves_of_key, moves_of_keys, plies_of
+from solver.position import random_position
 
 # Canonical positions per ply, from the published table (7x6, unfinished games).
 mirror_moves = STANDARD.mirror_moves
@@ -132,12 +133,10 @@ def test_stored_positions_are_canonical_and_keyed_right(stored):
 def test_frontier_sample_matches_a_fresh_solve(book, stored, deeper):
     if book.info.max_ply + deeper not in stored:
         pytest.skip("no ply being built")
-    keys, scores, best = stored[book.info.max_ply + deeper]
-    frontier = list(
-        zip(keys.tolist(), scores.tolist(), [BEST_TEXT[b] for b in best.tolist()], strict=True)
-    )
+    keys, scores, bits = stored[book.info.max_ply + deeper]
     solver = Solver(table_log2=22)
-    for key, score, best in random.Random(2026).sample(frontier, min(4, len(frontier))):
+    for at in random.Random(2026).sample(range(len(keys)), min(4, len(keys))):
+        key, score, best = int(keys[at]), int(scores[at]), BEST_TEXT[bits[at]]
         moves = moves_of_key(key)
         position = Position.from_moves(moves)
         assert solver.solve(position) == score, moves
@@ -190,11 +189,11 @@ print(json.dumps({"many": [e[:6] for e in many], "one": [e[:6] for e in one],
 
 
 def test_a_fresh_process_without_numba_answers_as_the_compiled_lookups(book):
-    rng = np.random.default_rng(38)
+    # The ends of random games, 150 a ply (a ply's slice would derive its move scores).
+    rng = random.Random(38)
     asked = []
     for ply in range(book.info.max_ply + 1):
-        keys = book.slice_of(ply, 0, book.count_by_ply()[ply])[0]
-        picked = moves_of_keys(keys[rng.choice(len(keys), min(len(keys), 150), replace=False)])
+        picked = [random_position(rng, ply).moves for _ in range(150)]
         asked += [m if i % 2 else mirror_moves(m) for i, m in enumerate(picked)]
     done = subprocess.run(
         [sys.executable, "-c", FRESH, str(SHIPPED)],
