@@ -145,6 +145,7 @@ def test_the_whole_shipped_book_reads_back(shipped_plies):
         round_trip(read(ply), ply, version=VERSION)
 
 
+@pytest.mark.parametrize("best", [True, False], ids=["best", "scores only"])
 def test_an_empty_ply(best):
     board_best = np.empty(0, np.uint8) if best else None
     encoded = round_trip(Segment(np.empty(0, np.uint64), np.empty(0, np.int8), board_best), 0)
