@@ -58,7 +58,7 @@ def _keys(keys: np.ndarray) -> pa.Array:
     stores it: the bytes order as the numbers do)."""
     if keys.ndim == 1:
         return pa.array(keys)
-    data = np.ascontiguousarray(blobs_of(keys)).tobytes()
+    data = blobs_of(keys).tobytes()
     return pa.FixedSizeBinaryArray.from_buffers(
         pa.binary(KEY_BYTES), len(keys), [None, pa.py_buffer(data)]
     )

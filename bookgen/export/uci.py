@@ -26,27 +26,18 @@ _OUTCOME = np.array([b"," + word.encode() for word in table.OUTCOMES], dtype=obj
 
 def quiet(part: Slice, board: Board) -> np.ndarray:
     """Where neither player could win with the next move: no playable cell completes a
-    four for the player to move, nor for the other were it their move."""
+    four for the player to move, nor for the other were it their move.  The same
+    expression over one word (``Board.winning_cells``) and over two (``wide_cells``)."""
     if board.is_wide:
-        return ~_threats_wide(part, board)
+        current, mask = wide_cells.boards_of_keys(board, wide_cells.of_rows(part.keys))
+        playable = wide_cells.add(mask, wide_cells.constant(board.bottom))
+        wins = wide_cells.winning_cells(board, current, mask)
+        wins |= wide_cells.winning_cells(board, current ^ mask, mask)
+        return ~wide_cells.nonzero(wins & playable)
     current, mask = walker(board).boards_of_keys(part.keys)
-    other = current ^ mask
-    threat = np.zeros(part.size, bool)
-    for col in range(board.width):
-        stone = (mask + np.uint64(board.bottom_cells[col])) & np.uint64(board.column_masks[col])
-        threat |= (stone != 0) & (
-            (board.fours(current | stone) != 0) | (board.fours(other | stone) != 0)
-        )
-    return ~threat
-
-
-def _threats_wide(part: Slice, board: Board) -> np.ndarray:
-    """Past 64 bits: where a playable cell completes a four for either player."""
-    current, mask = wide_cells.boards_of_keys(board, wide_cells.of_rows(part.keys))
-    playable = wide_cells.add(mask, wide_cells.constant(board.bottom))
-    wins = wide_cells.winning_cells(board, current, mask)
-    wins |= wide_cells.winning_cells(board, current ^ mask, mask)
-    return wide_cells.nonzero(wins & playable)
+    playable = mask + np.uint64(board.bottom)  # each column's lowest empty cell
+    wins = board.winning_cells(current, mask) | board.winning_cells(current ^ mask, mask)
+    return (wins & playable) == 0
 
 
 class Writer:
