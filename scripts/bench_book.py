@@ -3,7 +3,7 @@
 
 Each round runs this revision (and the baseline, if given) in fresh processes, in turn,
 on the same positions (sampled from the book with a fixed seed, half of them
-mirrored): opening the book, ``Book.get`` one at a time, ``get_many`` in one
+mirrored; any board, past 64 bits too): opening the book, ``Book.get`` one at a time, ``get_many`` in one
 call, a parent's seven move scores (``get`` of a position above the book's
 last ply, not asked before), and the memory the open book holds.  The
 baseline reads its own revision's ``book.db`` (``git show REV:book.db``), in
@@ -67,7 +67,7 @@ for moves in parents:
     t = time.perf_counter()
     scores = book.get(moves).move_scores
     children.append(time.perf_counter() - t)
-    assert scores is not None and len(scores) == 7
+    assert scores is not None and len(scores) == book.board.width
 book.get_many(positions[:1000])
 rates = []
 for _ in range(5):
@@ -146,27 +146,23 @@ def sample(db: str, count: int, seed: int, plies_also: list[int] | None = None) 
     import numpy as np
 
     from bookgen import Book
-    from bookgen.builder.listing import keys_by_ply
+    from bookgen.builder.listing import keys_by_ply, moves_of_keys
     from solver import C4Error, Position
-    from solver.bitboard import STANDARD
-
-    mirror_moves = STANDARD.mirror_moves
-    from solver.packed import moves_of_keys
 
     try:
         with Book.open(db) as book:
             plies = list(book.info.plies_complete)
-            root = book.info.root
+            root, board = book.info.root, book.board
     except C4Error as error:
         raise BenchError(f"this revision cannot read --db: {error}") from None
     plies = [p for p in plies if plies_also is None or p in plies_also]
     if not plies:
         raise BenchError(f"no ply is complete in both books ({db} and the baseline's)")
-    levels = keys_by_ply(Position.from_moves(root), max(plies))
+    levels = keys_by_ply(Position.from_moves(root, board), max(plies))
     keys = np.concatenate([levels[p] for p in plies if p in levels])
     rng = random.Random(seed)
-    moves = moves_of_keys(keys[[rng.randrange(len(keys)) for _ in range(count)]], root)
-    return [m if i % 2 else mirror_moves(m) for i, m in enumerate(moves)]
+    moves = moves_of_keys(keys[[rng.randrange(len(keys)) for _ in range(count)]], root, board)
+    return [m if i % 2 else board.mirror_moves(m) for i, m in enumerate(moves)]
 
 
 def run(tree: Path, db: str, positions: str, numba: bool) -> dict:

@@ -118,3 +118,19 @@ def test_compiling_the_kernels_is_not_counted_as_search(tmp_path):
     each, loading = float(found[1]), float(found[2])
     # The compile (about 25 s), then positions solved in well under a millisecond each.
     assert loading > 5 and each < 100
+
+
+def test_a_dry_run_past_64_bits(tmp_path):
+    from conftest import WIDE_ROOT
+
+    from bookgen.builder.dryrun import dry_run
+
+    # Keys of two words: sampled, kept in key order and replayed as on one word.
+    absent = tmp_path / "wide.db"
+    report = dry_run(
+        str(absent), 52, WIDE_ROOT, sample=4, progress=False, out=io.StringIO(), board="8x8"
+    )
+    assert report.positions_per_ply == {48: 1, 49: 4, 50: 15, 51: 40, 52: 82}
+    assert (report.frontier, report.missing, len(report.sample_seconds)) == (82, 82, 4)
+    assert report.report().startswith(f"dry run for book {absent}: 8x8 board, root {WIDE_ROOT}")
+    assert not absent.exists()

@@ -13,6 +13,8 @@ and ``verify`` checks a finished book.
 
 from .config import WORKER_TABLE_LOG2  # --table-log2's default, for the command line
 
-__all__ = ["DEFAULT_SAMPLE", "WORKER_TABLE_LOG2"]
+__all__ = ["AHEAD_SAMPLE", "DEFAULT_SAMPLE", "SAMPLE_CAP", "WORKER_TABLE_LOG2"]
 
 DEFAULT_SAMPLE = 100  # missing frontier positions a dry run solves for its estimate
+SAMPLE_CAP = 60.0  # seconds: a dry run's sample solve past this is carried back from further on
+AHEAD_SAMPLE = 12  # positions a level when carried back: the level nearest the frontier is slow

@@ -5,6 +5,9 @@ and solves a small uniform random sample of the missing frontier on this
 machine, one core, to estimate the search in core-hours with its spread
 (with the bounds a book's previous ply gives, as the build has them).
 It writes nothing: an absent book stays absent, Ray is never started.
+Where a sample solve runs past ``--sample-cap`` seconds, the estimate comes
+from positions further on instead, carried back to the frontier
+(``extrapolate``).
 
 The estimate is of cold searches: a build's workers solve neighbouring
 positions one after another with a warm table, which usually costs less.
@@ -17,21 +20,25 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
+from solver import Position
+from solver.alarm import Alarm
 from solver.bitboard import DEFAULT_TABLE_LOG2, Board
-from solver.packed import moves_of_keys
 
 from ..book.format.location import book_location
 from ..book.write.store import BookStore
 from ..progress import progress_bar
-from . import DEFAULT_SAMPLE
+from . import AHEAD_SAMPLE, DEFAULT_SAMPLE, SAMPLE_CAP
 from .config import book_board, check_request
-from .listing import keys_by_ply
+from .extrapolate import AHEAD_LEFT, Extrapolation, ahead, timed_solve
+
+if TYPE_CHECKING:
+    from solver import Solver
+from .listing import keys_by_ply, moves_of_keys
 from .missing import MissingKeys
-from .solve_position import solve_position
 
 Z95 = 1.96  # a normal 95% interval on the mean time per position
 
@@ -49,10 +56,17 @@ class DryRunReport:
     list_seconds: float = 0.0
     load_seconds: float = 0.0  # loading (or compiling) the kernels: not in the sample
     board: str = "7x6"
+    cap: float = SAMPLE_CAP
+    capped: bool = False  # a sample solve ran past ``cap``: the sample is not the estimate
+    extrapolation: Extrapolation | None = None  # then, what positions further on say
 
     def core_hours(self) -> tuple[float, float, float]:
-        """``(estimate, low, high)``: the missing frontier's search, 95% range."""
-        if not self.sample_seconds or not self.missing:
+        """``(estimate, low, high)``: the missing frontier's search, 95% range (or, carried
+        back from further on, the range of the growths seen)."""
+        if self.extrapolation is not None:
+            guess = self.extrapolation
+            return tuple(x * self.missing / 3600 for x in (guess.mean, guess.low, guess.high))  # type: ignore[return-value]
+        if not self.sample_seconds or not self.missing or self.capped:
             return 0.0, 0.0, 0.0
         mean = statistics.fmean(self.sample_seconds)
         spread = (
@@ -91,7 +105,20 @@ class DryRunReport:
             f"frontier (ply {self.ply}): {self.frontier:,} positions, "
             f"{self.frontier - self.missing:,} already stored, {self.missing:,} to search"
         )
-        if self.sample_seconds:
+        if self.extrapolation is not None:
+            estimate, low, high = self.core_hours()
+            lines.append(
+                f"search cost: about {estimate:,.4g} core-hours (range {low:,.4g} to {high:,.4g}), "
+                f"{1000 * self.extrapolation.mean:,.4g} ms a position, after "
+                f"{self.load_seconds:.1f} s loading the search kernels"
+            )
+            lines.append(self.extrapolation.report(self.cap))
+        elif self.capped:
+            lines.append(
+                f"search cost: unknown: a sample solve ran past {self.cap:g} s, and so did "
+                f"positions {AHEAD_LEFT} cells from the end (a larger --sample-cap waits longer)"
+            )
+        elif self.sample_seconds:
             estimate, low, high = self.core_hours()
             n = len(self.sample_seconds)
             lines.append(
@@ -115,15 +142,15 @@ def sample_missing(frontier: MissingKeys, size: int, seed: int) -> np.ndarray:
     the sample is uniform without knowing the total in advance.
     """
     rng = np.random.default_rng(seed)
-    keys = np.empty(0, dtype=np.uint64)
+    keys: np.ndarray | None = None
     priorities = np.empty(0)
-    for missing in frontier.chunks():
-        keys = np.concatenate([keys, missing])
+    for missing in frontier.chunks():  # in key order: kept in key order below
+        keys = missing if keys is None else np.concatenate([keys, missing])
         priorities = np.concatenate([priorities, rng.random(len(missing))])
         if len(keys) > size:
-            keep = np.argpartition(priorities, size)[:size]
+            keep = np.sort(np.argpartition(priorities, size)[:size])
             keys, priorities = keys[keep], priorities[keep]
-    return np.sort(keys)
+    return np.empty(0, np.uint64) if keys is None else keys
 
 
 def dry_run(
@@ -137,14 +164,16 @@ def dry_run(
     progress: bool = True,
     out: IO[str] | None = None,
     board: Board | str | None = None,
+    cap: float = SAMPLE_CAP,
 ) -> DryRunReport:
-    """Size a build of ``db`` up to ``ply`` below ``root``; write nothing."""
+    """Size a build of ``db`` up to ``ply`` below ``root``; write nothing.  A sample solve past
+    ``cap`` seconds makes the estimate an extrapolation from positions further on."""
     from solver import Solver
 
     out = out or sys.stderr
     db = book_location(db)
     root_position = check_request(root, ply, book_board(db, board))
-    report = DryRunReport(root=root, ply=ply, db=db, board=str(root_position.board))
+    report = DryRunReport(root=root, ply=ply, db=db, board=str(root_position.board), cap=cap)
     store = BookStore(
         db, root, root_position.canonical_key, readonly=True, board=root_position.board
     )
@@ -170,17 +199,32 @@ def dry_run(
         report.load_seconds = solver.load_kernels()
         solver.clear()  # the sample is solved cold, as the estimate says
         bounds = parents.bounds(chosen) if parents is not None else None
+        alarm = Alarm()
+        sampled = moves_of_keys(chosen, root, root_position.board)
         for i, moves in enumerate(
-            progress_bar(
-                moves_of_keys(chosen, board=root_position.board),
-                desc="sample solves",
-                unit="pos",
-                disable=not progress,
-            )
+            progress_bar(sampled, desc="sample solves", unit="pos", disable=not progress)
         ):
             known = bounds.known(i) if bounds is not None else ()
-            start = time.perf_counter()
-            solve_position(solver, moves, *known)
-            report.sample_seconds.append(time.perf_counter() - start)
+            took = timed_solve(solver, alarm, moves, cap, known)
+            if took is None:  # too costly to sample: from further on, carried back
+                report.capped = True
+                report.extrapolation = _carried_back(solver, sampled, cap, seed, progress)
+                break
+            report.sample_seconds.append(took)
     print(report.report(), file=out)
     return report
+
+
+def _carried_back(
+    solver: Solver, frontier: list[str], cap: float, seed: int, progress: bool
+) -> Extrapolation | None:
+    """``ahead`` from the first ``AHEAD_SAMPLE`` of the sample, with a line a level."""
+    board = solver.board
+    starts = [Position.from_moves(moves, board) for moves in frontier[:AHEAD_SAMPLE]]
+    if progress:
+        print(
+            f"a sample solve ran past {cap:g} s: timing positions further on instead",
+            file=sys.stderr,
+        )
+    tick = (lambda at: print(f"  solving {at}", file=sys.stderr)) if progress else (lambda _: None)
+    return ahead(solver, starts, cap, seed, tick)

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solver import STANDARD, Board, Position
+from solver.packed import moves_of_keys as packed_moves_of_keys
 from solver.packed import unfinished_children, unique_sorted
 
 from ..book.format.wide_keys import key_ints
@@ -70,6 +71,16 @@ def key_array(keys: list[int], board: Board) -> np.ndarray:
 
         return pairs_of(keys)
     return np.array(keys, dtype=np.uint64)
+
+
+def moves_of_keys(keys: np.ndarray, root: str, board: Board) -> list[str]:
+    """The move strings of ``keys`` (``board``'s array of them), each from ``root`` or its
+    mirror image (``solver.packed.moves_of_keys``, or its twin of two words)."""
+    if board.is_wide:
+        from solver.wide.packed import moves_of_keys as of_two_words
+
+        return of_two_words(keys, root, board)
+    return packed_moves_of_keys(keys, root, board)
 
 
 def root_keys(root: Position) -> np.ndarray:

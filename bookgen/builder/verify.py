@@ -34,7 +34,7 @@ from ..book.format.segment import Segment
 from ..book.write.store import BookStore
 from ..progress import progress_bar
 from .derive import derive, moves_of
-from .listing import contains_sorted, key_ints, keys_by_ply
+from .listing import contains_sorted, key_ints, keys_by_ply, moves_of_keys
 from .solve_position import solve_position
 
 NOT_KEPT = -1  # a frontier entry's best moves, where its ply keeps none
@@ -204,14 +204,10 @@ def _check_frontier(
         ]
     )
     if board.is_wide:
-        from solver.wide.packed import moves_of_keys
-
         from ..book.format.wide_keys import order as sorted_order
 
         order = sorted_order(keys)
     else:
-        from solver.packed import moves_of_keys
-
         order = np.argsort(keys, kind="stable")
     chosen = order[random.Random(seed).sample(range(len(keys)), min(sample, len(keys)))]
     solver = Solver(board=board)

@@ -7,7 +7,7 @@ import sys
 
 from solver.bitboard import DEFAULT_TABLE_LOG2
 
-from ..builder import DEFAULT_SAMPLE, WORKER_TABLE_LOG2
+from ..builder import AHEAD_SAMPLE, DEFAULT_SAMPLE, SAMPLE_CAP, WORKER_TABLE_LOG2
 from ..limits import MAX_SAMPLE
 from .arguments import (
     add_board,
@@ -15,6 +15,7 @@ from .arguments import (
     build_part,
     dry_run_sample,
     positive,
+    seconds,
     table_log2,
     whole,
 )
@@ -99,6 +100,15 @@ def add(commands) -> argparse.ArgumentParser:
         help="with --dry-run: missing frontier positions to solve for the estimate, "
         f"1 to {MAX_SAMPLE} (default: {DEFAULT_SAMPLE})",
     )
+    parser.add_argument(
+        "--sample-cap",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="with --dry-run: a sample solve that runs past this many seconds makes the "
+        "estimate an extrapolation: positions further on from the frontier are timed, "
+        f"{AHEAD_SAMPLE} a level, and their growth carried back (default: {SAMPLE_CAP:g})",
+    )
     return parser
 
 
@@ -114,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
         from ..builder.dryrun import dry_run
 
         sample = DEFAULT_SAMPLE if args.sample is None else args.sample
+        cap = SAMPLE_CAP if args.sample_cap is None else args.sample_cap
         dry_run(
             args.db,
             args.ply,
@@ -123,13 +134,15 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             out=sys.stdout,
             board=args.board,
+            cap=cap,
         )
         return 0
-    if args.sample is not None:
-        raise BuildArgumentError(
-            f"--sample {args.sample} sizes a --dry-run's estimate; a build "
-            "searches every position: add --dry-run, or leave out --sample"
-        )
+    for name, value in (("--sample", args.sample), ("--sample-cap", args.sample_cap)):
+        if value is not None:
+            raise BuildArgumentError(
+                f"{name} {value:g} sizes a --dry-run's estimate; a build searches every "
+                f"position: add --dry-run, or leave out {name}"
+            )
     summary = build(
         args.db,
         args.ply,

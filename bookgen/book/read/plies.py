@@ -150,7 +150,7 @@ class Plies:
         ``cache`` a block at a time, and every segment and row of the others; ``offset`` is
         what a key loses on its way into SQL (``store.key_offset``)."""
         lock = threading.Lock()
-        cache = cache or BlockCache()
+        cache = BlockCache() if cache is None else cache  # (an empty cache is falsy)
         opened = sealed_plies(conn, board, db)
         parts = segments_of(conn, board, db)
         if source is None:  # no source to read blocks through later: read them now

@@ -1,0 +1,184 @@
+"""A frontier too costly to sample: positions further on timed, and their cost carried back.
+
+A dry run estimates a build's search by solving a sample of its frontier.
+Where one such solve runs past a cap (an 8x8 position 52 cells from the
+end takes hours), ``ahead`` times positions further on instead: from each
+sampled frontier position, random play that neither ends the game nor
+hands over a win at once, ``AHEAD_LEFT`` cells from the end first (quick),
+then two cells more at a time (the same player to move), until a solve runs
+past the cap.  The mean solve time grows about geometrically with the cells
+left, so a line through the logarithms of the last ``FIT_LEVELS`` levels'
+means, carried back to the frontier, estimates a frontier position's mean;
+the range is what the slowest and the fastest growth between those levels
+would give.  It is an extrapolation, not a measurement, and says so.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from solver import Position, SearchLimitError, Solver
+from solver.alarm import Alarm
+
+from .solve_position import solve_position
+
+AHEAD_LEFT = 20  # cells from the end of the first level: milliseconds a solve on any board
+STEP = 2  # cells a level: an even step keeps the player to move
+FIT_LEVELS = 3  # the levels nearest the frontier fit the growth: it slows near the end
+
+
+class Level(NamedTuple):
+    """Positions ``left`` cells from the end, and each one's cold solve in seconds."""
+
+    left: int
+    seconds: tuple[float, ...]
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.seconds)
+
+
+class Extrapolation(NamedTuple):
+    """A frontier position's mean solve time, carried back from ``levels``."""
+
+    frontier_left: int
+    levels: tuple[Level, ...]
+    mean: float  # seconds
+    low: float
+    high: float
+
+    @property
+    def growth(self) -> float:
+        """The fitted growth of the mean a cell nearer the frontier."""
+        return _fit(self.levels[-FIT_LEVELS:])[1]
+
+    def report(self, cap: float) -> str:
+        steps = ", ".join(
+            f"{level.left} cells left {1000 * level.mean:,.1f} ms" for level in self.levels
+        )
+        return (
+            f"  extrapolated: a frontier solve ran past {cap:g} s, so positions further on were "
+            f"timed ({len(self.levels[0].seconds)} a level, means: {steps}); the means grow "
+            f"{self.growth:.2f}x a cell, which carried back to the frontier's "
+            f"{self.frontier_left} cells left gives {_seconds(self.mean)} a position "
+            f"(range {_seconds(self.low)} to {_seconds(self.high)}): an estimate, not a measurement"
+        )
+
+
+def _seconds(value: float) -> str:
+    if value >= 3600:
+        return f"{value / 3600:,.1f} h"
+    return f"{value:,.1f} s" if value >= 1 else f"{1000 * value:,.1f} ms"
+
+
+def _fit(levels: Sequence[Level]) -> tuple[float, float]:
+    """``(log of the mean at left 0, growth a cell)``: least squares through the logs."""
+    xs = [float(level.left) for level in levels]
+    ys = [math.log(max(level.mean, 1e-6)) for level in levels]
+    if len(levels) == 1:
+        return ys[0], 1.0
+    slope, intercept = statistics.linear_regression(xs, ys)
+    return intercept, math.exp(slope)
+
+
+def carried_back(levels: Sequence[Level], frontier_left: int) -> Extrapolation:
+    """``levels`` (nearest the frontier last) carried back to ``frontier_left`` cells left."""
+    fitted = list(levels[-FIT_LEVELS:])
+    intercept, growth = _fit(fitted)
+    mean = math.exp(intercept) * growth**frontier_left
+    last = fitted[-1]
+    rates = [
+        (b.mean / a.mean) ** (1 / (b.left - a.left))
+        for a, b in itertools.pairwise(fitted)
+        if a.mean > 0 and b.mean > 0
+    ] or [growth]
+    to_go = frontier_left - last.left
+    ends = [last.mean * rate**to_go for rate in (min(rates), max(rates))]
+    return Extrapolation(frontier_left, tuple(levels), mean, min([*ends, mean]), max([*ends, mean]))
+
+
+def _calm_move(position: Position, rng: random.Random) -> int | None:
+    """A random move that neither ends the game nor hands over a win at once, if any; else
+    any that does not end it; ``None`` if every move ends it."""
+    moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+    open_ = [c for c in moves if position.ply + 1 < position.board.cells]
+    calm = [c for c in open_ if not _wins_at_once(position.play(c))]
+    pick = calm or open_
+    return rng.choice(pick) if pick else None
+
+
+def _wins_at_once(position: Position) -> bool:
+    return any(position.is_winning_move(c) for c in position.legal_moves())
+
+
+def played_on(start: Position, moves: int, rng: random.Random, tries: int = 20) -> Position | None:
+    """``start`` played ``moves`` further by calm random play, or ``None`` if every try ended
+    the game first."""
+    for _ in range(tries):
+        position = start
+        for _ in range(moves):
+            column = _calm_move(position, rng)
+            if column is None:
+                break
+            position = position.play(column)
+        else:
+            if not _wins_at_once(position):
+                return position
+    return None
+
+
+def timed_solve(
+    solver: Solver, alarm: Alarm, position: Position | str, cap: float, known: tuple = ()
+) -> float | None:
+    """Seconds ``solve_position`` takes (``known``: its bounds), or ``None`` past ``cap``."""
+    started = time.perf_counter()
+    alarm.set(started + cap, lambda: solver.set_node_limit(1))
+    try:
+        solve_position(solver, position, *known)
+    except SearchLimitError:
+        return None
+    finally:
+        alarm.cancel()
+        solver.set_node_limit(None)
+    return time.perf_counter() - started
+
+
+def ahead(
+    solver: Solver,
+    frontier: Sequence[Position],
+    cap: float,
+    seed: int,
+    tick: Callable[[str], None] = lambda _: None,
+) -> Extrapolation | None:
+    """Levels of positions played on from ``frontier`` (all of one ply), each solved cold
+    within ``cap`` seconds, carried back to the frontier; ``None`` if not even the first
+    level solves within the cap."""
+    board = solver.board
+    frontier_left = board.cells - frontier[0].ply
+    rng = random.Random(seed)
+    alarm = Alarm()
+    levels: list[Level] = []
+    left = min(AHEAD_LEFT, frontier_left - STEP)
+    left -= (frontier_left - left) % STEP  # (the same player to move as at the frontier)
+    while 0 < left < frontier_left:
+        tick(f"{left} cells left")
+        seconds = []
+        for start in frontier:
+            position = played_on(start, frontier_left - left, rng)
+            if position is None:  # every try ended the game: not a position to time
+                continue
+            solver.clear()  # cold, as the frontier's sample
+            took = timed_solve(solver, alarm, position, cap)
+            if took is None:
+                return carried_back(levels, frontier_left) if levels else None
+            seconds.append(took)
+        if seconds:
+            levels.append(Level(left, tuple(seconds)))
+        left += STEP
+    return carried_back(levels, frontier_left) if levels else None
