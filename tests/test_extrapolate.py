@@ -19,24 +19,33 @@ from solver import Board, Position, Solver
 
 
 def test_a_steady_growth_is_carried_back_exactly():
-    # Means doubling every two cells: sqrt(2) a cell, 8 ms at 24 left, so 64 ms at 30.
-    levels = [Level(20, (0.002,)), Level(22, (0.003, 0.005)), Level(24, (0.008,))]
+    # Each solve twice as long as two cells before: sqrt(2) a cell, 8 ms at 24 left, so 64 ms
+    # at 30, and no spread about the line: no band either.
+    levels = [Level(20, (0.002, 0.002)), Level(22, (0.004,)), Level(24, (0.008, 0.008, 0.008))]
     guess = carried_back(levels, 30)
     assert guess.growth == pytest.approx(math.sqrt(2))
     assert (guess.mean, guess.low, guess.high) == pytest.approx((0.064, 0.064, 0.064))
     assert guess.levels == tuple(levels) and guess.frontier_left == 30
 
 
-def test_an_uneven_growth_gives_a_range_around_the_fit():
-    # Only the last three levels fit; their two steps grow 2x and 8x in two cells.
-    levels = [Level(18, (5.0,)), Level(20, (0.001,)), Level(22, (0.002,)), Level(24, (0.016,))]
-    guess = carried_back(levels, 28)
-    slow, fast = 0.016 * 2 ** (4 / 2), 0.016 * 8 ** (4 / 2)
-    assert guess.low == pytest.approx(slow) and guess.high == pytest.approx(fast)
-    assert slow < guess.mean < fast
-    text = guess.report(60)
+def test_a_spread_gives_a_band_about_the_mean():
+    # Times spread by 2x either way about a line that doubles every two cells: the mean of
+    # such times is the line's times exp(spread**2 / 2), and the band widens with distance.
+    steady = [(0.001 * 2**k,) for k in range(6)]
+    levels = [
+        Level(18, (9.0,)),  # past FIT_LEVELS from the frontier: not fitted
+        *(Level(20 + 2 * k, (t[0] / 2, t[0] * 2)) for k, t in enumerate(steady[1:])),
+    ]
+    near, far = carried_back(levels, 30), carried_back(levels, 40)
+    spread = math.log(2) * math.sqrt(10 / 8)  # residuals of +-log 2, 10 solves, 8 degrees
+    line_at_30 = 0.064  # 32 ms at 28 cells left, doubled
+    assert near.mean == pytest.approx(line_at_30 * math.exp(spread**2 / 2))
+    assert near.low < near.mean < near.high and far.high / far.low > near.high / near.low
+    assert near.growth == pytest.approx(math.sqrt(2))
+    text = near._replace(capped_at=30).report(60)
     assert text.startswith("  extrapolated: a frontier solve ran past 60 s")
-    assert "18 cells left 5,000.0 ms" in text and "an estimate, not a measurement" in text
+    assert "18 cells left 9,000.0 ms" in text and "at 30 cells left a solve ran past 60 s" in text
+    assert "(95% band " in text and text.endswith("an estimate, not a measurement")
 
 
 def test_played_on_keeps_the_game_open_and_calm():

@@ -15,9 +15,9 @@ def test_the_cache_keeps_the_last_blocks_used():
     cache = BlockCache(2)
     assert len(cache) == 0 and cache.capacity == 2
     for number in range(3):
-        cache.put(14, number, f"block {number}")  # type: ignore[arg-type]
+        cache.put(14, number, f"block {number}")
     assert cache.get(14, 0) is None and cache.get(14, 1) == "block 1"
-    cache.put(13, 0, "another ply's")  # type: ignore[arg-type]
+    cache.put(13, 0, "another ply's")
     assert cache.get(14, 2) is None and cache.get(14, 1) == "block 1" and len(cache) == 2
     for bad in (0, -1, 1.5, True, "400"):
         with pytest.raises(ValueError, match=f"cache_blocks={bad!r}: give a whole number"):
@@ -27,7 +27,7 @@ def test_the_cache_keeps_the_last_blocks_used():
 def _ply_14_positions(count: int) -> list[Position]:
     """Random positions of ply 14 below ``ROOT``: mostly in blocks of their own."""
     rng = random.Random(14)
-    found = []
+    found: list[Position] = []
     while len(found) < count:
         position = Position.from_moves(ROOT)
         while position.ply < 14 and not position.is_game_over:
