@@ -638,6 +638,16 @@ def test_a_book_past_64_bits_lists_and_looks_up_many(wide_book, wide_plies):
     assert [e.ply for e in listed] == sorted(e.ply for e in listed)
     again = wide_book.get_many([e.moves for e in listed])
     assert again == [wide_book.get(e.moves) for e in listed] == listed
+    # Asked out of order (read in key order, answered in the order asked), with misses,
+    # mirror images and Positions.
+    shuffled = [e.moves for e in listed]
+    random.Random(52).shuffle(shuffled)
+    board = wide_book.board
+    asked = [*shuffled, "1", *map(board.mirror_moves, shuffled[:20])]
+    asked += [Position.from_moves(m, board) for m in shuffled[:20]]
+    assert wide_book.get_many(asked) == [wide_book.get(m) for m in asked]
+    with pytest.raises(IllegalMoveError):
+        wide_book.get_many([*shuffled, WIDE_ROOT + "9"])
     last = [e for e in listed if e.ply == WIDE_PLY]
     assert len(
         wide_book.entries_of_keys(

@@ -309,11 +309,9 @@ class Book:
                 f"got {moves_list!r}: for one position, use get"
             )
         moves_list = list(moves_list)
-        if (
-            len(moves_list) < _LARGE
-            or set(map(type, moves_list)) != {str}
-            or self.board.is_wide  # (numpy's walk takes keys of one word)
-        ):
+        if self.board.is_wide and len(moves_list) >= _LARGE:
+            return self._in_key_order(moves_list)
+        if len(moves_list) < _LARGE or set(map(type, moves_list)) != {str}:
             return [self.get(m) for m in moves_list]
         texts = cast("list[str]", moves_list)  # (every one a str: checked just above)
         plies = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
@@ -366,6 +364,24 @@ class Book:
             entries[i] = entry
         for i in np.flatnonzero(~(found & usable)).tolist():
             entries[i] = self.get(moves_list[i])  # a miss or an odd string: checked one by one
+        return entries
+
+    def _in_key_order(self, moves_list: list) -> list[BookEntry | None]:
+        """``get`` of each, in the order of their plies and canonical keys, so that each block
+        is read once while its neighbours are asked (past 64 bits: numpy's walk takes keys
+        of one word); a string that is not a game sorts first, and ``get`` says why."""
+        board, walk = self.board, self._walk
+
+        def place(moves) -> tuple[int, int]:
+            key = walk.key_of(moves) if type(moves) is str else getattr(moves, "key", None)
+            if key is None:
+                return -1, 0
+            return len(moves) if type(moves) is str else moves.ply, min(key, board.mirror_bits(key))
+
+        order = sorted(range(len(moves_list)), key=lambda i: place(moves_list[i]))
+        entries: list[BookEntry | None] = [None] * len(moves_list)
+        for i in order:
+            entries[i] = self.get(moves_list[i])
         return entries
 
     def _move_scores_many(self, plies: np.ndarray, packed: np.ndarray, flips: np.ndarray) -> list:
