@@ -29,23 +29,21 @@ def test_a_steady_growth_is_carried_back_exactly():
 
 
 def test_a_spread_gives_a_band_about_the_mean():
-    # Times spread by 2x either way about a line that doubles every two cells: the mean of
-    # such times is the line's times exp(spread**2 / 2), and the band widens with distance.
-    steady = [(0.001 * 2**k,) for k in range(6)]
+    # Two solves a level, half and twice a line that doubles every two cells: each level's
+    # mean is 1.25 times the line, so the fit is exact; resampling the solves moves it.
+    line = [0.001 * 2**k for k in range(1, 6)]  # 20 to 28 cells left: 2 to 32 ms
     levels = [
         Level(18, (9.0,)),  # past FIT_LEVELS from the frontier: not fitted
-        *(Level(20 + 2 * k, (t[0] / 2, t[0] * 2)) for k, t in enumerate(steady[1:])),
+        *(Level(20 + 2 * k, (t / 2, t * 2)) for k, t in enumerate(line)),
     ]
     near, far = carried_back(levels, 30), carried_back(levels, 40)
-    spread = math.log(2) * math.sqrt(10 / 8)  # residuals of +-log 2, 10 solves, 8 degrees
-    line_at_30 = 0.064  # 32 ms at 28 cells left, doubled
-    assert near.mean == pytest.approx(line_at_30 * math.exp(spread**2 / 2))
+    assert near.mean == pytest.approx(1.25 * 0.064) and near.growth == pytest.approx(math.sqrt(2))
     assert near.low < near.mean < near.high and far.high / far.low > near.high / near.low
-    assert near.growth == pytest.approx(math.sqrt(2))
+    assert carried_back(levels, 30) == near  # the resamples are seeded
     text = near._replace(capped_at=30).report(60)
     assert text.startswith("  extrapolated: a frontier solve ran past 60 s")
     assert "18 cells left 9,000.0 ms" in text and "at 30 cells left a solve ran past 60 s" in text
-    assert "(95% band " in text and text.endswith("an estimate, not a measurement")
+    assert "(95% bootstrap band " in text and text.endswith("an estimate, not a measurement")
 
 
 def test_played_on_keeps_the_game_open_and_calm():

@@ -7,10 +7,10 @@ sampled frontier position, random play that neither ends the game nor
 hands over a win at once, ``AHEAD_LEFT`` cells from the end first (quick),
 then two cells more at a time (the same player to move), until a solve runs
 past the cap.  The mean solve time grows about geometrically with the cells
-left, so a least-squares line through the logarithms of the solve times of the
-last ``FIT_LEVELS`` levels, carried back to the frontier, estimates a
-frontier position's mean (times spread lognormally about the line), and the
-line's 95% confidence band there its range.  It is an extrapolation, not a
+left, so a least-squares line through the logarithms of the last ``FIT_LEVELS``
+levels' means, carried back to the frontier, estimates a frontier
+position's mean; the range is a 95% bootstrap band (each level's solves
+resampled, the line fitted again).  It is an extrapolation, not a
 measurement, and says so.
 """
 
@@ -31,11 +31,8 @@ from .solve_position import solve_position
 AHEAD_LEFT = 20  # cells from the end of the first level: milliseconds a solve on any board
 STEP = 2  # cells a level: an even step keeps the player to move
 FIT_LEVELS = 5  # the levels nearest the frontier fit the growth (it slows near the end)
-# Student's t at 97.5% by degrees of freedom (levels fitted less two): a 95% band.
-T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26}
-T95.update(
-    {n: 2.23 if n < 15 else 2.13 if n < 20 else 2.09 if n < 30 else 2.0 for n in range(10, 61)}
-)
+RESAMPLES = 1000  # bootstrap resamples of each level's solves, for the band
+BAND = (0.025, 0.975)  # the band's quantiles: 95%
 
 
 class Level(NamedTuple):
@@ -62,7 +59,7 @@ class Extrapolation(NamedTuple):
     @property
     def growth(self) -> float:
         """The fitted growth of the mean a cell nearer the frontier."""
-        return math.exp(_fit(self.levels[-FIT_LEVELS:]).slope)
+        return math.exp(_fit(self.levels[-FIT_LEVELS:])[1])
 
     def report(self, cap: float) -> str:
         steps = ", ".join(
@@ -78,7 +75,8 @@ class Extrapolation(NamedTuple):
             f"timed ({len(self.levels[0].seconds)} a level, means: {steps}{stop}); the means grow "
             f"{self.growth:.2f}x a cell, which carried back to the frontier's "
             f"{self.frontier_left} cells left gives a mean of {_seconds(self.mean)} a position "
-            f"(95% band {_seconds(self.low)} to {_seconds(self.high)}): an estimate, not a "
+            f"(95% bootstrap band {_seconds(self.low)} to {_seconds(self.high)}): an estimate, "
+            "not a "
             "measurement"
         )
 
@@ -91,50 +89,38 @@ def _seconds(value: float) -> str:
     return f"{value:,.1f} s" if value >= 1 else f"{1000 * value:,.1f} ms"
 
 
-class _Line(NamedTuple):
-    """A least-squares line through each solve's log time against its cells left."""
-
-    intercept: float
-    slope: float
-    spread: float  # the residuals' standard deviation
-    points: int
-    centre: float  # the mean of the cells left
-    sxx: float  # the sum of their squared distances from it
-
-    def mean_at(self, left: float) -> float:
-        """The log of the mean time ``left`` cells from the end: times spread lognormally
-        about the line, so their mean is the line's exp times exp(spread**2 / 2)."""
-        return self.intercept + self.slope * left + self.spread**2 / 2
-
-    def band(self, left: float) -> float:
-        """Half the 95% confidence band of the line at ``left``, in logs."""
-        if self.points < 3:
-            return math.inf
-        error = self.spread * math.sqrt(1 / self.points + (left - self.centre) ** 2 / self.sxx)
-        df = self.points - 2
-        return T95.get(df, 1.96 + 2.5 / df) * error
-
-
-def _fit(levels: Sequence[Level]) -> _Line:
-    xs = [float(level.left) for level in levels for _ in level.seconds]
-    ys = [math.log(max(s, 1e-6)) for level in levels for s in level.seconds]
-    if len(set(xs)) < 2:
-        return _Line(statistics.fmean(ys), 0.0, 0.0, len(xs), xs[0], 0.0)
+def _fit(levels: Sequence[Level]) -> tuple[float, float]:
+    """``(intercept, slope)`` of the least-squares line through the logs of the levels'
+    means against their cells left (a flat line through one level)."""
+    xs = [float(level.left) for level in levels]
+    ys = [math.log(max(level.mean, 1e-9)) for level in levels]
+    if len(levels) == 1:
+        return ys[0], 0.0
     slope, intercept = statistics.linear_regression(xs, ys)
-    residuals = [y - intercept - slope * x for x, y in zip(xs, ys, strict=True)]
-    spread = math.sqrt(sum(r * r for r in residuals) / max(1, len(xs) - 2))
-    centre = statistics.fmean(xs)
-    return _Line(intercept, slope, spread, len(xs), centre, sum((x - centre) ** 2 for x in xs))
+    return intercept, slope
 
 
-def carried_back(levels: Sequence[Level], frontier_left: int) -> Extrapolation:
+def carried_back(levels: Sequence[Level], frontier_left: int, seed: int = 0) -> Extrapolation:
     """``levels`` (nearest the frontier last) carried back to ``frontier_left`` cells left:
-    the fitted mean there, within the fit's 95% confidence band."""
-    line = _fit(levels[-FIT_LEVELS:])
-    log_mean, half = line.mean_at(frontier_left), line.band(frontier_left)
-    low = math.exp(log_mean - half) if math.isfinite(half) else 0.0
-    high = math.exp(log_mean + half) if math.isfinite(half) else math.inf
-    return Extrapolation(frontier_left, tuple(levels), math.exp(log_mean), low, high)
+    the fitted mean there, within a 95% bootstrap band (each level's solves resampled, the
+    line fitted again: a few slow solves make a level's mean, and its noise)."""
+    fitted = list(levels[-FIT_LEVELS:])
+    intercept, slope = _fit(fitted)
+    rng = random.Random(seed)
+    again = sorted(math.exp(_at(fitted, rng, frontier_left)) for _ in range(RESAMPLES))
+    low, high = (again[min(RESAMPLES - 1, int(q * RESAMPLES))] for q in BAND)
+    mean = math.exp(intercept + slope * frontier_left)
+    return Extrapolation(frontier_left, tuple(levels), mean, min(low, mean), max(high, mean))
+
+
+def _at(levels: Sequence[Level], rng: random.Random, left: int) -> float:
+    """The log mean at ``left`` of the line through ``levels`` resampled."""
+    intercept, slope = _fit([_resampled(level, rng) for level in levels])
+    return intercept + slope * left
+
+
+def _resampled(level: Level, rng: random.Random) -> Level:
+    return Level(level.left, tuple(rng.choices(level.seconds, k=len(level.seconds))))
 
 
 def _calm_move(position: Position, rng: random.Random) -> int | None:
