@@ -11,7 +11,9 @@ left, so a least-squares line through the logarithms of the last ``FIT_LEVELS``
 levels' means, carried back to the frontier, estimates a frontier
 position's mean; the range is a 95% bootstrap band (each level's solves
 resampled, the line fitted again).  It is an extrapolation, not a
-measurement, and says so.
+measurement, and says so: the growth steepens toward the frontier, and on
+7x6, where a frontier can be sampled too, such estimates fell 2-12 times
+short (docs/scaling.md, "A frontier too costly to sample").
 """
 
 from __future__ import annotations
@@ -76,8 +78,8 @@ class Extrapolation(NamedTuple):
             f"{self.growth:.2f}x a cell, which carried back to the frontier's "
             f"{self.frontier_left} cells left gives a mean of {_seconds(self.mean)} a position "
             f"(95% bootstrap band {_seconds(self.low)} to {_seconds(self.high)}): an estimate, "
-            "not a "
-            "measurement"
+            "not a measurement, and likely low (on 7x6 such estimates fell 2-12 times short of "
+            "a sample of the frontier: docs/scaling.md)"
         )
 
 
