@@ -383,6 +383,7 @@ def test_a_6x5_book_answers_as_the_solver_does(six_by_five):
             book.get(Position.from_moves("17"))
 
 
+@pytest.mark.slow  # (over a minute in CI: 8x8 kernels compiled in the workers)
 def test_a_book_is_grown_on_its_own_board_and_refuses_another(six_by_five, tmp_path, ray_session):
     import shutil
 

@@ -217,6 +217,7 @@ def test_a_driver_without_the_token_gets_one_line(hosts):
     assert not db.exists()
 
 
+@pytest.mark.slow  # (a minute or more in CI: `pytest -m slow`; the default run keeps the token test)
 def test_hosts_lost_and_a_host_joining_mid_build_change_nothing(hosts, reference):
     """The driver on the head host with ``--address``.  Once batches come back, a worker
     host dies whole in the middle of a batch, and the other goes on; then it dies too,

@@ -235,6 +235,7 @@ def test_with_the_token_the_build_runs_on_the_cluster(token_cluster, tmp_path):
     assert "WARNING" not in result.stderr and "rpc_client" not in result.stderr
 
 
+@pytest.mark.slow  # (about a minute in CI; test_driver grows a 6x5 book on local Ray)
 def test_a_book_of_another_board_builds_on_the_cluster(token_cluster, tmp_path, six_by_five):
     """``--board 6x5`` with ``--address``: the cluster's workers load and run the 6x5
     kernels, and the book equals a local build's, entry by entry."""

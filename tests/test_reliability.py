@@ -203,6 +203,7 @@ def test_worker_killed_mid_batch_is_retried(clean_book, tmp_path, ray_session):
     assert killed, "no worker was caught mid-batch"
 
 
+@pytest.mark.slow  # (about a minute in CI; the worker-killed and Ctrl-C tests stay in the default run)
 def test_driver_killed_leaves_a_sound_book_and_resumes_without_resolving(clean_book, tmp_path):
     path = str(tmp_path / "driver.db")
     args = build_command(path)
