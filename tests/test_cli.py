@@ -291,6 +291,7 @@ def test_solve_reads_positions_of_the_board_given():
     )
 
 
+@pytest.mark.slow  # (20 s in CI compiling 4x4; test_move plays 8x8 without a book)
 def test_query_and_move_without_a_book_play_the_board_given(tmp_path):
     board = Board(4, 4)
     solver = Solver(board=board, table_log2=16)

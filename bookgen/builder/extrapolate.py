@@ -32,7 +32,7 @@ from .solve_position import solve_position
 
 AHEAD_LEFT = 20  # cells from the end of the first level: milliseconds a solve on any board
 STEP = 2  # cells a level: an even step keeps the player to move
-FIT_LEVELS = 5  # the levels nearest the frontier fit the growth (it slows near the end)
+FIT_LEVELS = 5  # the levels nearest the frontier fit the growth: it steepens toward it
 RESAMPLES = 1000  # bootstrap resamples of each level's solves, for the band
 BAND = (0.025, 0.975)  # the band's quantiles: 95%
 
@@ -84,8 +84,6 @@ class Extrapolation(NamedTuple):
 
 
 def _seconds(value: float) -> str:
-    if math.isinf(value):
-        return "no bound"
     if value >= 3600:
         return f"{value / 3600:,.1f} h"
     return f"{value:,.1f} s" if value >= 1 else f"{1000 * value:,.1f} ms"
