@@ -20,11 +20,11 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 import numpy as np
 
-from solver import Position
+from solver import Position, Solver
 from solver.alarm import Alarm
 from solver.bitboard import DEFAULT_TABLE_LOG2, Board
 
@@ -34,9 +34,6 @@ from ..progress import progress_bar
 from . import AHEAD_SAMPLE, DEFAULT_SAMPLE, SAMPLE_CAP
 from .config import book_board, check_request
 from .extrapolate import AHEAD_LEFT, Extrapolation, ahead, timed_solve
-
-if TYPE_CHECKING:
-    from solver import Solver
 from .listing import keys_by_ply, moves_of_keys
 from .missing import MissingKeys
 
@@ -61,11 +58,11 @@ class DryRunReport:
     extrapolation: Extrapolation | None = None  # then, what positions further on say
 
     def core_hours(self) -> tuple[float, float, float]:
-        """``(estimate, low, high)``: the missing frontier's search, 95% range (or, carried
-        back from further on, the range of the growths seen)."""
+        """``(estimate, low, high)``: the missing frontier's search, 95% range (carried back
+        from further on: the extrapolation's bootstrap band)."""
         if self.extrapolation is not None:
-            guess = self.extrapolation
-            return tuple(x * self.missing / 3600 for x in (guess.mean, guess.low, guess.high))  # type: ignore[return-value]
+            guess, scale = self.extrapolation, self.missing / 3600
+            return guess.mean * scale, guess.low * scale, guess.high * scale
         if not self.sample_seconds or not self.missing or self.capped:
             return 0.0, 0.0, 0.0
         mean = statistics.fmean(self.sample_seconds)
@@ -168,8 +165,6 @@ def dry_run(
 ) -> DryRunReport:
     """Size a build of ``db`` up to ``ply`` below ``root``; write nothing.  A sample solve past
     ``cap`` seconds makes the estimate an extrapolation from positions further on."""
-    from solver import Solver
-
     out = out or sys.stderr
     db = book_location(db)
     root_position = check_request(root, ply, book_board(db, board))

@@ -3,8 +3,8 @@
 A dry run estimates a build's search by solving a sample of its frontier.
 Where one such solve runs past a cap (an 8x8 position 52 cells from the
 end takes hours), ``ahead`` times positions further on instead: from each
-sampled frontier position, random play that neither ends the game nor
-hands over a win at once, ``AHEAD_LEFT`` cells from the end first (quick),
+sampled frontier position, calm random play (``calm_move``: it neither
+takes a win nor hands one over), ``AHEAD_LEFT`` cells from the end first (quick),
 then two cells more at a time (the same player to move), until a solve runs
 past the cap.  The mean solve time grows about geometrically with the cells
 left, so a least-squares line through the logarithms of the last ``FIT_LEVELS``
@@ -123,33 +123,29 @@ def _resampled(level: Level, rng: random.Random) -> Level:
     return Level(level.left, tuple(rng.choices(level.seconds, k=len(level.seconds))))
 
 
-def _calm_move(position: Position, rng: random.Random) -> int | None:
-    """A random move that neither ends the game nor hands over a win at once, if any; else
-    any that does not end it; ``None`` if every move ends it."""
-    moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-    open_ = [c for c in moves if position.ply + 1 < position.board.cells]
-    calm = [c for c in open_ if not _wins_at_once(position.play(c))]
-    pick = calm or open_
-    return rng.choice(pick) if pick else None
+def calm_move(position: Position, rng: random.Random) -> int:
+    """A random move that neither takes a win nor hands one over while another move does not
+    (plain random play mostly ends early on big boards); ``position`` is not over."""
+    moves = position.legal_moves()
+    quiet = [c for c in moves if not position.is_winning_move(c)] or moves
+    return rng.choice([c for c in quiet if not hands_a_win(position.play(c))] or quiet)
 
 
-def _wins_at_once(position: Position) -> bool:
-    return any(position.is_winning_move(c) for c in position.legal_moves())
+def hands_a_win(position: Position) -> bool:
+    """Whether the player to move can win at once."""
+    moves = () if position.is_game_over else position.legal_moves()
+    return any(position.is_winning_move(c) for c in moves)
 
 
 def played_on(start: Position, moves: int, rng: random.Random, tries: int = 20) -> Position | None:
-    """``start`` played ``moves`` further by calm random play, or ``None`` if every try ended
-    the game first."""
+    """``start`` played ``moves`` further by ``calm_move``, unfinished and the player to move
+    unable to win at once, or ``None`` if every try ended otherwise."""
     for _ in range(tries):
         position = start
-        for _ in range(moves):
-            column = _calm_move(position, rng)
-            if column is None:
-                break
-            position = position.play(column)
-        else:
-            if not _wins_at_once(position):
-                return position
+        while position.ply < start.ply + moves and not position.is_game_over:
+            position = position.play(calm_move(position, rng))
+        if not position.is_game_over and not hands_a_win(position):
+            return position
     return None
 
 
