@@ -10,6 +10,7 @@ the next.
 from __future__ import annotations
 
 import select
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -86,6 +87,12 @@ class Side:
             self.process.kill()
             self.process.wait()
             self.process = None
+
+
+def exit_on_sigterm() -> None:
+    """Make SIGTERM a ``SystemExit``: a killed run's ``finally`` then stops its sides'
+    processes, which would otherwise go on solving after it."""
+    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
 
 
 def our_side(board, table_log2: int) -> Side:

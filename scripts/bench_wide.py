@@ -38,7 +38,7 @@ import statistics
 from pathlib import Path
 
 from _args import at_least_one, parse_args
-from _sides import Side, our_side
+from _sides import Side, exit_on_sigterm, our_side
 from solve_boards import board_arg
 
 from solver import Position
@@ -163,4 +163,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    exit_on_sigterm()
     raise SystemExit(main())

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from _args import add_table_log2, at_least_one, exit_status, parse_args
 from _endgames import endgame
-from _sides import our_side
+from _sides import exit_on_sigterm, our_side
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -284,4 +284,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    exit_on_sigterm()
     sys.exit(main())

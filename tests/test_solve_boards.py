@@ -136,3 +136,44 @@ def test_reach_solves_positions_further_from_the_end_until_the_cap(capsys):
         "8x8       62 cells left: past 1 s",
         "8x8: positions 12 cells before the end solve within 1 s",
     ]
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pid: int) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_reach_stopped_by_sigterm_stops_its_solver_process():
+    import os
+    import signal
+    import subprocess
+    import time
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "solve_boards.py"
+    # 62 cells before the end of 8x8 take far longer than the test waits.
+    args = ["8x8", "--reach", "--cap", "600", "--start", "62", "--count", "1"]
+    run = subprocess.Popen([sys.executable, str(script), *args, "--table-log2", "20"])
+    solver: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while not solver and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.2)
+            solver = _children(run.pid)
+        assert solver, "the solver process never started"
+        time.sleep(1)  # (into its solve, or still loading its kernels: either way)
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=30) == 128 + signal.SIGTERM
+        deadline = time.monotonic() + 10
+        while _alive(solver[0]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(solver[0])
+    finally:
+        for pid in [*solver, run.pid]:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        run.wait()
