@@ -13,6 +13,7 @@ import pytest
 from conftest import PLY10, SHIPPED, minimax, open_store
 
 from bookgen import Book, CorruptBookError
+from bookgen.book.format.implied import implied
 from bookgen.book.format.scores import FULL_COLUMN, SCORE_OFFSET
 from bookgen.book.format.segment import Segment
 from bookgen.book.read.compiled_family import derive_many
@@ -136,7 +137,10 @@ def test_a_damaged_family_is_refused_one_at_a_time_and_many_at_once():
     scores = [minimax(p) for p in parents]
     child_scores = [minimax(c) for c in children.values()]
     whole = segment_of(list(children.values()), child_scores)
-    lacking = Segment(whole.keys[1:], whole.scores[1:], None)  # a child gone
+    # A child gone, one whose score its stones do not give (``Family`` reads no other).
+    gone = int(np.argmin(implied(whole.keys, 31, board, best=False).score_known))
+    keep = np.arange(len(whole.keys)) != gone
+    lacking = Segment(whole.keys[keep], whole.scores[keep], None)
     off = segment_of(parents, [s + 1 for s in scores])  # no move scores these
     for parent_segment, below, why in [
         (segment_of(parents, scores), lacking, "ply 31 lacks a child of a ply-30 position"),
@@ -149,3 +153,32 @@ def test_a_damaged_family_is_refused_one_at_a_time_and_many_at_once():
         pairs = zip(parent_segment.keys.tolist(), parent_segment.scores.tolist(), strict=True)
         with pytest.raises(CorruptBookError, match=why):
             [family.packed(key, own) for key, own in pairs]
+
+
+def test_a_child_whose_stones_give_its_score_is_not_looked_up():
+    """The ply-10 book's ply 9: the same move scores with a lookup of only the children
+    whose stones do not say their score."""
+    if not PLY10.exists():
+        pytest.skip(f"no {PLY10.name}")
+    board = Board()
+    parents, below = whole_ply(PLY10, 9), whole_ply(PLY10, 10)
+    said = implied(below.keys, 10, board, best=False)
+    unknown = set(below.keys[~said.score_known].tolist())
+    looked_up: list[int] = []
+    read = score_of(below)
+
+    def counted(key: int) -> int | None:
+        looked_up.append(key)
+        return read(key)
+
+    at = np.random.default_rng(9).choice(len(parents.keys), 3_000, replace=False)
+    packed, best = derive_many(
+        board, parents.keys[at], parents.scores[at], below.keys, below.scores, 9
+    )
+    family = Family(board, 9, counted)
+    pairs = zip(parents.keys[at].tolist(), parents.scores[at].tolist(), strict=True)
+    for i, (key, own) in enumerate(pairs):
+        assert family.packed(key, own) == (packed[i].tobytes(), int(best[i])), key
+    assert set(looked_up) <= unknown  # never a child whose stones say its score
+    children = int((packed != FULL_COLUMN).sum())
+    assert len(looked_up) < 0.8 * children  # 0.75 here, (len(looked_up), children)
