@@ -19,6 +19,7 @@ from bookgen.book.format.segment import Segment
 from bookgen.book.read.compiled_family import derive_many
 from bookgen.book.read.family import Family
 from solver import Board, Position
+from solver.packed import moves_of_keys
 from solver.position import random_position
 
 
@@ -149,7 +150,7 @@ def test_a_damaged_family_is_refused_one_at_a_time_and_many_at_once():
         args = (board, parent_segment.keys, parent_segment.scores, below.keys, below.scores, 30)
         with pytest.raises(CorruptBookError, match=why):
             derive_many(*args, "some.db")
-        family = Family(board, 30, score_of(below), "some.db")
+        family = Family(board, 30, score_of(below), "some.db", lambda _key: False)
         pairs = zip(parent_segment.keys.tolist(), parent_segment.scores.tolist(), strict=True)
         with pytest.raises(CorruptBookError, match=why):
             [family.packed(key, own) for key, own in pairs]
@@ -175,10 +176,36 @@ def test_a_child_whose_stones_give_its_score_is_not_looked_up():
     packed, best = derive_many(
         board, parents.keys[at], parents.scores[at], below.keys, below.scores, 9
     )
-    family = Family(board, 9, counted)
+    family = Family(board, 9, counted, at_hand=lambda _key: False)  # no block read yet
     pairs = zip(parents.keys[at].tolist(), parents.scores[at].tolist(), strict=True)
     for i, (key, own) in enumerate(pairs):
         assert family.packed(key, own) == (packed[i].tobytes(), int(best[i])), key
     assert set(looked_up) <= unknown  # never a child whose stones say its score
     children = int((packed != FULL_COLUMN).sum())
     assert len(looked_up) < 0.8 * children  # 0.75 here, (len(looked_up), children)
+
+
+def test_a_child_at_hand_is_looked_up_as_ever():
+    """A child whose lookup reads no block (``at_hand``) is looked up, whatever its stones
+    say: a cached block answers faster than the stones are read."""
+    if not PLY10.exists():
+        pytest.skip(f"no {PLY10.name}")
+    parents, below = whole_ply(PLY10, 9), whole_ply(PLY10, 10)
+    looked_up: list[int] = []
+    read = score_of(below)
+
+    def counted(key: int) -> int | None:
+        looked_up.append(key)
+        return read(key)
+
+    for at_hand in (None, lambda _key: True):
+        looked_up.clear()
+        family = Family(Board(), 9, counted, at_hand=at_hand)
+        for key, own in zip(
+            parents.keys[:500].tolist(), parents.scores[:500].tolist(), strict=True
+        ):
+            family.packed(key, own)
+        moves = sum(
+            len(Position.from_moves(m).legal_moves()) for m in moves_of_keys(parents.keys[:500], "")
+        )
+        assert len(looked_up) == moves  # every child, the winning moves' too (then missed)

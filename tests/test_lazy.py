@@ -2,9 +2,11 @@
 
 import random
 
+import numpy as np
 import pytest
 
 from bookgen import Book
+from bookgen.book.format.implied import implied
 from bookgen.book.read.lazy import CACHE_BLOCKS, BlockCache
 from solver import Position
 
@@ -48,3 +50,28 @@ def test_a_book_keeps_as_many_blocks_as_asked(shipped_book, blocks):
             assert book.get(position) is not None
         held = len(cache)
     assert held == blocks if blocks < CACHE_BLOCKS else held > CACHE_BLOCKS
+
+
+def test_a_parent_s_first_touch_reads_no_block_for_a_child_its_stones_settle(shipped_book):
+    """At a parent ply, a first touch reads the position's block and the blocks of the
+    children whose stones do not give their scores (``format.implied``): no other."""
+    board = shipped_book.board
+    rng = random.Random(13)
+    spared = 0
+    for _ in range(30):
+        position = Position.from_moves(ROOT)
+        while position.ply < 13:
+            moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+            position = position.play(rng.choice(moves))
+        children = [position.play(c) for c in position.legal_moves()]
+        children = [c for c in children if not c.is_game_over]
+        keys = np.array(sorted({c.canonical_key for c in children}), np.uint64)
+        unsettled = keys[~implied(keys, 14, board, best=False).score_known].tolist()
+        with Book.open(shipped_book.db) as book:
+            ply_14 = book._plies._plies[14]
+            entry = book.get(position)
+            assert entry is not None and entry == shipped_book.get(position)
+            read = {number for ply, number in ply_14._cache._blocks if ply == 14}
+        assert read == {ply_14.sealed.block_of(key) for key in unsettled}
+        spared += len(keys) > len(unsettled)
+    assert spared >= 5  # positions with a child settled by its stones

@@ -7,10 +7,10 @@ This is the plain-Python form of that rule (``solver.packed.move_rule`` is the
 compiled one, which ``compiled_family`` runs over many positions at once).
 ``Family`` reads one position: its children's keys made with a few integer
 operations, then each child's score looked up in the ply below (a bisect of
-its keys, or of one block of a sealed ply), but where the child's stones
-alone give it: the player to move there wins at once, or loses at once
-whatever it plays (as ``format.implied`` has it).  Such a child costs no
-lookup, so a first touch reads fewer blocks.  Packed move scores are as
+its keys, or of one block of a sealed ply).  A child whose block is not read
+yet is first asked of its stones: where the player to move there wins at
+once, or loses at once whatever it plays (as ``format.implied`` has it),
+that is its score, and no block is read for it.  Packed move scores are as
 ``format.scores`` says.
 """
 
@@ -41,9 +41,18 @@ class Family:
     below (``score_of``: a canonical key's score there, ``None`` if it lacks the key):
     nothing derived ahead, nothing kept."""
 
-    def __init__(self, board: Board, ply: int, score_of: Callable[[int], int | None], db: str = ""):
+    def __init__(
+        self,
+        board: Board,
+        ply: int,
+        score_of: Callable[[int], int | None],
+        db: str = "",
+        at_hand: Callable[[int], bool] | None = None,
+    ):
         self.board, self.ply, self.db = board, ply, db
         self._score_of = score_of
+        # Whether a key's lookup is cheap (its block decoded already): None, always.
+        self._at_hand = at_hand
         h1, width = board.h1, board.width
         self._bottom = board.bottom
         # Smearing each column's bits down, ``shift`` at a time, keeping to the column.
@@ -80,29 +89,31 @@ class Family:
         # every child's mirror image, the swapped position mirrored plus the stone mirrored.
         swapped = (current ^ mask) + mask
         swapped_mirror = self.board.mirror_bits(swapped)
-        score_of = self._score_of
-        board = self.board
-        playable = nexts & board.all_cells
-        wins = board.winning_cells(current, mask)  # the mover's: its four at once
-        theirs = board.winning_cells(current ^ mask, mask)  # the other's, after any move
+        score_of, at_hand = self._score_of, self._at_hand
         packed = bytearray([FULL_COLUMN]) * len(self._columns)
         wanted = own + SCORE_OFFSET
         best = 0
+        stones: tuple[int, int, int] | None = None  # worked out at the first child not at hand
         for col, (cells, left, right) in enumerate(self._columns):
             stone = nexts & cells  # 0 when the column is full
             if not stone:
                 continue
-            if stone & wins:
-                byte = self._win
-            elif self._last:  # the board filled without a four
-                byte = SCORE_OFFSET
-            elif (said := self._said(current | stone, mask | stone, playable, stone, theirs)) >= 0:
-                byte = said
-            else:
-                score = score_of(min(swapped + stone, swapped_mirror + ((stone << left) >> right)))
-                if score is None:
+            child = min(swapped + stone, swapped_mirror + ((stone << left) >> right))
+            byte = -1
+            if at_hand is not None and not at_hand(child):  # its block not read: ask the stones
+                if stones is None:
+                    stones = self._winning_cells(current, mask, nexts)
+                byte = self._said(current, mask, stone, *stones)
+            if byte < 0:
+                score = score_of(child)
+                if score is not None:
+                    byte = SCORE_OFFSET - score
+                elif self.board.has_four(current | stone):
+                    byte = self._win
+                elif self._last:
+                    byte = SCORE_OFFSET
+                else:
                     raise missing_child(self.db, self.ply)
-                byte = SCORE_OFFSET - score
             packed[col] = byte
             if byte == wanted:
                 best |= 1 << col
@@ -110,16 +121,30 @@ class Family:
             raise no_best_move(self.db, self.ply)
         return bytes(packed), best
 
-    def _said(self, mover: int, mask: int, playable: int, stone: int, theirs: int) -> int:
-        """The byte of the move that played ``stone`` (the parent's mover now holds
-        ``mover``, the board ``mask``) if the child's stones give its score, else -1:
-        its player to move (the other) wins at once (``theirs``, its winning cells), or
-        every move it has loses at once (the rules of ``format.implied``)."""
+    def _winning_cells(self, current: int, mask: int, nexts: int) -> tuple[int, int, int]:
+        """The mover's winning cells, the other's, and the playable cells."""
+        board = self.board
+        return (
+            board.winning_cells(current, mask),
+            board.winning_cells(current ^ mask, mask),
+            nexts & board.all_cells,
+        )
+
+    def _said(
+        self, current: int, mask: int, stone: int, wins: int, theirs: int, playable: int
+    ) -> int:
+        """The byte of the move that plays ``stone`` if the stones give it, else -1: the
+        mover's four; the last cell, a draw; or the child's player to move (the other)
+        wins at once, or loses at once whatever it plays (``format.implied``'s rules)."""
+        if stone & wins:
+            return self._win
+        if self._last:  # the board filled without a four
+            return SCORE_OFFSET
         board = self.board
         playable ^= stone | ((stone << 1) & board.all_cells)  # the column's next cell
-        if theirs & playable & ~stone:
+        if theirs & playable:  # (no longer ``stone``'s cell, which the mover took)
             return self._child_wins
-        threats = board.winning_cells(mover, mask)
+        threats = board.winning_cells(current | stone, mask | stone)
         forced = playable & threats
         if forced & (forced - 1):  # two to block at once
             return self._child_loses

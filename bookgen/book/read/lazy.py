@@ -104,6 +104,9 @@ class BlockCache:
         while len(self._blocks) > self.capacity:
             self._blocks.popitem(last=False)
 
+    def holds(self, ply: int, number: int) -> bool:
+        return (ply, number) in self._blocks
+
     def __len__(self) -> int:
         return len(self._blocks)
 
@@ -149,6 +152,11 @@ class LazyPly:
                 )
                 self._cache.put(self.ply, number, block)
         return block
+
+    def at_hand(self, key: int) -> bool:
+        """Whether looking ``key`` up reads no block: its block is decoded already."""
+        number = self.sealed.block_of(key)
+        return number < 0 or self._cache.holds(self.ply, number)
 
     def _locate(self, key: int) -> tuple[Block, int] | None:
         """``key``'s block and its place there, or ``None`` if the ply lacks it."""

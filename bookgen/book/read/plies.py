@@ -133,7 +133,9 @@ class Plies:
             for below in (eager[ply + 1].view,)
         }
         for ply in self.parents:  # made now: a first lookup never waits for one
-            self._plies[ply].family = Family(board, ply, self._plies[ply + 1].score_of, db)
+            below = self._plies[ply + 1]
+            at_hand = below.at_hand if isinstance(below, LazyPly) else None
+            self._plies[ply].family = Family(board, ply, below.score_of, db, at_hand)
 
     @classmethod
     def read(
