@@ -209,3 +209,19 @@ def test_a_child_at_hand_is_looked_up_as_ever():
             len(Position.from_moves(m).legal_moves()) for m in moves_of_keys(parents.keys[:500], "")
         )
         assert len(looked_up) == moves  # every child, the winning moves' too (then missed)
+
+
+def test_the_first_best_move_in_an_order_is_the_packed_one():
+    """``first_best`` reads children in the order given until one is best: the first
+    column of that order among ``packed``'s best moves, whatever the order."""
+    if not PLY10.exists():
+        pytest.skip(f"no {PLY10.name}")
+    parents, below = whole_ply(PLY10, 9), whole_ply(PLY10, 10)
+    family = Family(Board(), 9, score_of(below), at_hand=lambda _key: False)
+    rng = random.Random(9)
+    for key, own in zip(parents.keys[:2000].tolist(), parents.scores[:2000].tolist(), strict=True):
+        _, best = family.packed(key, own)
+        order = rng.sample(range(7), 7)
+        assert family.first_best(key, own, order) == min(
+            (col for col in range(7) if best >> col & 1), key=order.index
+        )

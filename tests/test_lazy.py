@@ -75,3 +75,25 @@ def test_a_parent_s_first_touch_reads_no_block_for_a_child_its_stones_settle(shi
         assert read == {ply_14.sealed.block_of(key) for key in unsettled}
         spared += len(keys) > len(unsettled)
     assert spared >= 5  # positions with a child settled by its stones
+
+
+def test_a_best_move_reads_fewer_blocks_than_the_whole_entry(shipped_book):
+    """``best_move`` at a parent ply reads the children in the order preferred until one
+    is best: never more blocks than ``get``, and fewer over a sample."""
+    rng = random.Random(12)
+    fewer = 0
+    for _ in range(20):
+        position = Position.from_moves(ROOT)
+        while position.ply < 12:
+            moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+            position = position.play(rng.choice(moves))
+        read = []
+        for ask in ("best_move", "get"):
+            with Book.open(shipped_book.db) as book:
+                answer = getattr(book, ask)(position)
+                read.append(len(book._plies._plies[13]._cache))
+            if ask == "best_move":
+                assert answer == shipped_book.best_move(position)
+        assert read[0] <= read[1]
+        fewer += read[0] < read[1]
+    assert fewer >= 10

@@ -13,6 +13,7 @@ def test_no_book_holds_nothing_on_its_board():
     book = NoBook("8x8")
     assert book.board is Board(8, 8) and NoBook().board is Board(7, 6)
     assert book.get("45") is None and book.get_many(["", "4", "45"]) == [None] * 3
+    assert book.best_move("45") is None
     assert book.entries_of_keys([1, 2]) == ([], [], [])
     assert "" not in book and len(book) == 0 and book.db is None
     assert (book.info.width, book.info.height, book.info.root) == (8, 8, "")

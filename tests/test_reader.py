@@ -237,6 +237,26 @@ def test_bad_lookups_name_the_input(book, bad, message):
     assert isinstance(info.value, ValueError)
 
 
+def test_best_move_is_the_first_best_move_in_the_order_preferred(book, small_book_path):
+    """``best_move`` reads a parent's children in order until one is best: it must give
+    the first of ``get``'s best moves in that order, either way round."""
+    centre_first = tuple(col + 1 for col in book.board.column_order)
+    rng = random.Random(7)
+    for moves in stored_moves(small_book_path):
+        for asked in (moves, mirrored(moves)):
+            entry = book.get(asked)
+            order = rng.sample(range(1, 8), 7)
+            for prefer, rank in ((None, centre_first), (order, order)):
+                wanted = (min(entry.best_moves, key=rank.index), entry.score)
+                assert book.best_move(asked, prefer) == wanted, (asked, prefer)
+                assert book.best_move(Position.from_moves(asked), prefer) == wanted
+    assert book.best_move("4") is None  # (above the book's root)
+    with pytest.raises(ValueError, match=r"prefer=\[4, 4\]: give every column 1-7 once"):
+        book.best_move("44444433", [4, 4])
+    with pytest.raises(IllegalMoveError, match="column 4 is full"):
+        book.best_move("44444444")
+
+
 def test_len_counts_and_info(book):
     assert len(book) == 753 == sum(COUNTS.values())
     assert book.count_by_ply() == COUNTS

@@ -223,13 +223,13 @@ class Player:
             column, _ = level_move(self._get_anytime(), position, self.level, self._rng)
             return column, None, "level", False, self.level.depth, None
         book = self._moves_book
-        if book is not None and (entry := book.get(position)) is not None and entry.best_moves:
-            column = min(entry.best_moves, key=self._centre_first.index)
+        if book is not None and (found := book.best_move(position, self._centre_first)):
+            column, score = found
             # The book ends: remember its proof for the budgeted searches past it
             # (only they read it: a player without a budget skips the grandchildren).
             if position.ply + 2 > book.info.max_ply and self._budgeted:
-                self._floors.after_move(position, column, entry.score)
-            return column, entry.score, "book", True, None, None
+                self._floors.after_move(position, column, score)
+            return column, score, "book", True, None, None
         for col in self._centre_first:
             if position.is_winning_move(col):
                 return col, self.board.win_score(position.ply), "search", True, None, None

@@ -50,6 +50,14 @@ class BookEntry(NamedTuple):
         return f"<div>{self._repr_svg_()}</div>"
 
 
+class BookMove(NamedTuple):
+    """A best move from the book (``Book.best_move``): its column (from 1, the asker's
+    orientation) and the position's score."""
+
+    column: int
+    score: int
+
+
 @dataclass(frozen=True)
 class BookInfo:
     width: int  # the book's board: ``Book.board``

@@ -16,7 +16,7 @@ that is its score, and no block is read for it.  Packed move scores are as
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from solver.bitboard import Board
 
@@ -77,49 +77,53 @@ class Family:
     def packed(self, key: int, own: int) -> tuple[bytes, int]:
         """The packed move scores and best-move bits of the canonical ``key``, whose score
         is ``own``."""
-        # A column of h stones is 2**h - 1 + its stones in the key: + 1, its top bit is
-        # the column's next cell (its sentinel when full), found for every column at once.
-        smeared = key + self._bottom
-        for shift, keep in self._smear:
-            smeared |= (smeared >> shift) & keep
-        nexts = smeared ^ ((smeared >> 1) & self._below_top)
-        mask = nexts - self._bottom
-        current = key - mask
-        # Every child is the position with the colours swapped, plus its stone: so is
-        # every child's mirror image, the swapped position mirrored plus the stone mirrored.
-        swapped = (current ^ mask) + mask
-        swapped_mirror = self.board.mirror_bits(swapped)
-        score_of, at_hand = self._score_of, self._at_hand
+        parent = _Parent(self, key)
         packed = bytearray([FULL_COLUMN]) * len(self._columns)
         wanted = own + SCORE_OFFSET
         best = 0
-        stones: tuple[int, int, int] | None = None  # worked out at the first child not at hand
-        for col, (cells, left, right) in enumerate(self._columns):
-            stone = nexts & cells  # 0 when the column is full
-            if not stone:
+        for col in range(len(self._columns)):
+            byte = self._byte(parent, col)
+            if byte < 0:  # a full column
                 continue
-            child = min(swapped + stone, swapped_mirror + ((stone << left) >> right))
-            byte = -1
-            if at_hand is not None and not at_hand(child):  # its block not read: ask the stones
-                if stones is None:
-                    stones = self._winning_cells(current, mask, nexts)
-                byte = self._said(current, mask, stone, *stones)
-            if byte < 0:
-                score = score_of(child)
-                if score is not None:
-                    byte = SCORE_OFFSET - score
-                elif self.board.has_four(current | stone):
-                    byte = self._win
-                elif self._last:
-                    byte = SCORE_OFFSET
-                else:
-                    raise missing_child(self.db, self.ply)
             packed[col] = byte
             if byte == wanted:
                 best |= 1 << col
         if not best:
             raise no_best_move(self.db, self.ply)
         return bytes(packed), best
+
+    def first_best(self, key: int, own: int, order: Sequence[int]) -> int:
+        """The first of ``order``'s columns (from 0) that is a best move of the canonical
+        ``key``, whose score is ``own``: its children read in that order, until one is."""
+        parent = _Parent(self, key)
+        wanted = own + SCORE_OFFSET
+        for col in order:
+            if self._byte(parent, col) == wanted:
+                return col
+        raise no_best_move(self.db, self.ply)
+
+    def _byte(self, parent: _Parent, col: int) -> int:
+        """Column ``col``'s packed move score (-1 for a full column)."""
+        cells, left, right = self._columns[col]
+        stone = parent.nexts & cells  # 0 when the column is full
+        if not stone:
+            return -1
+        child = min(parent.swapped + stone, parent.swapped_mirror + ((stone << left) >> right))
+        at_hand = self._at_hand
+        if at_hand is not None and not at_hand(child):  # its block not read: ask the stones
+            if parent.stones is None:
+                parent.stones = self._winning_cells(parent.current, parent.mask, parent.nexts)
+            byte = self._said(parent.current, parent.mask, stone, *parent.stones)
+            if byte >= 0:
+                return byte
+        score = self._score_of(child)
+        if score is not None:
+            return SCORE_OFFSET - score
+        if self.board.has_four(parent.current | stone):
+            return self._win
+        if self._last:
+            return SCORE_OFFSET
+        raise missing_child(self.db, self.ply)
 
     def _winning_cells(self, current: int, mask: int, nexts: int) -> tuple[int, int, int]:
         """The mover's winning cells, the other's, and the playable cells."""
@@ -151,3 +155,25 @@ class Family:
         if not (forced or playable) & ~(threats >> 1):  # each move lets a four be played
             return self._child_loses
         return -1
+
+
+class _Parent:
+    """A parent's stones, as its children are made from them (``Family``)."""
+
+    __slots__ = ("current", "mask", "nexts", "stones", "swapped", "swapped_mirror")
+
+    def __init__(self, family: Family, key: int):
+        # A column of h stones is 2**h - 1 + its stones in the key: + 1, its top bit is
+        # the column's next cell (its sentinel when full), found for every column at once.
+        smeared = key + family._bottom
+        for shift, keep in family._smear:
+            smeared |= (smeared >> shift) & keep
+        self.nexts = smeared ^ ((smeared >> 1) & family._below_top)
+        self.mask = self.nexts - family._bottom
+        self.current = key - self.mask
+        # Every child is the position with the colours swapped, plus its stone: so is
+        # every child's mirror image, the swapped position mirrored plus the stone mirrored.
+        self.swapped = (self.current ^ self.mask) + self.mask
+        self.swapped_mirror = family.board.mirror_bits(self.swapped)
+        # The winning cells and the playable cells, worked out at the first child not at hand.
+        self.stones: tuple[int, int, int] | None = None

@@ -9,7 +9,7 @@ from solver import Position
 from solver.bitboard import STANDARD, Board
 
 from ..format.names import SCHEMA_VERSION
-from .entry import BookEntry, BookInfo
+from .entry import BookEntry, BookInfo, BookMove
 
 
 class NoBook:
@@ -37,6 +37,11 @@ class NoBook:
 
     def get_many(self, moves_list: Sequence[str | Position]) -> list[BookEntry | None]:
         return [None] * len(moves_list)
+
+    def best_move(
+        self, moves: str | Position, prefer: Sequence[int] | None = None
+    ) -> BookMove | None:
+        return None
 
     def entries_of_keys(self, keys: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
         return [], [], []

@@ -16,7 +16,7 @@ import ctypes
 import sys
 import threading
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -211,6 +211,24 @@ class Plies:
             return None
         at = at_ply.find(canonical)
         return None if at is None else self.at(ply, at)
+
+    def reads_children(self, ply: int) -> bool:
+        """Whether a lookup at ``ply`` reads its move scores from its children one by one
+        (``Family``): a parent ply, sealed, not derived whole."""
+        at_ply = self._plies.get(ply)
+        return ply in self.parents and isinstance(at_ply, _Sealed) and at_ply.moves is None
+
+    def first_best(self, canonical: int, ply: int, order: Sequence[int]) -> tuple[int, int] | None:
+        """``(column from 0, score)``: the first of ``order``'s columns that is a best move of
+        the canonical key at ``ply``, a ply that ``reads_children``; ``None`` if the ply
+        lacks the key.  Its children are read in that order until one is best."""
+        at_ply = self._plies[ply]
+        at = at_ply.find(canonical)
+        if at is None:
+            return None
+        own = at_ply.entry(at)[0]
+        assert at_ply.family is not None  # every parent ply has one, from the open
+        return at_ply.family.first_best(canonical, own, order), own
 
     def at(self, ply: int, at: int) -> int | tuple[int, bytes]:
         """What ``find`` gives for the ``at``-th position of ``ply``."""

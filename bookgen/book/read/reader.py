@@ -54,6 +54,7 @@ from .entry import (
     SIGNED,
     BookEntry,
     BookInfo,
+    BookMove,
     as_position,
     codes,
     new_entry,
@@ -162,6 +163,7 @@ class Book:
             raise
         self._bulk_compiled = compiled
         self._walk = walker(self.board)
+        self._centre_first = tuple(col + 1 for col in self.board.column_order)
         self._codes = codes(self.board)
         self._heads = self._codes.heads
         self.info = BookInfo(
@@ -270,6 +272,39 @@ class Book:
             as_position(moves, self.board)  # raises, naming the input, if not a legal game
             return None
         return self._entry(asked, ply, found, flip)
+
+    def best_move(
+        self, moves: str | Position, prefer: Sequence[int] | None = None
+    ) -> BookMove | None:
+        """The position's best move that comes first in ``prefer`` (every column once,
+        from 1; by default the centre first, as ``Player`` plays), and its score; ``None``
+        where the book lacks the position or keeps no best move for it.  At a ply whose
+        move scores come from its children, it reads them in that order until one is
+        best, not all seven: ``min(get(moves).best_moves, key=prefer.index)``, for less."""
+        width = self.board.width
+        order = self._centre_first if prefer is None else tuple(prefer)
+        if sorted(order) != list(range(1, width + 1)):
+            raise ValueError(f"prefer={prefer!r}: give every column 1-{width} once")
+        if type(moves) is str:
+            key, ply = self._walk.key_of(moves), len(moves)
+        elif isinstance(moves, Position) and moves.board is self.board:
+            key, ply = moves.key, moves.ply
+        else:
+            key, ply = None, 0
+        if key is None or not self._plies.reads_children(ply):
+            entry = self.get(moves)  # (raises, naming it, if it is no position of the board)
+            if entry is None or not entry.best_moves:
+                return None
+            return BookMove(min(entry.best_moves, key=order.index), entry.score)
+        mirror = self.board.mirror_bits(key)
+        flip = mirror < key
+        columns = [width - c if flip else c - 1 for c in order]  # the canonical way, from 0
+        found = self._plies.first_best(mirror if flip else key, ply, columns)
+        if found is None:
+            as_position(moves, self.board)  # raises, naming the input, if not a legal game
+            return None
+        column, score = found
+        return BookMove(width - column if flip else column + 1, score)
 
     def _compile(self, kernels, ply: int, keys, family):
         """The ply's compiled lookup, called directly (``compiled_for``): made at its first
