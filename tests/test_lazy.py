@@ -52,6 +52,15 @@ def test_a_book_keeps_as_many_blocks_as_asked(shipped_book, blocks):
     assert held == blocks if blocks < CACHE_BLOCKS else held > CACHE_BLOCKS
 
 
+def _played_to(ply: int, rng: random.Random) -> Position:
+    """A position of ``ply`` below ``ROOT``, played at random without a winning move."""
+    position = Position.from_moves(ROOT)
+    while position.ply < ply:
+        moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
+        position = position.play(rng.choice(moves))
+    return position
+
+
 def test_a_parent_s_first_touch_reads_no_block_for_a_child_its_stones_settle(shipped_book):
     """At a parent ply, a first touch reads the position's block and the blocks of the
     children whose stones do not give their scores (``format.implied``): no other."""
@@ -59,10 +68,7 @@ def test_a_parent_s_first_touch_reads_no_block_for_a_child_its_stones_settle(shi
     rng = random.Random(13)
     spared = 0
     for _ in range(30):
-        position = Position.from_moves(ROOT)
-        while position.ply < 13:
-            moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-            position = position.play(rng.choice(moves))
+        position = _played_to(13, rng)
         children = [position.play(c) for c in position.legal_moves()]
         children = [c for c in children if not c.is_game_over]
         keys = np.array(sorted({c.canonical_key for c in children}), np.uint64)
@@ -83,10 +89,7 @@ def test_a_best_move_reads_fewer_blocks_than_the_whole_entry(shipped_book):
     rng = random.Random(12)
     fewer = 0
     for _ in range(20):
-        position = Position.from_moves(ROOT)
-        while position.ply < 12:
-            moves = [c for c in position.legal_moves() if not position.is_winning_move(c)]
-            position = position.play(rng.choice(moves))
+        position = _played_to(12, rng)
         read = []
         for ask in ("best_move", "get"):
             with Book.open(shipped_book.db) as book:
