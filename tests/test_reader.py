@@ -642,6 +642,8 @@ def test_a_book_past_64_bits_answers_as_the_solver_does(wide_book, wide_plies, w
             for asked in (board.mirror_moves(text), text):  # the book's orientation last
                 entry = wide_book.get(asked)
                 assert entry is not None and entry.score == score and entry.moves == asked
+                first = min(entry.best_moves, key=(4, 5, 3, 6, 2, 7, 1, 8).index)
+                assert wide_book.best_move(asked, (4, 5, 3, 6, 2, 7, 1, 8)) == (first, score)
             if ply == WIDE_PLY:  # best moves stored
                 assert sum(1 << (c - 1) for c in entry.best_moves) == int(segment.best[at])
                 assert entry.move_scores is None
