@@ -278,12 +278,13 @@ class Book:
     ) -> BookMove | None:
         """The position's best move that comes first in ``prefer`` (every column once,
         from 1; by default the centre first, as ``Player`` plays), and its score; ``None``
-        where the book lacks the position or keeps no best move for it.  At a ply whose
-        move scores come from its children, it reads them in that order until one is
-        best, not all seven: ``min(get(moves).best_moves, key=prefer.index)``, for less."""
+        where the book lacks the position or keeps no best move for it.  The answer is
+        ``min(get(moves).best_moves, key=prefer.index)`` and the score, at less cost: at a
+        ply whose move scores come from its children, it reads them in that order until
+        one is best, not all of them."""
         width = self.board.width
         order = self._centre_first if prefer is None else tuple(prefer)
-        if sorted(order) != list(range(1, width + 1)):
+        if len(order) != width or set(order) != set(range(1, width + 1)):
             raise ValueError(f"prefer={prefer!r}: give every column 1-{width} once")
         if type(moves) is str:
             key, ply = self._walk.key_of(moves), len(moves)
