@@ -224,12 +224,14 @@ def test_dead_stones_never_change_a_score(positions_with_dead_stones):
         assert score == plain, p.moves
 
 
-def width_four_twins(count, seed):
-    """4x10 endgames (8-13 empty cells) with dead stones, each beside itself with all of
-    them and with every other of them given to the player to move."""
+def width_four_twins(count, seed, board=WIDE, empty=(8, 13)):
+    """Endgames of a width-4 board (4x10, 8-13 empty cells, unless told) with dead stones,
+    each beside itself with all of them and with every other of them given to the player
+    to move."""
     found = []
-    for p in random_endgames(8 * count, seed=seed, min_empty=8, max_empty=13, board=WIDE):
-        dead = int(dead_stones(WIDE, np.uint64(p.current), np.uint64(p.mask)))
+    low, high = empty
+    for p in random_endgames(8 * count, seed=seed, min_empty=low, max_empty=high, board=board):
+        dead = int(dead_stones(board, np.uint64(p.current), np.uint64(p.mask)))
         cells = [1 << i for i in range(64) if dead >> i & 1]
         twins = [flipped(p, dead), flipped(p, sum(cells[::2]))]
         twins = [t for t in twins if t is not None and t.current != p.current]
@@ -254,11 +256,19 @@ def test_width_four_keys_dead_stones_and_never_changes_a_score():
                 assert table_key(WIDE, np.uint64(twin.current), np.uint64(p.mask))[0] == key
 
 
-def test_width_four_twins_share_entries_and_stay_exact():
+# 4x4's search kernels are compiled by other tests (test_engine's every 4x4 position);
+# 4x10's, for this test alone, take 30 s cold.
+@pytest.mark.parametrize(
+    "size, empty", [("4x4", (4, 9)), pytest.param("4x10", (8, 13), marks=pytest.mark.slow)]
+)
+def test_width_four_twins_share_entries_and_stay_exact(size, empty):
     """Twins solved one after another with one table, so that each reads what the
     others stored under their shared keys: every answer is minimax's."""
-    solver = Solver(board=WIDE, table_log2=14)
-    for i, (p, twins) in enumerate(width_four_twins(16, seed=10)):
+    board = Board.parse(size)
+    solver = Solver(board=board, table_log2=14)
+    pairs = width_four_twins(16, seed=10, board=board, empty=empty)
+    assert len(pairs) == 16
+    for i, (p, twins) in enumerate(pairs):
         for q in [p, *twins]:
             score = minimax(q)
             assert solver.solve(q) == score, q.moves
