@@ -1,5 +1,7 @@
 """``NoBook``: a book of no positions, which the player and the analysis read as a book."""
 
+import pytest
+
 from bookgen import Player
 from bookgen.book.read.nobook import NoBook
 from bookgen.play.analysis import analyze
@@ -14,6 +16,8 @@ def test_no_book_holds_nothing_on_its_board():
     assert book.board is Board(8, 8) and NoBook().board is Board(7, 6)
     assert book.get("45") is None and book.get_many(["", "4", "45"]) == [None] * 3
     assert book.best_move("45") is None
+    with pytest.raises(ValueError, match=r"prefer=\[1\]: give every column 1-8 once"):
+        book.best_move("45", [1])
     assert book.entries_of_keys([1, 2]) == ([], [], [])
     assert "" not in book and len(book) == 0 and book.db is None
     assert (book.info.width, book.info.height, book.info.root) == (8, 8, "")

@@ -251,8 +251,12 @@ def test_best_move_is_the_first_best_move_in_the_order_preferred(book, small_boo
                 assert book.best_move(asked, prefer) == wanted, (asked, prefer)
                 assert book.best_move(Position.from_moves(asked), prefer) == wanted
     assert book.best_move("4") is None  # (above the book's root)
-    with pytest.raises(ValueError, match=r"prefer=\[4, 4\]: give every column 1-7 once"):
-        book.best_move("44444433", [4, 4])
+    for bad in ([4, 4], [4.0, 3, 5, 2, 6, 1, 7], [True, 2, 3, 4, 5, 6, 7], 5, "4352617"):
+        with pytest.raises(ValueError, match=r"prefer=.*: give every column 1-7 once"):
+            book.best_move("44444433", bad)
+    numpy_order = [np.int64(c) for c in centre_first]
+    assert book.best_move("44444433", numpy_order) == book.best_move("44444433")
+    assert type(book.best_move("44444433", numpy_order).column) is int
     with pytest.raises(IllegalMoveError, match="column 4 is full"):
         book.best_move("44444444")
 

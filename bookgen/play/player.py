@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from solver import Solver
     from solver.anytime import AnytimeSearch
 
-_BOOKISH = ("get", "get_many", "info", "board")  # what a player reads of its book
+_BOOKISH = ("get", "get_many", "best_move", "info", "board")  # what a player reads of its book
 
 
 def check_time_budget(seconds: float, name: str = "time_budget") -> float:

@@ -8,6 +8,7 @@ with ``new_entry``, without a Python-level ``__new__`` per entry.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
@@ -56,6 +57,23 @@ class BookMove(NamedTuple):
 
     column: int
     score: int
+
+
+def preference(prefer: object, board: Board) -> tuple[int, ...]:
+    """``prefer`` (``Book.best_move``'s order of columns) as a tuple of ints, every column
+    of ``board`` once (from 1); ``None``: the centre first.  ``ValueError`` naming it if it
+    is not one."""
+    if prefer is None:
+        return tuple(col + 1 for col in board.column_order)
+    width = board.width
+    order: tuple[int, ...] = ()
+    if isinstance(prefer, Iterable) and not isinstance(prefer, (str, bytes)):
+        items = tuple(prefer)
+        if all(hasattr(c, "__index__") and not isinstance(c, bool) for c in items):
+            order = tuple(c.__index__() for c in items)  # (numpy's integers too)
+    if sorted(order) != list(range(1, width + 1)):
+        raise ValueError(f"prefer={prefer!r}: give every column 1-{width} once, as integers")
+    return order
 
 
 @dataclass(frozen=True)

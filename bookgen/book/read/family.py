@@ -12,6 +12,13 @@ yet is first asked of its stones: where the player to move there wins at
 once, or loses at once whatever it plays (as ``format.implied`` has it),
 that is its score, and no block is read for it.  Packed move scores are as
 ``format.scores`` says.
+
+What is not read is not checked: a book that lacks such a child, or (for
+``first_best``, which stops at the first best move) whose later children
+contradict the position's score, is refused only where a lookup reads them.
+Every block is still checked against its CRC as it is read, so only a
+writer's mistake could make such a book; ``c4book verify`` checks every
+parent against all its children.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from solver import Position
 from solver.bitboard import STANDARD, Board
 
 from ..format.names import SCHEMA_VERSION
-from .entry import BookEntry, BookInfo, BookMove
+from .entry import BookEntry, BookInfo, BookMove, preference
 
 
 class NoBook:
@@ -41,6 +41,7 @@ class NoBook:
     def best_move(
         self, moves: str | Position, prefer: Sequence[int] | None = None
     ) -> BookMove | None:
+        preference(prefer, self.board)  # (a bad one is named, as by ``Book``)
         return None
 
     def entries_of_keys(self, keys: Sequence[int]) -> tuple[list[int], list[int], list[int]]:

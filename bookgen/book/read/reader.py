@@ -58,6 +58,7 @@ from .entry import (
     as_position,
     codes,
     new_entry,
+    preference,
 )
 from .lazy import CACHE_BLOCKS, BlockCache, BlockSource
 from .plies import Plies
@@ -283,9 +284,7 @@ class Book:
         ply whose move scores come from its children, it reads them in that order until
         one is best, not all of them."""
         width = self.board.width
-        order = self._centre_first if prefer is None else tuple(prefer)
-        if len(order) != width or set(order) != set(range(1, width + 1)):
-            raise ValueError(f"prefer={prefer!r}: give every column 1-{width} once")
+        order = self._centre_first if prefer is None else preference(prefer, self.board)
         if type(moves) is str:
             key, ply = self._walk.key_of(moves), len(moves)
         elif isinstance(moves, Position) and moves.board is self.board:
