@@ -27,7 +27,7 @@ from solver.errors import (
     is_whole,
 )
 
-from ..book.read.entry import as_position
+from ..book.read.entry import as_position, preference
 from ..book.read.reader import Book
 from ..limits import MAX_NODE_BUDGET, MAX_TIME_BUDGET
 from .analysis import Analysis, analyze
@@ -153,7 +153,7 @@ class Player:
         self._moves_book = book if self.level.reads_book else None  # what the moves read
         self.board = book.board if book is not None else asked or Board()
         # Centre columns first (on 7x6: 4 3 5 2 6 1 7).
-        self._centre_first = tuple(col + 1 for col in self.board.column_order)
+        self._centre_first = preference(None, self.board)  # (the book's default order too)
         self.time_budget = time_budget
         self.node_budget = node_budget if node_budget is not None else self.level.nodes
         self.table_log2 = (

@@ -164,7 +164,6 @@ class Book:
             raise
         self._bulk_compiled = compiled
         self._walk = walker(self.board)
-        self._centre_first = tuple(col + 1 for col in self.board.column_order)
         self._codes = codes(self.board)
         self._heads = self._codes.heads
         self.info = BookInfo(
@@ -257,12 +256,7 @@ class Book:
                 if where >= 0:
                     return self._entry(text, ply, self._plies.at(ply, where >> 1), where & 1 == 1)
             # Else the walk below: a miss to explain.
-        if type(moves) is str:
-            key, asked = self._walk.key_of(moves), moves
-        elif isinstance(moves, Position) and moves.board is self.board:
-            key, asked = moves.key, moves.moves
-        else:
-            key, asked = None, ""
+        key, asked = self._key_of(moves)
         if key is None:  # not a plain move string: let Position name what is wrong
             return self.get(as_position(moves, self.board))
         ply = len(asked)
@@ -284,13 +278,9 @@ class Book:
         ply whose move scores come from its children, it reads them in that order until
         one is best, not all of them."""
         width = self.board.width
-        order = self._centre_first if prefer is None else preference(prefer, self.board)
-        if type(moves) is str:
-            key, ply = self._walk.key_of(moves), len(moves)
-        elif isinstance(moves, Position) and moves.board is self.board:
-            key, ply = moves.key, moves.ply
-        else:
-            key, ply = None, 0
+        order = preference(prefer, self.board)
+        key, asked = self._key_of(moves)
+        ply = len(asked)
         if key is None or not self._plies.reads_children(ply):
             entry = self.get(moves)  # (raises, naming it, if it is no position of the board)
             if entry is None or not entry.best_moves:
@@ -305,6 +295,16 @@ class Book:
             return None
         column, score = found
         return BookMove(width - column if flip else column + 1, score)
+
+    def _key_of(self, moves: str | Position) -> tuple[int | None, str]:
+        """``(key, moves)`` of a move string or a ``Position`` of the book's board, by the
+        walk that skips ``Position``'s checks; ``(None, "")`` for anything else, or a string
+        the walk cannot play (``Position`` then names what is wrong)."""
+        if type(moves) is str:
+            return self._walk.key_of(moves), moves
+        if isinstance(moves, Position) and moves.board is self.board:
+            return moves.key, moves.moves
+        return None, ""
 
     def _compile(self, kernels, ply: int, keys, family):
         """The ply's compiled lookup, called directly (``compiled_for``): made at its first
