@@ -432,7 +432,8 @@ def test_version_2_reads_back_what_it_left_out():
     assert not block.scores.flags.writeable  # decoded blocks are cached: read-only
 
 
-def test_version_2_refuses_blocks_that_keep_the_wrong_entries():
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])
+def test_version_2_refuses_blocks_that_keep_the_wrong_entries(compiled):
     segment = real_ply(400, 9, seed=12)
     said = implied(segment.keys, 9, STANDARD)
     encoded = encode_ply(segment, 9, block_size=100, version=2)
@@ -464,7 +465,7 @@ def test_version_2_refuses_blocks_that_keep_the_wrong_entries():
     ]
     counts = [100] * 4
     with pytest.raises(CorruptBookError, match=r"ply 9 is damaged: its block 0 does not decode"):
-        blocks.decode_blocks(moved, first_keys, counts, decoder, 9)
+        blocks.decode_blocks(moved, first_keys, counts, decoder, 9, compiled=compiled)
     for number in (0, 1):
         with pytest.raises(CorruptBookError, match=f"its block {number} does not decode"):
             decode_block(moved[number], first_keys[number], 100, decoder, 9, number)

@@ -13,6 +13,7 @@ from solver.packed import (
     MOVE_DECIDED,
     MOVE_FULL,
     MOVE_READ,
+    _boards_of,
     canonical_keys,
     move_rule,
     moves_of_key,
@@ -157,3 +158,40 @@ def test_keys_of_other_boards_replay_and_list_children(board):
             if not position.play(c).is_game_over
         ]
         assert sorted(children.tolist()) == sorted(expected)
+
+
+# Both counts of steps ``decode``'s smear takes (three up to 8 bits a column, four up to
+# 16), to 8x7's and 4x15's keys of all 64 bits.
+@pytest.mark.parametrize(
+    "board", [Board(4, 4), B, Board(8, 7), Board(4, 8), Board(4, 10), Board(4, 15)], ids=str
+)
+def test_decode_gives_back_the_boards_and_the_ply(board):
+    rng = random.Random(board.cells)
+    # One column at every height (a stone of each player in turn: no four), then random games.
+    positions = [
+        Position.from_moves(str(col) * h, board)
+        for col in range(1, board.width + 1)
+        for h in range(board.height + 1)
+    ]
+    for _ in range(300):
+        p = Position(board=board)
+        for _ in range(rng.randint(1, board.cells)):
+            safe = [c for c in p.legal_moves() if not p.is_winning_move(c)]
+            if not safe:
+                break
+            p = p.play(rng.choice(safe))
+        positions.append(p)
+    found = keys(positions)
+    current, mask = np.empty_like(found), np.empty_like(found)
+    _boards_of(board, found, current, mask)
+    assert current.tolist() == [p._current for p in positions]
+    assert mask.tolist() == [p._mask for p in positions]
+    assert plies_of(board, found).tolist() == [p.ply for p in positions]
+    # Columns wholly the other player's (no game reaches them: a key need not be one's):
+    # only the smear sets the bits under each top.
+    filled = [
+        sum(((1 << h) - 1) << (col * board.h1) for col in range(board.width))
+        for h in range(board.height + 1)
+    ]
+    _boards_of(board, np.array(filled, np.uint64), current[: len(filled)], mask[: len(filled)])
+    assert mask[: len(filled)].tolist() == filled and not current[: len(filled)].any()

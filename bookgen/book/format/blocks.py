@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import itertools
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -329,10 +329,18 @@ def decode_blocks(
     ply: int,
     first_block: int = 0,
     db: str | None = None,
+    compiled: bool = False,
 ) -> Segment:
     """Blocks ``first_block``, ``first_block + 1``, ... of ``ply`` joined, as ``decode_block``
     gives each, and checked as it checks each; the keys of all read in one pass (bulk
-    reads: a whole ply in a fraction of a block at a time's time)."""
+    reads: a whole ply in a fraction of a block at a time's time).  ``compiled``: the passes
+    over every position in numba's kernels (``compiled_blocks``), for a caller that has
+    loaded numba anyway: keys of one word only."""
+    gaps_of, implied_of = _read_unpadded_gaps, implied
+    if compiled and not decoder.wide:
+        from . import compiled_blocks
+
+        gaps_of, implied_of = compiled_blocks.read_gaps, compiled_blocks.implied
     frames = [
         _checked_frames(blob, first, count, decoder, ply, first_block + n, db)
         for n, (blob, first, count) in enumerate(zip(blobs, first_keys, counts, strict=True))
@@ -353,15 +361,15 @@ def decode_blocks(
         ]
         keys = np.concatenate(wide)
     else:
-        keys = _narrow_keys(frames, first_keys, counts, starts)
+        keys = _narrow_keys(frames, first_keys, counts, starts, gaps_of)
     if not decoder.leaves_out:
         return Segment(keys, scores, best)
-    said = implied(keys, ply, decoder.board, best is not None)
+    said = implied_of(keys, ply, decoder.board, best is not None)
     # Each block must keep what its own positions need, not only all of them together.
-    need_scores = np.add.reduceat(~said.score_known, starts).tolist()
+    need_scores = _unknown_per_block(said.score_known, counts, starts).tolist()
     need_best = [0] * len(frames)
     if best is not None and said.best_known is not None:
-        need_best = (np.add.reduceat(~said.best_known, starts) * best.itemsize).tolist()
+        need_best = (_unknown_per_block(said.best_known, counts, starts) * best.itemsize).tolist()
     for n, (_, kept_scores, kept_best) in enumerate(frames):
         kept, needed = (len(kept_scores), len(kept_best)), (need_scores[n], need_best[n])
         if kept != needed:
@@ -370,13 +378,35 @@ def decode_blocks(
     return Segment(keys, *_read_only(fill_in(said, scores, best)))
 
 
+def _unknown_per_block(known: np.ndarray, counts: Sequence[int], starts: np.ndarray) -> np.ndarray:
+    """How many positions of each block (``counts`` of them from ``starts``) are not
+    ``known``.  Where every block but the last holds as many (a ply's), sums of bytes a
+    row: a sixth of ``np.add.reduceat``'s time on booleans."""
+    unknown = ~known
+    size = counts[0]
+    if any(count != size for count in counts[:-1]):
+        return np.add.reduceat(unknown, starts)
+    full = len(unknown) // size * size
+    rows = unknown[:full].view(np.uint8).reshape(-1, size).sum(axis=1, dtype=np.int64)
+    if full < len(unknown):
+        rows = np.append(rows, np.count_nonzero(unknown[full:]))
+    return rows
+
+
+def _read_unpadded_gaps(data: bytes, values: np.ndarray) -> None:
+    """``read_gaps`` of ``data`` without its ``PAD``: ``compiled_blocks.read_gaps``'s twin."""
+    read_gaps(data + PAD, values)
+
+
 def _narrow_keys(
     frames: list[tuple[bytes, bytes, bytes]],
     first_keys: Sequence[int],
     counts: Sequence[int],
     starts: np.ndarray,
+    gaps_of: Callable[[bytes, np.ndarray], None],
 ) -> np.ndarray:
-    """The one-word keys of blocks joined: every block's gaps read, then one running sum."""
+    """The one-word keys of blocks joined: every block's gaps read (``gaps_of``: LEB128 of
+    no padding), then one running sum."""
     total = sum(counts)
     steps = np.empty(total, dtype=np.uint64)
     at = 0
@@ -384,7 +414,7 @@ def _narrow_keys(
         some = frames[start : start + GAPS_AT_ONCE]
         count = sum(counts[start : start + GAPS_AT_ONCE])
         # A gap of 0 (one LEB128 byte) before each block's gaps: its start's step, for now.
-        read_gaps(b"".join(ZERO_GAP + g for g, _, _ in some) + PAD, steps[at : at + count])
+        gaps_of(b"".join(ZERO_GAP + g for g, _, _ in some), steps[at : at + count])
         at += count
     # One running sum makes every key: at each block's start, the step from the last key
     # of the block before (its first key plus its gaps) to its own first key (in uint64,

@@ -14,7 +14,8 @@ The rules of the game settle three kinds of position without search:
 Version 2 of the block codec (``blocks``) stores no score for the first two
 kinds and no best moves for any of the three (docs/book-format.md, "What the
 stones say").  ``implied`` works them out again from the keys, a numpy pass
-over a block; ``leave_out`` refuses a ply whose entries
+over a block (over a whole ply, for bulk work, ``compiled_blocks`` has its
+compiled twin); ``leave_out`` refuses a ply whose entries
 disagree with the rules (a wrong book is never sealed).  These rules are the
 codec's version 2: a change to what they say is a new version.
 """

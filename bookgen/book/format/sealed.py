@@ -124,18 +124,22 @@ def decode(sealed: SealedPly, number: int, chunks: list[bytes], db: str) -> Segm
     )
 
 
-def read_sealed(conn, sealed: SealedPly, board: Board, db: str) -> Segment:
-    """Every block of ``sealed`` decoded and joined: the whole ply, in key order."""
+def read_sealed(conn, sealed: SealedPly, board: Board, db: str, compiled: bool = False) -> Segment:
+    """Every block of ``sealed`` decoded and joined: the whole ply, in key order
+    (``compiled``: as ``blocks.decode_blocks`` says)."""
     chunks = fetch(
         conn,
         f"SELECT data FROM {CHUNKS_TABLE} WHERE id >= :first AND id < :end ORDER BY id",
         {"first": chunk_id(sealed.ply, 0), "end": chunk_id(sealed.ply + 1, 0)},
     )
-    return decode_all(sealed, [data for (data,) in chunks], board, db)
+    return decode_all(sealed, [data for (data,) in chunks], board, db, compiled)
 
 
-def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) -> Segment:
-    """Every block of ``sealed`` from all its chunks, in order: the whole ply."""
+def decode_all(
+    sealed: SealedPly, chunks: list[bytes], board: Board, db: str, compiled: bool = False
+) -> Segment:
+    """Every block of ``sealed`` from all its chunks, in order: the whole ply
+    (``compiled``: as ``decode_blocks`` says)."""
     ends = sealed.block_index.ends
     size = int(ends[-1]) if len(ends) else 0
     data = _joined(chunks, sealed.ply, db) if chunks else b""
@@ -152,6 +156,7 @@ def decode_all(sealed: SealedPly, chunks: list[bytes], board: Board, db: str) ->
         sealed.ply,
         0,
         db,
+        compiled,
     )
     if len(whole.keys):
         check_stones(whole.keys, sealed.ply, board, db, "index")

@@ -213,17 +213,18 @@ class LazyPly:
         best = None if whole.best is None else whole.best[start:end]
         return Segment(whole.keys[start:end], whole.scores[start:end], best)
 
-    def whole(self) -> Segment:
-        """Every block decoded into arrays, kept: for bulk work."""
+    def whole(self, compiled: bool = False) -> Segment:
+        """Every block decoded into arrays, kept: for bulk work (``compiled``: decoded by
+        numba's kernels, for a caller that has loaded numba)."""
         if self._whole is None:
             with self._lock:
                 if self._whole is None:
-                    self._whole = self._read_all()
+                    self._whole = self._read_all(compiled)
         return self._whole
 
-    def _read_all(self) -> Segment:
-        sealed = self.sealed
+    def _read_all(self, compiled: bool) -> Segment:
+        sealed, board, db = self.sealed, self.board, self.db
         if not sealed.blocks:
-            return decode_all(sealed, [], self.board, self.db)
+            return decode_all(sealed, [], board, db)
         first, last = sealed.chunks_of(0)[0], sealed.chunks_of(sealed.blocks - 1)[1]
-        return decode_all(sealed, self._source.chunks(first, last), self.board, self.db)
+        return decode_all(sealed, self._source.chunks(first, last), board, db, compiled)

@@ -292,7 +292,7 @@ class Plies:
                 else:
                     best[at] = [bits for _, bits in read]
                 continue
-            view = at_ply.view
+            view = self._whole(ply, compiled)
             where = np.minimum(search(view.keys, wanted), len(at_ply) - 1)
             hit = view.keys[where] == wanted
             at, where = at[hit], where[hit]
@@ -323,7 +323,7 @@ class Plies:
         first[:1] = True
         np.not_equal(where[1:], where[:-1], out=first[1:])
         if compiled and self._bulk(ply + 1, len(where) * self._width):
-            view = at_ply.view
+            view = self._whole(ply, compiled)
             where = where[first]
             moves, best = self._derive_many(ply, view.keys[where], view.scores[where])
         else:
@@ -383,10 +383,15 @@ class Plies:
             self._derive(ply)
         return self._plies[ply].best_derived
 
+    def _whole(self, ply: int, compiled: bool) -> Segment:
+        """Ply ``ply`` whole (a sealed ply decoded, by numba's kernels if ``compiled``)."""
+        at_ply = self._plies[ply]
+        return at_ply.whole(compiled) if isinstance(at_ply, _Sealed) else at_ply.view
+
     def _derive(self, ply: int) -> bytes:
         """Every position's move scores and best moves at ``ply``, from the scores of the
         ply below, a chunk at a time; kept."""
-        view = self._plies[ply].view
+        view = self._whole(ply, compiled=True)  # (``_derive_many`` loads numba)
         step = 1 << CHUNK_BITS
         chunks = [
             self._derive_many(
@@ -407,7 +412,7 @@ class Plies:
         read whole."""
         from .compiled_family import derive_many
 
-        below = self._plies[ply + 1].view
+        below = self._whole(ply + 1, compiled=True)
         return derive_many(
             self.board,
             keys,
