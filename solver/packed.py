@@ -27,16 +27,20 @@ _SMEARS = (U1, np.uint64(2), np.uint64(4), np.uint64(8))  # a column's bits: at 
 
 @njit(cache=True, inline="always")
 def decode(board, key):
-    """``(current, mask, ply)`` of a key.  Plus the bottom cells, each column is
-    ``2**h + stones``: its top bit, smeared down over the bits under it, gives its stones'
-    cells (``bookgen``'s ``keys.Walker`` in numpy).  Constants of the board and no branch:
-    a tenth of a loop over the columns' heights."""
-    top = key + board.bottom  # (no column carries into the next)
+    """``(current, mask, ply)`` of a key; ply -1 for a key that is no position's.  Plus the
+    bottom cells, each column is ``2**h + stones``: its top bit, smeared down over the bits
+    under it, gives its stones' cells (``bookgen``'s ``keys.Walker`` in numpy).  Constants
+    of the board and no branch: a seventh of the time of a loop over the columns' heights."""
+    top = key + board.bottom  # (a position's columns never carry into the next)
     for shift in _SMEARS:
         if shift < board.h1:  # (each column keeps its own bits: those under its top)
             top |= (top >> shift) & (board.bottom * ((U1 << (board.h1 - shift)) - U1))
     mask = (top >> U1) & (board.bottom * ((U1 << (board.h1 - U1)) - U1))
-    return key - mask, mask, np.int64(popcount(mask))
+    current = key - mask
+    # A column of all ones (which carries) or bits past the last column leave stones
+    # outside the mask: no position's key.
+    ply = np.int64(popcount(mask)) if current & ~mask == U0 else np.int64(-1)
+    return current, mask, ply
 
 
 @njit(cache=True, inline="always")
@@ -169,6 +173,8 @@ def _replay(board, key, digits, dead, owner, tag, prefix):
     can take tens of thousands of steps.
     """
     current, mask, ply = decode(board, key)
+    if ply < 0:
+        return -1
     first = current if ply % 2 == 0 else current ^ mask  # the first player's stones
     tried = np.zeros(ply + 1, dtype=np.int64)  # columns tried so far at each depth
     stones = np.empty(ply + 1, dtype=np.uint64)

@@ -419,6 +419,62 @@ def real_ply(count: int, ply: int, seed: int) -> Segment:
     return Segment(keys, scores.astype(np.int8), best.astype(np.uint8))
 
 
+def counts(encoded: EncodedPly) -> list[int]:
+    return [encoded.index.count_of(n) for n in range(len(encoded.blocks))]
+
+
+def forged(encoded: EncodedPly, number: int, gaps: bytes, scores: bytes, best: bytes) -> bytes:
+    """Block ``number`` of ``encoded`` holding these frames, its CRC right: what only a
+    writer's mistake could store."""
+    frames = blocks._frames([gaps, scores, best], 3)
+    body = blocks._varint(len(frames[0])) + blocks._varint(len(frames[1])) + b"".join(frames)
+    first = key_ints(encoded.index.first_keys)[number]
+    seed = zlib.crc32(block_index.ENTRY.pack(first, encoded.index.count_of(number)))
+    return CRC.pack(zlib.crc32(body, seed)) + body
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_keys_frame_whose_last_gap_never_ends_is_refused(version):
+    # Its gaps as many as its index says, and one more byte that says more follow: read
+    # whole, the next block's gaps would finish it, and every key after would be wrong.
+    segment = real_ply(400, 9, seed=13)
+    encoded = encode_ply(segment, 9, block_size=100, version=version, level=3)
+    decoder = ply_decoder(encoded.dictionary, encoded.index, 9)
+    frames = blocks._block_frames(memoryview(encoded.blocks[1]), 100, decoder)
+    damaged = [*encoded.blocks]
+    damaged[1] = forged(encoded, 1, frames[0] + b"\x81", *frames[1:])
+    first_keys = key_ints(encoded.index.first_keys)
+    for compiled in (False, True):
+        with pytest.raises(CorruptBookError, match="its block 1 does not decode"):
+            blocks.decode_blocks(
+                damaged, first_keys, counts(encoded), decoder, 9, compiled=compiled
+            )
+    with pytest.raises(CorruptBookError, match="its block 1 does not decode"):
+        decode_block(damaged[1], first_keys[1], 100, decoder, 9, 1)
+
+
+def test_blocks_of_keys_of_another_ply_are_refused_not_read():
+    # A ply-9 block stored as ply 10's, its CRC right: named, never a raw ValueError.
+    segment = real_ply(300, 9, seed=14)
+    encoded = encode_ply(segment, 9, block_size=100, version=2, level=3)
+    decoder = ply_decoder(encoded.dictionary, encoded.index, 10)
+    first_keys = key_ints(encoded.index.first_keys)
+    for compiled in (False, True):
+        with pytest.raises(CorruptBookError, match=r"ply 10 is damaged: its blocks 0-2 do not"):
+            blocks.decode_blocks(
+                encoded.blocks, first_keys, counts(encoded), decoder, 10, compiled=compiled
+            )
+
+
+def test_counts_of_kept_entries_for_blocks_of_any_sizes():
+    known = np.array([True, False, False, True, False, True, True, False])
+    for counts in ([3, 5], [4, 4], [5, 3], [8], [2, 2, 2, 2]):
+        starts = np.cumsum([0, *counts[:-1]])
+        assert blocks._unknown_per_block(known, counts, starts).tolist() == [
+            int((~known[a : a + n]).sum()) for a, n in zip(starts, counts, strict=True)
+        ]
+
+
 def test_version_2_reads_back_what_it_left_out():
     segment = real_ply(600, 9, seed=11)
     said = implied(segment.keys, 9, STANDARD)

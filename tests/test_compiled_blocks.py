@@ -15,6 +15,7 @@ from conftest import SHIPPED
 from bookgen.book.format import compiled_blocks
 from bookgen.book.format.database import make_engine
 from bookgen.book.format.implied import implied
+from bookgen.book.format.keys import walker
 from bookgen.book.format.leb128 import PAD, leb128, read_gaps
 from bookgen.book.format.sealed import read_sealed, sealed_plies
 from solver.bitboard import STANDARD, Board
@@ -61,10 +62,18 @@ def test_what_the_stones_say_is_what_numpy_says(board):
     assert (kinds > 0).all()  # wins, losses and unknowns all met
 
 
-def test_a_key_of_another_ply_is_refused():
+@pytest.mark.parametrize("passes", [compiled_blocks.implied, implied], ids=["compiled", "numpy"])
+def test_a_key_of_another_ply_or_of_no_position_is_refused(passes):
     keys = keys_at(STANDARD, 9, 50, seed=1)
     with pytest.raises(ValueError, match="a key is not a position of 10 stones"):
-        compiled_blocks.implied(keys, 10, STANDARD)
+        passes(keys, 10, STANDARD)
+    # A column of all ones (it carries into the next), a bit past the last column: refused
+    # at the ply their masks' stones give, too.
+    for key in (127 << 21, (127 << 21) | 1, 1 << 49):
+        bad = np.array([key], np.uint64)
+        stones = int(walker(STANDARD).boards_of_keys(bad)[1][0]).bit_count()
+        with pytest.raises(ValueError, match=f"a key is not a position of {stones} stones"):
+            passes(bad, stones, STANDARD)
 
 
 def test_gaps_of_every_length_read_as_numpy_reads_them():
@@ -106,11 +115,18 @@ def shipped():
     engine.dispose()
 
 
-def test_the_shipped_books_plies_read_whole_alike(shipped):
-    # Plies 0-11 (1.9 M positions; a dictionary from ply 7): the larger ones cost seconds
-    # in numpy, and the whole book is read compiled by the slow test of test_reader.
+@pytest.mark.parametrize(
+    "plies",
+    [range(12), pytest.param(range(12, 15), marks=pytest.mark.slow)],
+    ids=["plies 0-11", "plies 12-14"],
+)
+def test_the_shipped_books_plies_read_whole_alike(shipped, plies):
+    # Plies 0-11 by default (1.9 M positions; a dictionary from ply 7); the larger ones take
+    # seconds in numpy (ply 14: 2.7 s).
     conn, sealed = shipped
-    for ply in range(12):
+    for ply in plies:
+        if ply not in sealed:
+            continue
         compiled = read_sealed(conn, sealed[ply], STANDARD, str(SHIPPED), compiled=True)
         plain = read_sealed(conn, sealed[ply], STANDARD, str(SHIPPED))
         for field, value, wanted in zip(compiled._fields, compiled, plain, strict=True):

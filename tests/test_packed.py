@@ -116,6 +116,18 @@ def test_a_key_that_no_game_reaches_is_refused():
         moves_of_key(impossible)
 
 
+@pytest.mark.parametrize(
+    "key",
+    [127 << 21, (127 << 21) | 1, 1 << 49, (1 << 63) | 1, (1 << 64) - 1],
+    ids=["a column of all ones", "and a stone", "past the last column", "bit 63", "all ones"],
+)
+def test_a_key_that_is_no_position_has_no_ply(key):
+    # A column's seven bits all set would carry into the next as decode reads it.
+    assert plies_of(B, np.array([key], np.uint64)).tolist() == [-1]
+    with pytest.raises(ValueError, match="not a position reachable"):
+        moves_of_key(key)
+
+
 def test_plies_and_canonical_keys(positions):
     k = keys(positions)
     assert plies_of(B, k).tolist() == [p.ply for p in positions]

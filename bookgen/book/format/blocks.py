@@ -63,7 +63,7 @@ from .block_index import (
     BlockIndex,
     entry_seed,
 )
-from .errors import damaged_ply
+from .errors import CorruptBookError, damaged_ply
 from .implied import fill_in, implied, leave_out
 from .leb128 import PAD, leb128, leb128_wide, read_gaps, read_wide_gaps
 from .segment import Segment, empty_segment
@@ -352,19 +352,25 @@ def decode_blocks(
     if decoder.best_type is not None:
         best = np.frombuffer(b"".join(b for _, _, b in frames), decoder.best_type)
     scores = np.frombuffer(b"".join(s for _, s, _ in frames), np.int8)
-    if decoder.wide:
-        wide = [
-            _wide_keys(g, first, count, ply, first_block + n, db)
-            for n, ((g, _, _), first, count) in enumerate(
-                zip(frames, first_keys, counts, strict=True)
-            )
-        ]
-        keys = np.concatenate(wide)
-    else:
-        keys = _narrow_keys(frames, first_keys, counts, starts, gaps_of)
-    if not decoder.leaves_out:
-        return Segment(keys, scores, best)
-    said = implied_of(keys, ply, decoder.board, best is not None)
+    try:
+        if decoder.wide:
+            wide = [
+                _wide_keys(g, first, count, ply, first_block + n, db)
+                for n, ((g, _, _), first, count) in enumerate(
+                    zip(frames, first_keys, counts, strict=True)
+                )
+            ]
+            keys = np.concatenate(wide)
+        else:
+            keys = _narrow_keys(frames, first_keys, counts, starts, gaps_of)
+        if not decoder.leaves_out:
+            return Segment(keys, scores, best)
+        said = implied_of(keys, ply, decoder.board, best is not None)
+    except CorruptBookError:  # (a block past 64 bits, named already)
+        raise
+    except ValueError as error:  # past the CRCs: a writer's mistake
+        blocks = f"{first_block}-{first_block + len(frames) - 1}"
+        raise damaged_ply(ply, f"its blocks {blocks} do not decode ({error})", db) from None
     # Each block must keep what its own positions need, not only all of them together.
     need_scores = _unknown_per_block(said.score_known, counts, starts).tolist()
     need_best = [0] * len(frames)
@@ -384,7 +390,7 @@ def _unknown_per_block(known: np.ndarray, counts: Sequence[int], starts: np.ndar
     row: a sixth of ``np.add.reduceat``'s time on booleans."""
     unknown = ~known
     size = counts[0]
-    if any(count != size for count in counts[:-1]):
+    if any(count != size for count in counts[:-1]) or counts[-1] > size:
         return np.add.reduceat(unknown, starts)
     full = len(unknown) // size * size
     rows = unknown[:full].view(np.uint8).reshape(-1, size).sum(axis=1, dtype=np.int64)
@@ -482,7 +488,12 @@ def _block_frames(view: memoryview, count: int, decoder: Decoder) -> tuple[bytes
         or (best_size and len(best) % best_size)
     ):
         raise ValueError("it holds another number of positions than its index")
-    if count < 1 or len(gaps) - len(gaps.translate(None, _LOW)) != count - 1:
+    # (a last gap left unended would run into the next block's in a bulk read)
+    if (
+        count < 1
+        or len(gaps) - len(gaps.translate(None, _LOW)) != count - 1
+        or gaps[-1:] >= b"\x80"
+    ):
         raise ValueError(f"its keys frame does not hold {count - 1} gaps")
     return gaps, scores, best
 

@@ -123,9 +123,3 @@ def implied(keys: np.ndarray, ply: int, board: Board, best: bool = True) -> Impl
     if not best:
         return Implied(known, scores, None, None)
     return Implied(known, scores, best_known, best_moves)
-
-
-def load(board: Board) -> None:
-    """Load the kernels above for ``board``'s books."""
-    read_gaps(b"", np.zeros(0, dtype=np.uint64))
-    implied(np.zeros(0, dtype=np.uint64), 0, board)

@@ -75,7 +75,8 @@ def _implied(keys: np.ndarray, ply: int, board: Board, best: bool) -> Implied:
         return _implied_wide(keys, ply, board, best)
     u, count = np.uint64, len(keys)
     current, mask = walker(board).boards_of_keys(keys)
-    if count and not (np.bitwise_count(mask) == ply).all():
+    # (stones outside the mask: a column of all ones, or bits past the last: no position)
+    if count and not ((np.bitwise_count(mask) == ply) & (current & ~mask == 0)).all():
         raise ValueError(f"a key is not a position of {ply} stones")
     playable = (mask + u(board.bottom)) & u(board.all_cells)
     # Both players' winning cells in one pass: numpy's cost is a call's more than an item's.
