@@ -20,6 +20,40 @@ from solver import Position
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from _endgames import endgame, hands_a_win  # noqa: F401 (hands_a_win: for the tests)
 
+# -- the search kernels compiled ahead of the tests (``warm_kernels.py``) ----------------
+
+_warmers: list[subprocess.Popen] = []  # the one started, if any
+
+
+def pytest_collection_finish(session):
+    """Start compiling the kernels that the collected tests will need in a niced process
+    beside them: on a cold numba cache (a fresh clone, CI) minutes that the test process
+    would otherwise wait for on one core while the other idles.  C4BOOK_TEST_WARM=0 leaves
+    every compile to the first test that needs it."""
+    if os.environ.get("C4BOOK_TEST_WARM") == "0" or session.config.option.collectonly:
+        return
+    from warm_kernels import JOBS
+
+    modules = {item.path.stem for item in session.items}
+    jobs = [name for name, (_, needed_by) in JOBS.items() if modules.intersection(needed_by)]
+    if jobs:
+        script = str(Path(__file__).resolve().parent / "warm_kernels.py")
+        warmer = subprocess.Popen(
+            [sys.executable, script, *jobs],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _warmers.append(warmer)
+
+
+def pytest_unconfigure(config):
+    for warmer in _warmers:  # still compiling after a short run: what it finished is cached
+        if warmer.poll() is None:
+            warmer.kill()
+            warmer.wait()
+
+
 DATA = Path(__file__).resolve().parent / "data"  # Pons' test sets, the bench files, ply10.db
 SMALL_ROOT = "44444433"  # column 4 full: small subtrees that still take real search
 SMALL_PLY = 12
