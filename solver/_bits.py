@@ -37,6 +37,16 @@ def column_mask(board, col):
 
 
 @njit(cache=True, inline="always")
+def columns_of(board, cells):
+    """Bit ``c`` set for each 0-based column that holds any of ``cells`` (no branch: over
+    many positions a guessed one costs more than the work)."""
+    out = 0
+    for col in range(board.width):
+        out |= np.int64((cells & column_mask(board, col)) != 0) << col
+    return out
+
+
+@njit(cache=True, inline="always")
 def possible(board, mask):
     """The cell each non-full column would receive next."""
     return (mask + board.bottom) & board.all_cells

@@ -32,7 +32,15 @@ deepening to try the best move first.
 import numpy as np
 from numba import njit
 
-from ._bits import column_mask, move_score, non_losing_moves, popcount, possible, winning_cells
+from ._bits import (
+    column_mask,
+    columns_of,
+    move_score,
+    non_losing_moves,
+    popcount,
+    possible,
+    winning_cells,
+)
 from ._bounds import lower_bound, upper_bound
 from ._key import canonical_key
 from ._search import LIMIT, NODES, STOPPED, table_bounds
@@ -383,20 +391,10 @@ def root_values(
 @njit(cache=True, nogil=True)
 def safe_columns(board, position, mask):
     """Bit c set for each 0-based column whose move does not let the opponent win at once."""
-    moves = non_losing_moves(board, position, mask)
-    out = 0
-    for col in range(board.width):
-        if moves & column_mask(board, col) != ZERO:
-            out |= 1 << col
-    return out
+    return columns_of(board, non_losing_moves(board, position, mask))
 
 
 @njit(cache=True, nogil=True)
 def winning_columns(board, position, mask):
     """Bit c set for each 0-based column that wins at once."""
-    wins = winning_cells(board, position, mask) & possible(board, mask)
-    out = 0
-    for col in range(board.width):
-        if wins & column_mask(board, col) != ZERO:
-            out |= 1 << col
-    return out
+    return columns_of(board, winning_cells(board, position, mask) & possible(board, mask))

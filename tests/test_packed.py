@@ -29,12 +29,13 @@ def keys(positions) -> np.ndarray:
     return np.array([p.key for p in positions], dtype=np.uint64)
 
 
-def random_positions(count: int, seed: int) -> list[Position]:
+def random_positions(count: int, seed: int, board: Board = B, most: int = 30) -> list[Position]:
+    """``count`` random games of up to ``most`` moves that never make a four."""
     rng = random.Random(seed)
     found: list[Position] = []
     while len(found) < count:
-        p = Position()
-        for _ in range(rng.randint(0, 30)):
+        p = Position(board=board)
+        for _ in range(rng.randint(0, most)):
             safe = [c for c in p.legal_moves() if not p.is_winning_move(c)]
             if not safe:
                 break
@@ -178,21 +179,12 @@ def test_keys_of_other_boards_replay_and_list_children(board):
     "board", [Board(4, 4), B, Board(8, 7), Board(4, 8), Board(4, 10), Board(4, 15)], ids=str
 )
 def test_decode_gives_back_the_boards_and_the_ply(board):
-    rng = random.Random(board.cells)
     # One column at every height (a stone of each player in turn: no four), then random games.
     positions = [
         Position.from_moves(str(col) * h, board)
         for col in range(1, board.width + 1)
         for h in range(board.height + 1)
-    ]
-    for _ in range(300):
-        p = Position(board=board)
-        for _ in range(rng.randint(1, board.cells)):
-            safe = [c for c in p.legal_moves() if not p.is_winning_move(c)]
-            if not safe:
-                break
-            p = p.play(rng.choice(safe))
-        positions.append(p)
+    ] + random_positions(300, seed=board.cells, board=board, most=board.cells)
     found = keys(positions)
     current, mask = np.empty_like(found), np.empty_like(found)
     _boards_of(board, found, current, mask)

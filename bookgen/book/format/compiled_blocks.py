@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from solver._bits import non_losing_moves, possible, winning_cells
+from solver._bits import columns_of, non_losing_moves, possible, winning_cells
 from solver._kernel_cache import SOLVER, drop_stale, fingerprint
 from solver.bitboard import Board
 from solver.packed import decode
@@ -65,15 +65,6 @@ def read_gaps(data: bytes, values: np.ndarray) -> None:
         raise ValueError(f"its keys frame holds {count} gaps, not {len(values)}")
 
 
-@njit(cache=True, inline="always")
-def _columns(board, cells):
-    """The set of columns (bit ``c`` for column ``c``) that holds any of ``cells``."""
-    out = 0
-    for col in range(board.width):
-        out |= np.int64((cells & (board.column_cells << (np.uint64(col) * board.h1))) != 0) << col
-    return out
-
-
 @njit(cache=True)
 def _implied(board, keys, ply, win, loss, known, scores, best_known, best):
     """Fill the four arrays as ``implied._implied`` makes them; whether every key is a
@@ -96,7 +87,7 @@ def _implied(board, keys, ply, win, loss, known, scores, best_known, best):
         said = win_now | ((safe & (safe - _ONE)) == 0)  # or loses at once, or one safe move
         cells = wins if win_now else (playable if lose_now else safe)
         best_known[i] = said
-        best[i] = _columns(board, cells) if said else 0
+        best[i] = columns_of(board, cells) if said else 0
     return right
 
 
