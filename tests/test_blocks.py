@@ -500,10 +500,7 @@ def test_version_2_refuses_blocks_that_keep_the_wrong_entries(compiled):
         """Block ``number`` as the writer makes it, with ``scores`` and ``best`` kept."""
         keys = segment.keys[number * 100 : (number + 1) * 100]
         gaps = leb128(np.diff(keys))[0].tobytes()
-        frames = blocks._frames([gaps, scores.tobytes(), best.tobytes()], 3)
-        body = blocks._varint(len(frames[0])) + blocks._varint(len(frames[1])) + b"".join(frames)
-        seed = zlib.crc32(block_index.ENTRY.pack(first_keys[number], len(keys)))
-        return CRC.pack(zlib.crc32(body, seed)) + body
+        return forged(encoded, number, gaps, scores.tobytes(), best.tobytes())
 
     def kept(number: int) -> tuple[np.ndarray, np.ndarray]:
         part = slice(number * 100, (number + 1) * 100)
